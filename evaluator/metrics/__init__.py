@@ -1,0 +1,3 @@
+"""Deterministic tool-call metrics."""
+
+__all__: list[str] = []

@@ -1,0 +1,41 @@
+"""The contract between collector, simulator and evaluator.
+
+Pydantic models, the DuckDB DDL and the attribute names of every span
+convention. Imports nothing from the rest of the project.
+"""
+
+from schemas.conventions import (
+    A2A_TOOL_CALL_EXTENSION_URI,
+    ADK,
+    ARKSIM,
+    GENAI,
+    LOGFIRE,
+    OPENINFERENCE,
+    OTEL,
+    TRACELOOP,
+    TRACESIM,
+)
+from schemas.ddl import SCHEMA_VERSION, create_all
+from schemas.results import MetricResult
+from schemas.span import SPAN_COLUMNS, SpanRecord
+from schemas.tool_call import AgentResponse, ToolCall, ToolCallSource
+
+__all__ = [
+    "A2A_TOOL_CALL_EXTENSION_URI",
+    "ADK",
+    "ARKSIM",
+    "GENAI",
+    "LOGFIRE",
+    "OPENINFERENCE",
+    "OTEL",
+    "SCHEMA_VERSION",
+    "SPAN_COLUMNS",
+    "TRACELOOP",
+    "TRACESIM",
+    "AgentResponse",
+    "MetricResult",
+    "SpanRecord",
+    "ToolCall",
+    "ToolCallSource",
+    "create_all",
+]

@@ -1,0 +1,65 @@
+"""Tool calls and agent responses: the records every component exchanges (SPEC §4)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["AgentResponse", "ToolCall", "ToolCallSource"]
+
+
+class ToolCallSource(str, Enum):
+    """Where a tool call was observed."""
+
+    AGENT_RESPONSE = "agent_response"
+    """Returned explicitly by a python agent in its `AgentResponse`."""
+    TRACING_PROCESSOR = "tracing_processor"
+    """Derived from the agent's OpenTelemetry spans."""
+    A2A_PROTOCOL = "a2a_protocol"
+    """Read from A2A artifact metadata (tool-call-capture extension)."""
+    CHAT_COMPLETIONS = "chat_completions"
+    """Read from `message.tool_calls` of a chat-completions response."""
+
+    @property
+    def explicit(self) -> bool:
+        """True for sources the agent reported itself (they win a merge)."""
+        return self is not ToolCallSource.TRACING_PROCESSOR
+
+
+class ToolCall(BaseModel):
+    """One tool invocation; field names are compatible with arksim's ToolCall."""
+
+    model_config = ConfigDict(extra="ignore", use_enum_values=False)
+
+    id: str = ""
+    """The tool-call id the model assigned (never a span id)."""
+    name: str
+    """The tool's name."""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    """Parsed arguments."""
+    result: str | None = None
+    """The tool's output as text (non-string results are JSON-encoded)."""
+    error: str | None = None
+    """The error message when the call failed."""
+    source: ToolCallSource | None = None
+    """Where the call was observed."""
+    span_id: str | None = None
+    """The span the call came from or was matched to (lower-case hex)."""
+    start_time: datetime | None = None
+    """When the call started, when known."""
+    duration_ms: float | None = None
+    """How long the call took, when known."""
+
+
+class AgentResponse(BaseModel):
+    """What an agent returns for one turn: its reply and the tools it says it called."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    content: str
+    """The agent's reply to the user."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Tool calls the agent reports explicitly."""

@@ -1,0 +1,27 @@
+"""tracesim's public facade: `from tracesim import BaseAgent, AgentResponse, ToolCall, instrument`.
+
+This package is the one place that wires collector, simulator and evaluator
+together (the CLI and the run pipeline). Heavy names are imported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from schemas import AgentResponse, ToolCall, ToolCallSource
+
+__all__ = ["AgentResponse", "BaseAgent", "Collector", "ToolCall", "ToolCallSource", "instrument"]
+__version__ = "0.1.0"
+
+_LAZY = {
+    "BaseAgent": "simulator.agent",
+    "instrument": "simulator.instrument",
+    "Collector": "collector.collector",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tracesim' has no attribute {name!r}")

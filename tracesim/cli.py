@@ -1,0 +1,47 @@
+"""The `tracesim` command line. Each subcommand lives in `tracesim/commands/<name>.py`
+as a click command named `command`, imported only when it is invoked so that
+`tracesim --help` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+__all__ = ["main", "cli"]
+
+_COMMANDS: dict[str, str] = {
+    "collect": "Receive OTLP spans and logs and store them in DuckDB.",
+    "run": "Drive the scenarios of a config against an agent, capture and evaluate.",
+    "evaluate": "Re-evaluate what a DuckDB file holds, without re-running the agent.",
+    "report": "Write the HTML report of a DuckDB file.",
+    "sql": "Run a read-only SQL query over a DuckDB file (or a running collector).",
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in _COMMANDS:
+            return None
+        module = importlib.import_module(f"tracesim.commands.{name}")
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(_COMMANDS.items()))
+
+
+@click.group(cls=_LazyGroup)
+@click.version_option(package_name="tracesim")
+def cli() -> None:
+    """tracesim: OpenTelemetry-native trace collector and offline evaluator for AI agents."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()

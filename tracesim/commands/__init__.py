@@ -1,0 +1,1 @@
+"""One module per `tracesim` subcommand, each exposing a click command named `command`."""
