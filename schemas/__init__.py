@@ -4,6 +4,7 @@ Pydantic models, the DuckDB DDL and the attribute names of every span
 convention. Imports nothing from the rest of the project.
 """
 
+from schemas.config import CollectorConfig, RunConfig, TraceWaitConfig, UserConfig
 from schemas.conventions import (
     A2A_TOOL_CALL_EXTENSION_URI,
     ADK,
@@ -17,6 +18,7 @@ from schemas.conventions import (
 )
 from schemas.ddl import SCHEMA_VERSION, create_all
 from schemas.results import MetricResult
+from schemas.scenario import Scenario
 from schemas.span import SPAN_COLUMNS, SpanRecord
 from schemas.tool_call import AgentResponse, ToolCall, ToolCallSource
 
@@ -33,9 +35,14 @@ __all__ = [
     "TRACELOOP",
     "TRACESIM",
     "AgentResponse",
+    "CollectorConfig",
     "MetricResult",
+    "RunConfig",
+    "Scenario",
     "SpanRecord",
     "ToolCall",
     "ToolCallSource",
+    "TraceWaitConfig",
+    "UserConfig",
     "create_all",
 ]

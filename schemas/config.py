@@ -1,0 +1,107 @@
+"""`config.yaml`: everything `tracesim run` needs, as one validated model.
+
+Unknown keys are errors (`extra="forbid"`), so a typo fails before anything
+runs. Relative paths are resolved against the config file's directory by
+the loader (`tracesim/config_loader.py`), not here: this module is pure data.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schemas.agent_config import AgentConfig
+from schemas.eval_config import EvalConfig
+from schemas.llm_config import LLMConfig
+
+__all__ = [
+    "CollectorConfig",
+    "RunConfig",
+    "TraceWaitConfig",
+    "UserConfig",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CollectorConfig(_Strict):
+    """Where the run's spans go: an embedded collector (default) or a running one."""
+
+    mode: Literal["embedded", "remote"] = "embedded"
+    """`embedded`: the run starts its own collector writing `db_path`; `remote`: spans go to `endpoint`."""
+    host: str = "127.0.0.1"
+    """Interface the embedded collector listens on."""
+    grpc_port: int = Field(default=0, ge=0, le=65535)
+    """Embedded collector's OTLP/gRPC port; 0 = a free port."""
+    http_port: int = Field(default=0, ge=0, le=65535)
+    """Embedded collector's OTLP/HTTP port; 0 = a free port."""
+    endpoint: str | None = None
+    """Remote collector: `host:port` (gRPC) or `http(s)://host:port` (OTLP/HTTP)."""
+    auth_token_env: str | None = None
+    """Name of the environment variable holding the collector's bearer token."""
+
+    @model_validator(mode="after")
+    def _remote_needs_endpoint(self) -> CollectorConfig:
+        if self.mode == "remote" and not self.endpoint:
+            raise ValueError("collector mode 'remote' needs an endpoint (e.g. 127.0.0.1:4317)")
+        return self
+
+
+class TraceWaitConfig(_Strict):
+    """How long the run waits, after the last turn, for remote agents' late spans (SPEC §3)."""
+
+    settle: float = Field(default=1.0, ge=0)
+    """Stop waiting once no span has arrived for this many seconds."""
+    wait_timeout: float = Field(default=10.0, ge=0)
+    """Never wait longer than this many seconds."""
+
+
+class UserConfig(_Strict):
+    """The simulated user."""
+
+    type: Literal["scripted", "llm", "auto"] = "auto"
+    """`scripted` replays a scenario's `turns`; `llm` plays the persona with `llm`;
+    `auto` = scripted when the scenario has `turns`, else llm."""
+    stop_token: str = "###STOP###"
+    """The LLM user ends the conversation by saying this."""
+
+
+class RunConfig(_Strict):
+    """The whole `config.yaml` of `tracesim run`."""
+
+    agent_config: AgentConfig
+    """The agent under test (custom python class, chat_completions, a2a)."""
+    scenario_file_path: str
+    """The scenarios file (arksim's scenarios.json schema, or scripted `turns`)."""
+    num_conversations_per_scenario: int = Field(default=1, ge=1)
+    """How many conversations each scenario is run."""
+    max_turns: int = Field(default=5, ge=1)
+    """Maximum turns per conversation (a scenario's own `max_turns` wins)."""
+    num_workers: int = Field(default=4, ge=1)
+    """Conversations run at the same time."""
+    output_dir: str = "results"
+    """Where `run_summary.json`, the DuckDB file and the report go."""
+    db_path: str | None = None
+    """The DuckDB file; default `<output_dir>/tracesim.duckdb`."""
+    collector: CollectorConfig = Field(default_factory=CollectorConfig)
+    """Embedded (default) or remote collector."""
+    trace_wait: TraceWaitConfig = Field(default_factory=TraceWaitConfig)
+    """Waiting for late spans after the last turn."""
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    """Model of the LLM-simulated user."""
+    user: UserConfig = Field(default_factory=UserConfig)
+    """Which simulated user plays the scenarios."""
+    seed: int | None = None
+    """Seed given to the simulated user's model (reproducible runs where the API honours it)."""
+    evaluation: EvalConfig = Field(default_factory=EvalConfig)
+    """Metrics, thresholds and gates (evaluator)."""
+
+    @property
+    def resolved_db_path(self) -> str:
+        """`db_path`, or `<output_dir>/tracesim.duckdb` when unset."""
+        if self.db_path:
+            return self.db_path
+        return f"{self.output_dir.rstrip('/')}/tracesim.duckdb"
