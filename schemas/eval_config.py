@@ -1,16 +1,126 @@
 """`evaluation`: which metrics run, their thresholds and the quality gates.
 
 Owned by the evaluator; the run config embeds it as its `evaluation` key.
+Every field has a default, so an empty `evaluation:` (or none at all) runs the
+deterministic tool checks and reports the LLM judges as not run unless an
+`llm` is configured.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Literal
 
-__all__ = ["EvalConfig"]
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from schemas.llm_config import LLMConfig
+
+__all__ = [
+    "CONVERSATION_JUDGES",
+    "DEFAULT_JUDGES",
+    "DERIVED_METRICS",
+    "EvalConfig",
+    "JUDGE_NAMES",
+    "JudgeName",
+    "TURN_JUDGES",
+]
+
+JudgeName = Literal[
+    "goal_completion",
+    "helpfulness",
+    "coherence",
+    "relevance",
+    "faithfulness",
+    "verbosity",
+    "agent_behavior_failure",
+    "tool_use",
+]
+"""The built-in LLM-judged metrics."""
+
+TURN_JUDGES: tuple[str, ...] = (
+    "helpfulness",
+    "coherence",
+    "relevance",
+    "faithfulness",
+    "verbosity",
+    "agent_behavior_failure",
+    "tool_use",
+)
+"""Judges graded once per turn."""
+
+CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion",)
+"""Judges graded once per conversation."""
+
+JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
+"""Every built-in judge name."""
+
+DEFAULT_JUDGES: tuple[str, ...] = (
+    "goal_completion",
+    "helpfulness",
+    "coherence",
+    "relevance",
+    "faithfulness",
+    "verbosity",
+    "agent_behavior_failure",
+)
+"""arksim's seven built-in metrics; `tool_use` is opt-in (one more request per turn)."""
+
+DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
+"""Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
 
 
 class EvalConfig(BaseModel):
-    """Evaluation settings (filled in by the evaluator work)."""
+    """Evaluation settings: the `evaluation:` key of config.yaml."""
 
     model_config = ConfigDict(extra="forbid")
+
+    metrics: list[JudgeName] = Field(default_factory=lambda: list(DEFAULT_JUDGES))
+    """LLM judges to run. Default: arksim's seven (all but `tool_use`). `[]` runs no judge."""
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Quality gates, lower bounds: metric name -> minimum (e.g. `final_score: 0.7`,
+    `tool_call_args: 1.0`). Applied to the mean of the metric's graded values over
+    the run (or to each value, see `gate_scope`). Any metric name may be gated:
+    judges, tool checks, custom metrics, `final_score`, `turn_success_ratio`."""
+    max_thresholds: dict[str, float] = Field(default_factory=dict)
+    """Quality gates, upper bounds, for lower-is-better metrics (e.g. `tool_error_rate: 0.1`)."""
+    gate_scope: Literal["mean", "each"] = "mean"
+    """`mean`: a gate compares the run mean of the metric's graded values;
+    `each`: every graded value (each turn or conversation) must meet it."""
+    fail_ungraded_gates: bool = False
+    """When true, a gate whose metric has no graded value fails (default: it is skipped
+    and reported as such, e.g. judges not run without an API key)."""
+    tool_checks: bool = True
+    """Run the deterministic tool-call checks of every scenario that has `assertions`."""
+    custom_metrics_file_paths: list[str] = Field(default_factory=list)
+    """Python files defining custom metrics (`@metric` or `CustomMetric`), relative to the
+    config file."""
+    llm: LLMConfig | None = None
+    """Judge model; None uses the run config's top-level `llm`. No model at all, or no
+    API key and no `base_url`, reports every judge as not run (value None, never 0)."""
+    turn_success_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A graded judge value at or above this passes its turn (0.5 = 3 on the 1-5 scale)."""
+    turn_thresholds: dict[str, float] = Field(default_factory=dict)
+    """Per-metric override of `turn_success_threshold` (also gives custom metrics that
+    return a bare float a pass/fail, so they count toward turn success)."""
+    goal_completion_weight: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Weight of goal completion in the final score; the turn success ratio gets the rest."""
+    partial_failure_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Final score at or above which a conversation is `Partial Failure` rather than `Failed`."""
+    max_context_chars: int = Field(default=24_000, ge=1_000)
+    """Longest conversation transcript sent to a judge; older turns are cut first."""
+
+    @field_validator("thresholds", "max_thresholds", "turn_thresholds")
+    @classmethod
+    def _names_not_empty(cls, value: dict[str, float]) -> dict[str, float]:
+        for name in value:
+            if not name.strip():
+                raise ValueError("metric names must not be empty")
+        return value
+
+    @model_validator(mode="after")
+    def _no_duplicate_judges(self) -> EvalConfig:
+        seen: set[str] = set()
+        for name in self.metrics:
+            if name in seen:
+                raise ValueError(f"metric {name!r} is listed twice in `metrics`")
+            seen.add(name)
+        return self
