@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemas.views import create_views
+
 __all__ = [
     "SCHEMA_VERSION",
     "SPANS_DDL",
@@ -196,9 +198,10 @@ ALL_DDL = (
 
 
 def create_all(con: Any) -> None:
-    """Create every table (idempotent) and record the schema version."""
+    """Create every table and view (idempotent) and record the schema version."""
     for ddl in ALL_DDL:
         con.execute(ddl)
+    create_views(con)
     con.execute(
         "INSERT INTO tracesim_meta VALUES ('schema_version', ?) "
         "ON CONFLICT (key) DO UPDATE SET value = excluded.value",

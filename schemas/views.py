@@ -1,0 +1,163 @@
+"""SQL views over the tracesim tables: the questions people ask of a run, pre-joined.
+
+Created by `schemas.create_all(con)` (through `create_views(con)`) with
+`CREATE OR REPLACE VIEW`, so they are always in step with this file. Like
+the table columns, view names and columns are a public contract. The
+tables `spans`, `turns`, `conversations`, `tool_calls`, `scores` and `runs`
+are queried directly; the views add:
+
+`tool_stats`
+    One row per tool name: `calls`, `errors`, `error_rate`, `p50_ms`,
+    `p95_ms`, `max_ms` (latency from `tool_calls.duration_ms`, else the
+    matched span's `duration_ms`), and how each call was observed:
+    `explicit` (reported by the agent only), `traced` (spans only), `both`.
+`llm_calls`
+    One row per model span (a span with a `model`, or a chat / completion /
+    embeddings operation): trace_id, span_id, chat_id, turn_id, service_name,
+    operation, model, input_tokens, output_tokens, total_tokens, latency_ms,
+    start_time, status_code.
+`latest_eval`
+    The newest evaluation pass: one row (eval_id, run_id, started_at) taken
+    from `runs`, or from `scores` alone when `runs` is empty.
+`latest_scores`
+    The rows of `scores` that belong to `latest_eval`.
+`turn_summary`
+    One row per turn: status, duration, counts of spans, tool calls, tool
+    errors and LLM calls, tokens, and `turn_success` from `latest_scores`.
+`conversation_summary`
+    One row per conversation: scenario, status, turns, duration, tool calls
+    and errors, tokens, and the latest `final_score` and its status label
+    (`final_status`: Done / Partial Failure / Failed).
+
+Example queries::
+
+    -- the slowest tools
+    SELECT name, calls, error_rate, p95_ms FROM tool_stats ORDER BY p95_ms DESC;
+
+    -- tokens per model
+    SELECT model, count(*) AS calls, sum(input_tokens) AS input, sum(output_tokens) AS output
+    FROM llm_calls GROUP BY model;
+
+    -- failing conversations of the newest evaluation, worst first
+    SELECT chat_id, scenario_id, final_score, final_status
+    FROM conversation_summary WHERE final_status <> 'Done' ORDER BY final_score;
+
+    -- metric means per scenario
+    SELECT c.scenario_id, s.metric, avg(s.value) AS mean, count(s.value) AS graded
+    FROM latest_scores s JOIN conversations c USING (chat_id)
+    GROUP BY ALL ORDER BY ALL;
+
+    -- one turn's span tree
+    SELECT span_id, parent_span_id, name, duration_ms, status_code
+    FROM spans WHERE chat_id = 'chat-0001' AND turn_id = 0 ORDER BY start_time;
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
+
+_LLM_OPERATIONS = "('chat', 'text_completion', 'generate_content', 'embeddings')"
+
+VIEWS: dict[str, str] = {
+    "tool_stats": """
+        SELECT
+            tc.name,
+            count(*) AS calls,
+            count(tc.error) AS errors,
+            count(tc.error) / count(*) AS error_rate,
+            quantile_cont(coalesce(tc.duration_ms, s.duration_ms), 0.5) AS p50_ms,
+            quantile_cont(coalesce(tc.duration_ms, s.duration_ms), 0.95) AS p95_ms,
+            max(coalesce(tc.duration_ms, s.duration_ms)) AS max_ms,
+            count(*) FILTER (WHERE tc.source <> 'tracing_processor'
+                             AND NOT coalesce(tc.traced, false)) AS explicit,
+            count(*) FILTER (WHERE tc.source = 'tracing_processor') AS traced,
+            count(*) FILTER (WHERE tc.source <> 'tracing_processor'
+                             AND coalesce(tc.traced, false)) AS both
+        FROM tool_calls tc
+        LEFT JOIN spans s ON s.span_id = tc.span_id AND s.chat_id = tc.chat_id
+        GROUP BY tc.name
+    """,
+    "llm_calls": f"""
+        SELECT
+            trace_id, span_id, chat_id, turn_id, service_name, operation, model,
+            input_tokens, output_tokens,
+            coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
+            duration_ms AS latency_ms, start_time, status_code
+        FROM spans
+        WHERE model IS NOT NULL OR operation IN {_LLM_OPERATIONS}
+    """,
+    "latest_eval": """
+        WITH candidates AS (
+            SELECT eval_id, run_id, coalesce(started_at, finished_at) AS started_at
+            FROM runs
+            UNION ALL
+            SELECT eval_id, any_value(run_id), min(created_at)
+            FROM scores
+            WHERE NOT EXISTS (SELECT 1 FROM runs)
+            GROUP BY eval_id
+        )
+        SELECT eval_id, run_id, started_at FROM candidates
+        ORDER BY started_at DESC NULLS LAST, eval_id DESC
+        LIMIT 1
+    """,
+    "latest_scores": """
+        SELECT s.* FROM scores s WHERE s.eval_id = (SELECT eval_id FROM latest_eval)
+    """,
+    "turn_summary": f"""
+        SELECT
+            t.chat_id, t.turn_id, t.run_id, t.scenario_id, t.status, t.error,
+            t.duration_ms,
+            (SELECT count(*) FROM spans s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS num_spans,
+            (SELECT count(*) FROM tool_calls c
+             WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_calls,
+            (SELECT count(c.error) FROM tool_calls c
+             WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_errors,
+            (SELECT count(*) FROM spans s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id
+               AND (s.model IS NOT NULL OR s.operation IN {_LLM_OPERATIONS})) AS num_llm_calls,
+            (SELECT sum(s.input_tokens)::BIGINT FROM spans s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS input_tokens,
+            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS output_tokens,
+            (SELECT max(ls.value) FROM latest_scores ls
+             WHERE ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
+               AND ls.metric = 'turn_success') AS turn_success
+        FROM turns t
+    """,
+    "conversation_summary": """
+        SELECT
+            c.chat_id, c.run_id, c.scenario_id, c.conversation_index, c.status, c.error,
+            c.num_turns, c.duration_ms,
+            (SELECT count(*) FROM tool_calls tc WHERE tc.chat_id = c.chat_id) AS num_tool_calls,
+            (SELECT count(tc.error) FROM tool_calls tc
+             WHERE tc.chat_id = c.chat_id) AS num_tool_errors,
+            (SELECT sum(s.input_tokens)::BIGINT FROM spans s WHERE s.chat_id = c.chat_id) AS input_tokens,
+            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+             WHERE s.chat_id = c.chat_id) AS output_tokens,
+            (SELECT max(ls.value) FROM latest_scores ls
+             WHERE ls.chat_id = c.chat_id AND ls.turn_id IS NULL
+               AND ls.metric = 'final_score') AS final_score,
+            (SELECT max(ls.label) FROM latest_scores ls
+             WHERE ls.chat_id = c.chat_id AND ls.turn_id IS NULL
+               AND ls.metric = 'final_score') AS final_status
+        FROM conversations c
+    """,
+}
+"""View name -> its SELECT, in creation order (later views read earlier ones)."""
+
+VIEW_NAMES: tuple[str, ...] = tuple(VIEWS)
+"""The names of every view `create_views` creates."""
+
+
+def create_views(con: Any, *, temporary: bool = False) -> None:
+    """Create (or replace) every view; the tables must exist (`create_all`).
+
+    `temporary=True` creates them in the connection's temp schema: that works
+    on a file opened read-only that was written before the views existed.
+    """
+    kind = "TEMP VIEW" if temporary else "VIEW"
+    for name, select in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE {kind} {name} AS {select}")
