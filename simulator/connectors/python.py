@@ -1,0 +1,105 @@
+"""The `custom` connector: drive an in-process python agent (a `BaseAgent`).
+
+One agent instance per conversation. The runner calls `send` with the
+turn's OTel context (the `tracesim.turn` span and the routing baggage)
+already active, so whatever the agent traces joins the turn's trace.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from schemas import AgentResponse, ToolCall, ToolCallSource
+from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
+
+__all__ = ["PythonConnector", "to_agent_response"]
+
+
+class PythonConnector(AgentConnector):
+    """Instantiates `agent_class(**init_kwargs)` on `open()` and calls its `execute`."""
+
+    def __init__(self, agent_class: type, *, init_kwargs: Mapping[str, Any] | None = None) -> None:
+        self._agent_class = agent_class
+        self._init_kwargs = dict(init_kwargs or {})
+        self._agent: Any = None
+        self._chat_id = ""
+
+    @property
+    def agent(self) -> Any:
+        """The live agent instance (None before `open`)."""
+        return self._agent
+
+    async def open(self) -> str:
+        try:
+            self._agent = self._agent_class(**self._init_kwargs)
+        except TypeError as exc:
+            raise ConnectorError(
+                f"cannot create {self._agent_class.__name__}(**agent_config.init_kwargs): {exc}"
+            ) from exc
+        get_chat_id = getattr(self._agent, "get_chat_id", None)
+        chat_id = await get_chat_id() if get_chat_id is not None else uuid.uuid4().hex
+        if not isinstance(chat_id, str) or not chat_id:
+            raise ConnectorError(
+                f"{self._agent_class.__name__}.get_chat_id() returned {chat_id!r}; it must return a non-empty str"
+            )
+        self._chat_id = chat_id
+        return chat_id
+
+    async def send(self, user_message: str, *, turn: TurnContext) -> AgentResponse:
+        if self._agent is None:
+            raise ConnectorError("send() before open()")
+        metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
+        result = await self._agent.execute(user_message, metadata=metadata)
+        return to_agent_response(result)
+
+    async def close(self) -> None:
+        agent, self._agent = self._agent, None
+        closer = getattr(agent, "close", None) if agent is not None else None
+        if closer is not None:
+            outcome = closer()
+            if inspect.isawaitable(outcome):
+                await outcome
+
+
+def to_agent_response(result: Any) -> AgentResponse:
+    """Normalise what `execute` returned: str, AgentResponse (ours or arksim's), or a dict."""
+    if isinstance(result, str):
+        return AgentResponse(content=result)
+    if isinstance(result, AgentResponse):
+        response = result
+    elif isinstance(result, Mapping):
+        response = AgentResponse.model_validate(dict(result))
+    elif hasattr(result, "content"):  # duck-typed (arksim's AgentResponse)
+        calls = [_to_tool_call(c) for c in getattr(result, "tool_calls", None) or []]
+        response = AgentResponse(content=str(result.content or ""), tool_calls=calls)
+    else:
+        raise ConnectorError(
+            f"execute() returned {type(result).__name__}; return a str or an AgentResponse"
+        )
+    calls = [
+        c
+        if c.source is not None
+        else c.model_copy(update={"source": ToolCallSource.AGENT_RESPONSE})
+        for c in response.tool_calls
+    ]
+    return response.model_copy(update={"tool_calls": calls})
+
+
+def _to_tool_call(call: Any) -> ToolCall:
+    if isinstance(call, ToolCall):
+        return call
+    if isinstance(call, Mapping):
+        data = dict(call)
+    elif hasattr(call, "model_dump"):
+        data = call.model_dump()
+    else:
+        data = {k: getattr(call, k, None) for k in ("id", "name", "arguments", "result", "error")}
+    source = data.get("source")
+    if source is not None and not isinstance(source, str):
+        data["source"] = getattr(source, "value", str(source))
+    if data.get("id") is None:
+        data["id"] = ""
+    return ToolCall.model_validate(data)

@@ -1,0 +1,81 @@
+"""Pick and build the simulated user for each conversation.
+
+`user.type: auto` plays scenarios that list `turns` with the scripted user
+and the others with the LLM user. The LLM client is created once (and
+checked before the run: no key and no base_url fails early); all LLM users
+share one limiter of `llm.max_concurrency` requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from schemas.config import UserConfig
+from schemas.llm_config import LLMConfig
+from schemas.scenario import Scenario
+from simulator.users.base import SimulatedUser, UserConfigError
+from simulator.users.llm import LLMUser, make_openai_client
+from simulator.users.scripted import ScriptedUser
+
+__all__ = ["UserFactory"]
+
+
+class UserFactory:
+    """Builds one `SimulatedUser` per conversation."""
+
+    def __init__(
+        self,
+        user: UserConfig,
+        llm: LLMConfig,
+        *,
+        seed: int | None = None,
+        client: Any = None,
+    ) -> None:
+        self._user = user
+        self._llm = llm
+        self._seed = seed
+        self._client = client
+        self._limiter: asyncio.Semaphore | None = None
+
+    def kind(self, scenario: Scenario) -> str:
+        """`scripted` or `llm` for this scenario."""
+        if self._user.type == "auto":
+            return "scripted" if scenario.scripted else "llm"
+        return self._user.type
+
+    def check(self, scenarios: Sequence[Scenario]) -> None:
+        """Fail before the run when a scenario cannot be played (raises UserConfigError)."""
+        for index, scenario in enumerate(scenarios):
+            if self.kind(scenario) == "scripted" and not scenario.scripted:
+                raise UserConfigError(
+                    f"scenario #{index} ({scenario.scenario_id!r}): user.type is 'scripted' but "
+                    "the scenario has no 'turns'; add turns or use user.type: llm / auto"
+                )
+        if any(self.kind(s) == "llm" for s in scenarios) and self._client is None:
+            self._client = make_openai_client(self._llm)
+
+    def create(self, scenario: Scenario, *, conversation_index: int) -> SimulatedUser:
+        """A fresh user; the LLM user's seed is `seed + conversation_index` so repeats differ."""
+        if self.kind(scenario) == "scripted":
+            return ScriptedUser(scenario.turns or [])
+        if self._client is None:
+            self._client = make_openai_client(self._llm)
+        if self._limiter is None:
+            self._limiter = asyncio.Semaphore(self._llm.max_concurrency)
+        seed = None if self._seed is None else self._seed + conversation_index
+        return LLMUser(
+            scenario,
+            client=self._client,
+            llm=self._llm,
+            stop_token=self._user.stop_token,
+            seed=seed,
+            limiter=self._limiter,
+        )
+
+    async def aclose(self) -> None:
+        """Close the shared LLM client."""
+        client, self._client = self._client, None
+        if client is not None and hasattr(client, "close"):
+            await client.close()

@@ -1,0 +1,119 @@
+"""`LLMUser`: an OpenAI-compatible model plays the scenario's user.
+
+Its system prompt holds the persona (`user_profile`), the `goal` and the
+`knowledge`: the test oracle stays on this side, the agent never sees it.
+The model sees the conversation from the user's side (the agent's replies
+as `user` messages, its own as `assistant`) and ends the conversation by
+writing the stop token (default `###STOP###`); the runner also stops at
+`max_turns`. Requests carry `seed` and the configured temperature, so runs
+are reproducible where the API honours seeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from schemas.llm_config import LLMConfig
+from schemas.scenario import Scenario
+from simulator.users.base import Message, SimulatedUser, UserConfigError
+
+__all__ = ["LLMUser", "build_system_prompt", "make_openai_client"]
+
+_OPENING = "The conversation starts now. Write your first message to the assistant, in character."
+
+
+def build_system_prompt(scenario: Scenario, *, stop_token: str) -> str:
+    """The simulated user's instructions: persona, goal, knowledge, when to stop."""
+    sections = [
+        "You are role-playing a USER talking to an AI assistant (a customer-facing agent). "
+        "Stay in character; write only the user's next message, short and natural. "
+        "Never reveal that you are simulated and never act as the assistant.",
+    ]
+    if scenario.user_profile:
+        sections.append(f"## Who you are\n{scenario.profile_text()}")
+    sections.append(f"## Your goal\n{scenario.goal_text() or 'Get help from the assistant.'}")
+    if scenario.knowledge:
+        facts = "\n".join(f"- {fact}" for fact in scenario.knowledge)
+        sections.append(
+            "## What you know (share a fact only when the assistant needs it)\n" + facts
+        )
+    if scenario.agent_context:
+        sections.append(f"## About the assistant\n{scenario.agent_context_text()}")
+    sections.append(
+        "## Ending\nWhen your goal is achieved, or clearly cannot be achieved, "
+        f"reply with exactly {stop_token} and nothing else."
+    )
+    return "\n\n".join(sections)
+
+
+def make_openai_client(llm: LLMConfig) -> Any:
+    """An `openai.AsyncOpenAI` for `llm`; fails with a clear message when no key is set.
+
+    With a `base_url` (a local or self-hosted server) a missing key is
+    allowed and a placeholder is sent.
+    """
+    api_key = os.environ.get(llm.api_key_env)
+    if not api_key and not llm.base_url:
+        raise UserConfigError(
+            f"the LLM simulated user needs an API key: set ${llm.api_key_env}, or set "
+            "llm.base_url to an OpenAI-compatible server, or use scripted scenarios "
+            "(`turns`) with user.type: scripted"
+        )
+    try:
+        from openai import AsyncOpenAI
+    except ImportError as exc:  # pragma: no cover - openai is a dependency
+        raise UserConfigError("the LLM simulated user needs `pip install openai`") from exc
+    return AsyncOpenAI(
+        api_key=api_key or "not-needed",
+        base_url=llm.base_url,
+        timeout=llm.timeout,
+        max_retries=llm.max_retries,
+    )
+
+
+class LLMUser(SimulatedUser):
+    """Asks the model for each next user message."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        client: Any,
+        llm: LLMConfig,
+        stop_token: str = "###STOP###",
+        seed: int | None = None,
+        limiter: asyncio.Semaphore | None = None,
+    ) -> None:
+        self._client = client
+        self._llm = llm
+        self._stop_token = stop_token
+        self._seed = seed
+        self._limiter = limiter
+        self.system_prompt = build_system_prompt(scenario, stop_token=stop_token)
+
+    async def next_message(self, history: Sequence[Message]) -> str | None:
+        messages: list[dict[str, str]] = [{"role": "system", "content": self.system_prompt}]
+        messages.append({"role": "user", "content": _OPENING})
+        for entry in history:
+            # Seen from the simulated user: its own lines are `assistant`.
+            role = "assistant" if entry["role"] == "user" else "user"
+            messages.append({"role": role, "content": entry["content"]})
+        request: dict[str, Any] = {
+            "model": self._llm.model,
+            "messages": messages,
+            "temperature": self._llm.temperature,
+        }
+        if self._seed is not None:
+            request["seed"] = self._seed
+        if self._limiter is not None:
+            async with self._limiter:
+                completion = await self._client.chat.completions.create(**request)
+        else:
+            completion = await self._client.chat.completions.create(**request)
+        text = (completion.choices[0].message.content or "").strip()
+        if not text or self._stop_token in text:
+            return None
+        return text
