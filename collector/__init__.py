@@ -1,7 +1,22 @@
 """The collector: OTLP receivers (gRPC and HTTP), decoding, routing of spans
 to (chat_id, turn_id), and the DuckDB store, the only writer of spans.
 
+Pipeline: receiver_grpc / receiver_http -> ingest (validate, spool with group
+fsync, acknowledge) -> writer thread (decode, route, batch) -> store (DuckDB).
 Imports `schemas` only; never `simulator` or `evaluator`.
 """
 
-__all__: list[str] = []
+from collector.collector import Collector, CollectorStats
+from collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
+from collector.query import check_read_only
+
+__all__ = [
+    "Busy",
+    "Collector",
+    "CollectorError",
+    "CollectorStats",
+    "InvalidRequest",
+    "StoreLocked",
+    "TooLarge",
+    "check_read_only",
+]

@@ -1,0 +1,259 @@
+"""`Collector`: receivers -> ingest (spool) -> writer -> DuckDB store, with start/shutdown.
+
+The embedded collector of `tracesim run` and the process behind `tracesim collect`.
+`shutdown` is safe twice and before `start`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from collector.decode import check_spans
+from collector.decode_logs import check_logs
+from collector.http_server import HttpServer
+from collector.ingest import Ingest
+from collector.query import run_query
+from collector.receiver_grpc import GrpcReceiver
+from collector.receiver_http import build_app
+from collector.routing import Router
+from collector.spool import Spool, SpoolRecord
+from collector.store import Store
+from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
+
+__all__ = ["Collector", "CollectorStats"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CollectorStats:
+    """What the collector did since it started."""
+
+    spans_stored: int
+    logs_stored: int
+    rejected_spans: int
+    rejected_logs: int
+    busy_answers: int
+    requests: int
+    replayed_requests: int
+    pending_bytes: int
+    spool_bytes: int
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict (for printing / JSON)."""
+        return asdict(self)
+
+
+class Collector:
+    """OTLP gRPC + HTTP receivers writing spans and logs to one DuckDB file."""
+
+    def __init__(
+        self,
+        db_path: str | Path,
+        *,
+        host: str = "127.0.0.1",
+        grpc_port: int | None = 4317,
+        http_port: int | None = 4318,
+        auth_token: str | None = None,
+        max_request_bytes: int = 16 << 20,
+        spool_dir: str | Path | None = None,
+        max_pending_bytes: int = 32 << 20,
+        batch_rows: int = 8192,
+        batch_seconds: float = 0.2,
+        grpc_workers: int = 4,
+        fsync: bool = True,
+        router_capacity: int = 1_000_000,
+    ) -> None:
+        self.db_path = Path(db_path)
+        self.host = host
+        self._grpc_port = grpc_port
+        self._http_port = http_port
+        self._auth_token = auth_token
+        self._max_request_bytes = max_request_bytes
+        self._spool_dir = Path(spool_dir) if spool_dir else Path(f"{self.db_path}.spool")
+        self._max_pending = max_pending_bytes
+        self._batch = (batch_rows, batch_seconds)
+        self._grpc_workers = grpc_workers
+        self._fsync = fsync
+        self._router_capacity = router_capacity
+        self._lock = threading.Lock()
+        self._started = False
+        self._stopped = False
+        self._store: Store | None = None
+        self._spool: Spool | None = None
+        self._writer: Writer | None = None
+        self._ingest: Ingest | None = None
+        self._grpc: GrpcReceiver | None = None
+        self._http: HttpServer | None = None
+        self._replayed = 0
+
+    # lifecycle -------------------------------------------------------------------------
+    def start(self) -> Collector:
+        """Open the store, replay the spool, start the writer and the receivers."""
+        with self._lock:
+            if self._started:
+                return self
+            self._started = True
+        try:
+            self._open()
+        except BaseException:
+            self.shutdown()
+            raise
+        return self
+
+    def _open(self) -> None:
+        """The steps of `start` (any failure is cleaned up by `shutdown`)."""
+        self._store = Store(self.db_path)
+        router = Router(capacity=self._router_capacity)
+        waiting, complete = self._store.waiting_traces(self._router_capacity)
+        router.preload(self._store.known_turns(self._router_capacity), waiting,
+                       waiting_complete=complete)
+        self._spool = Spool(self._spool_dir, fsync=self._fsync)
+        self._writer = Writer(
+            self._store, router, batch_rows=self._batch[0], batch_seconds=self._batch[1]
+        )
+        loaded = self._store.loaded_seq()
+        self._writer.load(self._replay_items(self._spool, loaded))
+        self._spool.drop_recovered()
+        self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
+        self._ingest = Ingest(self._spool, self._writer, max_pending_bytes=self._max_pending)
+        self._writer._on_committed = self._ingest.committed
+        self._writer.start()
+        if self._grpc_port is not None:
+            self._grpc = GrpcReceiver(
+                self._ingest,
+                host=self.host,
+                port=self._grpc_port,
+                auth_token=self._auth_token,
+                max_request_bytes=self._max_request_bytes,
+                workers=self._grpc_workers,
+            )
+            self._grpc.start()
+        if self._http_port is not None:
+            app = build_app(
+                self._ingest,
+                query=self.query,
+                auth_token=self._auth_token,
+                max_request_bytes=self._max_request_bytes,
+            )
+            self._http = HttpServer(app, host=self.host, port=self._http_port)
+            self._http.start()
+
+    def _replay_items(self, spool: Spool, loaded: int) -> Any:
+        """Spool records not yet in DuckDB, parsed for the writer."""
+        for record in spool.recover(loaded):
+            item = _replay_item(record)
+            if item is not None:
+                self._replayed += 1
+                yield item
+
+    def shutdown(self, timeout: float = 30.0) -> None:
+        """Stop receiving, commit everything acknowledged, close (safe twice, before start)."""
+        with self._lock:
+            if self._stopped or not self._started:
+                self._stopped = self._stopped or not self._started
+                if not self._started:
+                    return
+                if self._stopped and self._store is None:
+                    return
+            self._stopped = True
+        if self._ingest is not None:
+            self._ingest.close()
+        if self._grpc is not None:
+            self._grpc.stop(grace=timeout / 3)
+        if self._http is not None:
+            self._http.stop(timeout=timeout / 3)
+        if self._writer is not None:
+            self._writer.stop(timeout)
+        if self._spool is not None:
+            self._spool.close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Collector:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+
+    # endpoints ---------------------------------------------------------------------------
+    @property
+    def grpc_endpoint(self) -> str | None:
+        """host:port of the gRPC receiver (the real port when 0 was asked), None when off."""
+        return f"{self.host}:{self._grpc.port}" if self._grpc is not None else None
+
+    @property
+    def http_endpoint(self) -> str | None:
+        """http://host:port of the HTTP receiver, None when off."""
+        return f"http://{self.host}:{self._http.port}" if self._http is not None else None
+
+    # waiting and reading -------------------------------------------------------------------
+    def flush(self, timeout: float | None = 30.0) -> bool:
+        """Block until everything acknowledged so far is committed in DuckDB."""
+        if self._writer is None:
+            return True
+        return self._writer.flush(timeout)
+
+    def wait_settled(self, settle: float = 1.0, timeout: float = 10.0) -> bool:
+        """Wait until no request arrived for `settle` s (True) or `timeout` s passed (False);
+        then flush, so what arrived is queryable."""
+        if self._ingest is None:
+            return True
+        settled = self._ingest.wait_settled(settle, timeout)
+        self.flush()
+        return settled
+
+    def stats(self) -> CollectorStats:
+        """Counters since start."""
+        writer, ingest, spool = self._writer, self._ingest, self._spool
+        return CollectorStats(
+            spans_stored=writer.stats.spans_stored if writer else 0,
+            logs_stored=writer.stats.logs_stored if writer else 0,
+            rejected_spans=ingest.rejected_spans if ingest else 0,
+            rejected_logs=ingest.rejected_logs if ingest else 0,
+            busy_answers=ingest.busy_answers if ingest else 0,
+            requests=ingest.requests if ingest else 0,
+            replayed_requests=self._replayed,
+            pending_bytes=ingest.pending_bytes if ingest else 0,
+            spool_bytes=spool.disk_bytes() if spool else 0,
+        )
+
+    def query(self, sql: str, params: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:
+        """Run a read-only query over fresh data (pending batches are flushed first)."""
+        store = self._store
+        if store is None:
+            raise RuntimeError("collector is not running")
+        self.flush()
+        cursor = store.cursor()
+        try:
+            return run_query(cursor, sql, params)
+        finally:
+            cursor.close()
+
+
+def _replay_item(record: SpoolRecord) -> Item | None:
+    """A spool record as a writer item (None for an unknown kind or unparsable payload)."""
+    if record.kind == KIND_TRACES:
+        request = ExportTraceServiceRequest.FromString(record.payload)
+        count = check_spans(request)[0]
+    elif record.kind == KIND_LOGS:
+        request = ExportLogsServiceRequest.FromString(record.payload)
+        count = check_logs(request)[0]
+    else:
+        log.warning("spool record %d has unknown kind %d; skipped", record.seq, record.kind)
+        return None
+    return Item(record.seq, record.kind, request, len(record.payload), count)

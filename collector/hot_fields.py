@@ -1,0 +1,91 @@
+"""Hot columns (operation, tool_name, model, tokens) from whichever convention a span uses.
+
+Pure functions over a decoded attribute dict; precedence follows SPEC §4/§5.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP
+
+__all__ = ["HotFields", "hot_fields", "as_int"]
+
+HotFields = tuple[str | None, str | None, str | None, int | None, int | None]
+"""(operation, tool_name, model, input_tokens, output_tokens)."""
+
+_OPENINFERENCE_OPS = {
+    OPENINFERENCE.KIND_TOOL: GENAI.OP_EXECUTE_TOOL,
+    OPENINFERENCE.KIND_LLM: GENAI.OP_CHAT,
+    OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
+}
+_PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+
+
+def as_int(value: Any) -> int | None:
+    """An int from an int, integral float or decimal string; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _text(value: Any) -> str | None:
+    """A non-empty string value, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _first_int(attrs: dict[str, Any], *keys: str) -> int | None:
+    """First key present with an integer value."""
+    for key in keys:
+        if key in attrs:
+            number = as_int(attrs[key])
+            if number is not None:
+                return number
+    return None
+
+
+def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """Derive the hot columns of one span from its name and attributes."""
+    get = attrs.get
+    traceloop_kind = get(TRACELOOP.SPAN_KIND)
+    operation = _text(get(GENAI.OPERATION_NAME))
+    if operation is None:
+        inference_kind = get(OPENINFERENCE.SPAN_KIND)
+        if isinstance(inference_kind, str):
+            operation = _OPENINFERENCE_OPS.get(inference_kind.upper())
+        if operation is None and traceloop_kind == TRACELOOP.KIND_TOOL:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and name.startswith(_PREFIX):
+            operation = GENAI.OP_EXECUTE_TOOL
+    tool_name = _text(get(GENAI.TOOL_NAME)) or _text(get(OPENINFERENCE.TOOL_NAME))
+    if tool_name is None and traceloop_kind == TRACELOOP.KIND_TOOL:
+        tool_name = _text(get(TRACELOOP.ENTITY_NAME))
+    if tool_name is None and name.startswith(_PREFIX):
+        tool_name = name[len(_PREFIX) :].strip() or None
+    model = (
+        _text(get(GENAI.RESPONSE_MODEL))
+        or _text(get(GENAI.REQUEST_MODEL))
+        or _text(get(OPENINFERENCE.LLM_MODEL_NAME))
+    )
+    input_tokens = _first_int(
+        attrs,
+        GENAI.USAGE_INPUT_TOKENS,
+        GENAI.USAGE_PROMPT_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT,
+    )
+    output_tokens = _first_int(
+        attrs,
+        GENAI.USAGE_OUTPUT_TOKENS,
+        GENAI.USAGE_COMPLETION_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+    )
+    return operation, tool_name, model, input_tokens, output_tokens

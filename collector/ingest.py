@@ -1,0 +1,133 @@
+"""The front door shared by both receivers: validate, spool (group fsync), queue, acknowledge.
+
+`export_*` return only once the request is durable in the spool, so an OK
+survives a crash; they raise `InvalidRequest` (permanent) or `Busy`
+(retryable) otherwise. Memory is bounded by `max_pending_bytes` of requests
+acknowledged but not yet committed. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from collector.decode import check_spans
+from collector.decode_json import logs_request_from_json, traces_request_from_json
+from collector.decode_logs import check_logs
+from collector.errors import Busy, InvalidRequest
+from collector.spool import Spool
+from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
+
+__all__ = ["Ingest"]
+
+
+class Ingest:
+    """Validates requests, writes them to the spool and hands them to the writer."""
+
+    def __init__(self, spool: Spool, writer: Writer, *, max_pending_bytes: int = 32 << 20) -> None:
+        self._spool = spool
+        self._writer = writer
+        self._max_pending = max_pending_bytes
+        self._lock = threading.Lock()
+        self._arrival = threading.Condition()
+        self._pending = 0
+        self._closed = False
+        self.last_arrival = time.monotonic()
+        self.rejected_spans = 0
+        self.rejected_logs = 0
+        self.busy_answers = 0
+        self.requests = 0
+
+    def export_traces(self, payload: bytes) -> tuple[int, str]:
+        """Store a protobuf ExportTraceServiceRequest; returns (rejected spans, message)."""
+        request = _parse(ExportTraceServiceRequest, payload)
+        return self._submit(KIND_TRACES, payload, request, check_spans(request))
+
+    def export_traces_json(self, body: bytes) -> tuple[int, str]:
+        """Store an OTLP/JSON trace request (spooled as protobuf)."""
+        request = traces_request_from_json(body)
+        return self._submit(KIND_TRACES, request.SerializeToString(), request, check_spans(request))
+
+    def export_logs(self, payload: bytes) -> tuple[int, str]:
+        """Store a protobuf ExportLogsServiceRequest; returns (rejected records, message)."""
+        request = _parse(ExportLogsServiceRequest, payload)
+        return self._submit(KIND_LOGS, payload, request, check_logs(request))
+
+    def export_logs_json(self, body: bytes) -> tuple[int, str]:
+        """Store an OTLP/JSON logs request (spooled as protobuf)."""
+        request = logs_request_from_json(body)
+        return self._submit(KIND_LOGS, request.SerializeToString(), request, check_logs(request))
+
+    def _submit(
+        self, kind: int, payload: bytes, request: Any, checked: tuple[int, int, str]
+    ) -> tuple[int, str]:
+        """Spool, queue and wait for the fsync of one validated request."""
+        valid, rejected, message = checked
+        with self._lock:
+            self.requests += 1
+            if kind == KIND_TRACES:
+                self.rejected_spans += rejected
+            else:
+                self.rejected_logs += rejected
+        if not valid:
+            return rejected, message
+        size = len(payload)
+        with self._lock:
+            if self._closed:
+                self.busy_answers += 1
+                raise Busy("collector is shutting down; retry against the next one")
+            if self._pending and self._pending + size > self._max_pending:
+                self.busy_answers += 1
+                raise Busy("collector queue is full; retry later")
+            self._pending += size
+            seq = self._spool.append(kind, payload)
+            self._writer.put(Item(seq, kind, request, size, valid))
+        self._spool.sync(seq)
+        with self._arrival:
+            self.last_arrival = time.monotonic()
+            self._arrival.notify_all()
+        return rejected, message
+
+    def committed(self, seq: int, nbytes: int) -> None:
+        """Writer callback: free the memory budget and the loaded spool segments."""
+        with self._lock:
+            self._pending -= nbytes
+        self._spool.release(seq)
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes acknowledged and not yet committed."""
+        return self._pending
+
+    def close(self) -> None:
+        """Refuse new requests from now on (answered UNAVAILABLE)."""
+        with self._lock:
+            self._closed = True
+
+    def wait_settled(self, settle: float, timeout: float) -> bool:
+        """Block until nothing arrived for `settle` s (True) or `timeout` s passed (False)."""
+        deadline = time.monotonic() + timeout
+        with self._arrival:
+            while True:
+                now = time.monotonic()
+                quiet_at = self.last_arrival + settle
+                if now >= quiet_at:
+                    return True
+                if now >= deadline:
+                    return False
+                self._arrival.wait(min(quiet_at, deadline) - now)
+
+
+def _parse(message_type: Any, payload: bytes) -> Any:
+    """Parse protobuf bytes, translating decode errors to InvalidRequest."""
+    try:
+        return message_type.FromString(payload)
+    except (DecodeError, ValueError, RuntimeError) as error:
+        raise InvalidRequest(
+            f"request body is not a valid {message_type.DESCRIPTOR.name}: {error}"
+        ) from None

@@ -1,0 +1,190 @@
+"""Write-ahead spool: acknowledged requests are on disk (fsync'd) before the OK.
+
+Append-only segment files `spool-<first seq>.log` in one directory. Each record
+is `header + payload`; the header holds a magic, the kind, a monotonically
+increasing sequence number, the payload length and a CRC32 of all of it, so a
+torn tail after a crash is detected and ignored. Many threads append; one of
+them fsyncs for all the records written so far (group fsync). Segments whose
+records are all loaded into DuckDB are deleted by `release`.
+
+Thread-safe. A new process always starts a new segment; older segments are
+read once by `recover` and deleted by `release` after their replay commits.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Spool", "SpoolRecord"]
+
+_HEADER = struct.Struct("<2sBxQII")  # magic, kind, pad, seq, length, crc32
+_MAGIC = b"TS"
+_PREFIX = "spool-"
+_SUFFIX = ".log"
+
+
+@dataclass(frozen=True)
+class SpoolRecord:
+    """One spooled request."""
+
+    seq: int
+    kind: int
+    payload: bytes
+
+
+def _crc(kind: int, seq: int, payload: bytes) -> int:
+    """Checksum of a record's kind, sequence number and payload."""
+    return zlib.crc32(payload, zlib.crc32(struct.pack("<BQ", kind, seq)))
+
+
+def _read_segment(path: Path) -> Iterator[SpoolRecord]:
+    """Records of one segment up to the first torn or corrupt one."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    offset = 0
+    while offset + _HEADER.size <= len(data):
+        magic, kind, seq, length, crc = _HEADER.unpack_from(data, offset)
+        start = offset + _HEADER.size
+        payload = data[start : start + length]
+        if magic != _MAGIC or len(payload) != length or _crc(kind, seq, payload) != crc:
+            return
+        yield SpoolRecord(seq, kind, payload)
+        offset = start + length
+
+
+class Spool:
+    """Segmented append-only log with group fsync."""
+
+    def __init__(
+        self, directory: str | Path, *, segment_bytes: int = 64 << 20, fsync: bool = True
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._segment_bytes = segment_bytes
+        self._fsync = fsync
+        self._cond = threading.Condition()
+        self._segments: list[tuple[int, Path]] = sorted(
+            (int(path.name[len(_PREFIX) : -len(_SUFFIX)]), path)
+            for path in self.directory.glob(f"{_PREFIX}*{_SUFFIX}")
+        )
+        self._fd: int | None = None
+        self._size = 0
+        self._next_seq = 1
+        self._written = 0
+        self._synced = 0
+        self._syncing = False
+
+    def recover(self, after: int) -> Iterator[SpoolRecord]:
+        """Records left by earlier processes with seq > `after`, in order."""
+        for _first, path in list(self._segments):
+            for record in _read_segment(path):
+                self._next_seq = max(self._next_seq, record.seq + 1)
+                if record.seq > after:
+                    yield record
+
+    def open(self, *, next_seq: int) -> None:
+        """Start appending in a fresh segment, numbering records from `next_seq` on."""
+        with self._cond:
+            self._next_seq = max(self._next_seq, next_seq)
+            self._written = self._synced = self._next_seq - 1
+            self._new_segment()
+
+    def _new_segment(self) -> None:
+        """Open a new segment file (caller holds the lock; no fsync in flight)."""
+        path = self.directory / f"{_PREFIX}{self._next_seq:020d}{_SUFFIX}"
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._size = 0
+        self._segments.append((self._next_seq, path))
+        if self._fsync:
+            dir_fd = os.open(self.directory, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def append(self, kind: int, payload: bytes) -> int:
+        """Write one record (not yet durable: call `sync`); returns its sequence number."""
+        with self._cond:
+            if self._fd is None:
+                raise RuntimeError("spool is not open")
+            if self._size >= self._segment_bytes:
+                while self._syncing:
+                    self._cond.wait()
+                self._sync_fd(self._fd)
+                self._synced = self._written
+                os.close(self._fd)
+                self._new_segment()
+            seq = self._next_seq
+            self._next_seq += 1
+            header = _HEADER.pack(_MAGIC, kind, seq, len(payload), _crc(kind, seq, payload))
+            os.write(self._fd, header + payload)
+            self._size += _HEADER.size + len(payload)
+            self._written = seq
+            return seq
+
+    def _sync_fd(self, fd: int) -> None:
+        """fsync (fdatasync) one descriptor unless disabled."""
+        if self._fsync:
+            os.fdatasync(fd)
+
+    def sync(self, seq: int) -> None:
+        """Block until record `seq` is on disk; concurrent callers share one fsync."""
+        with self._cond:
+            while self._synced < seq:
+                if self._syncing:
+                    self._cond.wait()
+                    continue
+                self._syncing = True
+                target, fd = self._written, self._fd
+                self._cond.release()
+                try:
+                    if fd is not None:
+                        self._sync_fd(fd)
+                finally:
+                    self._cond.acquire()
+                    self._syncing = False
+                    self._synced = max(self._synced, target)
+                    self._cond.notify_all()
+
+    def release(self, loaded: int) -> None:
+        """Delete segments whose records are all <= `loaded` (never the one being written)."""
+        with self._cond:
+            while len(self._segments) > 1 and self._segments[1][0] - 1 <= loaded:
+                _first, path = self._segments.pop(0)
+                path.unlink(missing_ok=True)
+
+    def drop_recovered(self) -> None:
+        """Delete the segments of earlier processes, once their replay is committed (before `open`)."""
+        with self._cond:
+            if self._fd is not None:
+                raise RuntimeError("drop_recovered() must run before open()")
+            for _first, path in self._segments:
+                path.unlink(missing_ok=True)
+            self._segments.clear()
+
+    @property
+    def last_seq(self) -> int:
+        """Sequence number of the last record appended."""
+        return self._next_seq - 1
+
+    def disk_bytes(self) -> int:
+        """Bytes currently held by segment files."""
+        with self._cond:
+            paths = [path for _first, path in self._segments]
+        return sum(path.stat().st_size for path in paths if path.exists())
+
+    def close(self) -> None:
+        """fsync and close the current segment (idempotent)."""
+        with self._cond:
+            while self._syncing:
+                self._cond.wait()
+            if self._fd is not None:
+                self._sync_fd(self._fd)
+                os.close(self._fd)
+                self._fd = None

@@ -1,0 +1,268 @@
+"""The DuckDB store: the only writer of `spans`, `logs`, `turns` and `conversations`.
+
+One read-write connection (`threads=1`, large checkpoint threshold), bulk
+inserts from Arrow tables, and one transaction per batch that also records the
+last spool sequence number loaded, so a restart replays exactly what is missing.
+Not thread-safe: the writer thread owns it; readers use `cursor()`.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from collector.decode import SPAN_FIELDS, SpanBatch
+from collector.decode_logs import LOG_FIELDS, LogBatch
+from collector.errors import StoreLocked
+from schemas.ddl import create_all
+
+__all__ = ["Store"]
+
+log = logging.getLogger(__name__)
+
+_NS = pa.timestamp("ns")
+_TYPES: dict[str, pa.DataType] = {
+    "start_time": _NS,
+    "end_time": _NS,
+    "time": _NS,
+    "observed_time": _NS,
+    "duration_ms": pa.float64(),
+    "turn_id": pa.int32(),
+    "input_tokens": pa.int64(),
+    "output_tokens": pa.int64(),
+    "severity_number": pa.int32(),
+    "conversation_index": pa.int32(),
+    "num_turns": pa.int32(),
+}
+_TURN_FIELDS = (
+    "chat_id",
+    "turn_id",
+    "run_id",
+    "scenario_id",
+    "trace_id",
+    "span_id",
+    "user_message",
+    "agent_message",
+    "explicit_tool_calls",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "status",
+    "error",
+)
+_CONVERSATION_FIELDS = (
+    "chat_id",
+    "run_id",
+    "scenario_id",
+    "conversation_index",
+    "agent_type",
+    "num_turns",
+    "status",
+    "error",
+    "scenario",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "trace_id",
+    "span_id",
+)
+_LOADED_KEY = "spool_loaded_seq"
+
+
+def _table(columns: dict[str, list[Any]], names: tuple[str, ...]) -> pa.Table:
+    """An Arrow table of the named column lists, typed for the DDL."""
+    return pa.table(
+        {name: pa.array(columns[name], type=_TYPES.get(name, pa.string())) for name in names}
+    )
+
+
+def _keep_first(keys: list[Any]) -> list[int] | None:
+    """Indexes of the first occurrence of each key, or None when all keys are distinct."""
+    if len(set(keys)) == len(keys):
+        return None
+    seen: set[Any] = set()
+    keep = []
+    for index, key in enumerate(keys):
+        if key not in seen:
+            seen.add(key)
+            keep.append(index)
+    return keep
+
+
+def _select(columns: dict[str, list[Any]], keep: list[int] | None) -> dict[str, list[Any]]:
+    """The rows at `keep` of every column (all rows when None)."""
+    if keep is None:
+        return columns
+    return {name: [values[i] for i in keep] for name, values in columns.items()}
+
+
+def _upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source: str) -> str:
+    """INSERT ... ON CONFLICT (key) DO UPDATE of every other column."""
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {source} "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+class Store:
+    """Read-write DuckDB connection with batch writes (one transaction each)."""
+
+    def __init__(self, path: str | Path, *, checkpoint_threshold: str = "512MB") -> None:
+        self.path = Path(path)
+        try:
+            self.con = duckdb.connect(
+                str(self.path),
+                config={"threads": 1, "checkpoint_threshold": checkpoint_threshold},
+            )
+        except duckdb.IOException as error:
+            if "lock" in str(error).lower():
+                raise StoreLocked(
+                    f"{self.path} is open in another process (another `tracesim collect`?); "
+                    "stop it or use another --db file"
+                ) from None
+            raise
+        create_all(self.con)
+        span_names = ", ".join(SPAN_FIELDS)
+        self._insert_spans = (
+            f"INSERT INTO spans ({span_names}, received_at) SELECT {span_names}, "
+            "?::TIMESTAMP FROM batch_spans ON CONFLICT DO NOTHING"
+        )
+        log_names = ", ".join(LOG_FIELDS)
+        self._insert_logs = (
+            f"INSERT INTO logs ({log_names}, received_at) SELECT {log_names}, "
+            "?::TIMESTAMP FROM batch_logs ON CONFLICT DO NOTHING"
+        )
+        self._upsert_turns = _upsert_sql(
+            "turns", _TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
+        )
+        self._upsert_conversations = _upsert_sql(
+            "conversations", _CONVERSATION_FIELDS, ("chat_id",), "batch_conversations"
+        )
+
+    def loaded_seq(self) -> int:
+        """Last spool sequence number committed into this file (0 when none)."""
+        row = self.con.execute(
+            "SELECT value FROM tracesim_meta WHERE key = ?", [_LOADED_KEY]
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def known_turns(self, limit: int) -> list[tuple[str, str, int]]:
+        """(trace_id, chat_id, turn_id) of stored turns, oldest first, at most `limit`."""
+        return self.con.execute(
+            "SELECT trace_id, chat_id, turn_id FROM (SELECT * FROM turns WHERE trace_id IS NOT "
+            "NULL ORDER BY start_time DESC NULLS LAST LIMIT ?) ORDER BY start_time NULLS FIRST",
+            [limit],
+        ).fetchall()
+
+    def waiting_traces(self, limit: int) -> tuple[list[str], bool]:
+        """Traces with stored spans or logs lacking a turn (up to `limit`), and whether that is all."""
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE turn_id IS NULL UNION "
+            "SELECT DISTINCT trace_id FROM logs WHERE turn_id IS NULL AND trace_id IS NOT NULL "
+            "LIMIT ?",
+            [limit + 1],
+        ).fetchall()
+        return [row[0] for row in rows[:limit]], len(rows) <= limit
+
+    def write(
+        self, spans: SpanBatch, logs: LogBatch, backfill: list[tuple[str, str, int]], seq: int
+    ) -> tuple[int, int]:
+        """Store one batch and the spool position in one transaction; returns rows inserted."""
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        con = self.con
+        stored_spans = stored_logs = 0
+        con.begin()
+        try:
+            if len(spans):
+                cols = spans.columns
+                keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
+                con.register("batch_spans", _table(_select(cols, keep), SPAN_FIELDS))
+                stored_spans = con.execute(self._insert_spans, [now]).fetchone()[0]
+                con.unregister("batch_spans")
+            if len(logs):
+                cols = logs.columns
+                keep = _keep_first(cols["log_id"])
+                con.register("batch_logs", _table(_select(cols, keep), LOG_FIELDS))
+                stored_logs = con.execute(self._insert_logs, [now]).fetchone()[0]
+                con.unregister("batch_logs")
+            self._upsert(
+                spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS, "batch_turns", self._upsert_turns
+            )
+            self._upsert(
+                spans.conversations,
+                ("chat_id",),
+                _CONVERSATION_FIELDS,
+                "batch_conversations",
+                self._upsert_conversations,
+            )
+            if backfill:
+                self._backfill(backfill)
+            con.execute(
+                "INSERT INTO tracesim_meta VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [_LOADED_KEY, str(seq)],
+            )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        return stored_spans, stored_logs
+
+    def _upsert(
+        self,
+        rows: list[dict[str, Any]],
+        key: tuple[str, ...],
+        names: tuple[str, ...],
+        source: str,
+        sql: str,
+    ) -> None:
+        """Upsert turn or conversation rows (the last one of a key in the batch wins)."""
+        if not rows:
+            return
+        latest = {tuple(row[k] for k in key): row for row in rows}
+        columns = {name: [row[name] for row in latest.values()] for name in names}
+        self.con.register(source, _table(columns, names))
+        self.con.execute(sql)
+        self.con.unregister(source)
+
+    def _backfill(self, targets: list[tuple[str, str, int]]) -> None:
+        """Key stored spans and logs of traces whose turn span just arrived (SPEC §3 rule 3)."""
+        trace_ids, chats, turn_ids = (list(column) for column in zip(*targets, strict=True))
+        self.con.register(
+            "batch_turnmap",
+            pa.table(
+                {
+                    "trace_id": pa.array(trace_ids, pa.string()),
+                    "chat_id": pa.array(chats, pa.string()),
+                    "turn_id": pa.array(turn_ids, pa.int32()),
+                }
+            ),
+        )
+        for table in ("spans", "logs"):
+            self.con.execute(
+                f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
+                f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
+                f"AND {table}.turn_id IS NULL"
+            )
+        self.con.unregister("batch_turnmap")
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A separate cursor on the same database, for readers."""
+        return self.con.cursor()
+
+    def close(self) -> None:
+        """Checkpoint and close (idempotent)."""
+        if self.con is None:
+            return
+        try:
+            self.con.execute("CHECKPOINT")
+        except duckdb.Error as error:  # closing matters more than the checkpoint
+            log.warning("checkpoint on close failed: %s", error)
+        self.con.close()
+        self.con = None  # type: ignore[assignment]
