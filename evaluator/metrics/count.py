@@ -1,0 +1,102 @@
+"""`tool_call_count`: was each tool called the expected number of times?
+
+`expected` maps a tool name to a count (`{"search": 2}` means exactly 2) or
+to a comparator and a count: `{"search": (">=", 1)}`, or `[">=", 1]` as
+JSON gives it. Comparators: ==, !=, >=, <=, >, <. Value = tools satisfied /
+tools listed; ``strict=True``: 1.0 only when all are satisfied. Not graded
+when no tool is listed or the expectation is malformed (reason says which).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from evaluator.metrics.expected import not_graded
+from schemas import MetricResult, ToolCall
+
+__all__ = ["COMPARATORS", "parse_count_spec", "tool_call_count"]
+
+NAME = "tool_call_count"
+
+COMPARATORS: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def parse_count_spec(expected: Mapping[str, Any]) -> dict[str, tuple[str, int]]:
+    """Normalise `{"tool": 2 | (op, n) | [op, n]}` to `{"tool": (op, n)}`; ValueError if bad."""
+    if not isinstance(expected, Mapping):
+        raise ValueError(
+            f"expected counts must be an object of tool -> count, got {type(expected).__name__}"
+        )
+    spec: dict[str, tuple[str, int]] = {}
+    for tool, rule in expected.items():
+        if _is_count(rule):
+            spec[str(tool)] = ("==", rule)
+        elif (
+            isinstance(rule, Sequence)
+            and not isinstance(rule, str)
+            and len(rule) == 2
+            and rule[0] in COMPARATORS
+            and _is_count(rule[1])
+        ):
+            spec[str(tool)] = (rule[0], rule[1])
+        else:
+            raise ValueError(
+                f"count for {tool!r} must be a non-negative integer or [comparator, count] "
+                f"with comparator one of {', '.join(COMPARATORS)}; got {rule!r}"
+            )
+    return spec
+
+
+def tool_call_count(
+    actual: Sequence[ToolCall],
+    expected: Mapping[str, Any],
+    *,
+    strict: bool = False,
+) -> MetricResult:
+    """Check per-tool call counts against comparators."""
+    try:
+        spec = parse_count_spec(expected)
+    except ValueError as exc:
+        return not_graded(NAME, f"invalid expected counts: {exc}", label="invalid_expected")
+    if not spec:
+        return not_graded(NAME, "no expected counts: nothing to check")
+    counts = Counter(call.name for call in actual)
+    per_tool: dict[str, dict[str, Any]] = {}
+    for tool, (op, count) in spec.items():
+        per_tool[tool] = {
+            "expected": f"{op} {count}",
+            "actual": counts.get(tool, 0),
+            "passed": COMPARATORS[op](counts.get(tool, 0), count),
+        }
+    satisfied = sum(1 for item in per_tool.values() if item["passed"])
+    total = len(per_tool)
+    value = (1.0 if satisfied == total else 0.0) if strict else satisfied / total
+    failing = [
+        f"{tool}: {item['actual']} (expected {item['expected']})"
+        for tool, item in per_tool.items()
+        if not item["passed"]
+    ]
+    reason = f"{satisfied} of {total} tool counts as expected"
+    if failing:
+        reason += "; " + ", ".join(failing)
+    return MetricResult(
+        name=NAME,
+        value=value,
+        passed=satisfied == total,
+        reason=reason,
+        details={"strict": strict, "tools": per_tool},
+    )
