@@ -1,0 +1,110 @@
+"""merge_tool_calls: SPEC §6 dedup of explicit and traced calls."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from evaluator import merge_tool_calls
+from schemas import ToolCall, ToolCallSource
+
+EXPLICIT = ToolCallSource.AGENT_RESPONSE
+TRACED = ToolCallSource.TRACING_PROCESSOR
+
+
+def _at(second: int) -> datetime:
+    return datetime(2025, 1, 1, 0, 0, second, tzinfo=timezone.utc)
+
+
+def explicit(name: str, args: dict | None = None, **kw) -> ToolCall:
+    return ToolCall(name=name, arguments=args or {}, source=EXPLICIT, **kw)
+
+
+def traced(name: str, args: dict | None = None, *, second: int = 0, **kw) -> ToolCall:
+    kw.setdefault("span_id", f"{second:016x}")
+    return ToolCall(name=name, arguments=args or {}, source=TRACED, start_time=_at(second),
+                    duration_ms=2.0, **kw)
+
+
+def test_explicit_wins_and_absorbs_a_traced_twin_by_id() -> None:
+    e = explicit("search", {"q": "x"}, id="c1", result="explicit result")
+    t = traced("search", {"q": "other"}, id="c1", second=1, result="traced", error="late error")
+    [merged] = merge_tool_calls([e], [t])
+    assert merged.source is EXPLICIT
+    assert merged.arguments == {"q": "x"}
+    assert merged.result == "explicit result"  # explicit value kept
+    assert merged.error == "late error"  # missing value filled
+    assert merged.span_id == t.span_id and merged.start_time == t.start_time
+    assert merged.duration_ms == 2.0
+
+
+def test_absorbed_by_name_and_canonical_arguments() -> None:
+    e = explicit("f", {"b": [1, {"c": 2.0}], "a": 1})
+    t = traced("f", {"a": 1.0, "b": [1, {"c": 2}]}, id="tc-9", second=3, result="ok")
+    [merged] = merge_tool_calls([e], [t])
+    assert (merged.result, merged.id, merged.span_id) == ("ok", "tc-9", t.span_id)
+
+
+def test_string_vs_number_and_bool_vs_int_are_different_calls() -> None:
+    merged = merge_tool_calls([explicit("f", {"a": "1"}), explicit("g", {"a": True})],
+                              [traced("f", {"a": 1}, second=1), traced("g", {"a": 1}, second=2)])
+    assert [(c.name, c.source) for c in merged] == [
+        ("f", EXPLICIT), ("g", EXPLICIT), ("f", TRACED), ("g", TRACED)]
+    assert merged[0].span_id is None  # not traced
+
+
+def test_genuine_repeats_stay_two_calls() -> None:
+    twice = [explicit("ping"), explicit("ping")]
+    spans = [traced("ping", second=1), traced("ping", second=2), traced("ping", second=3)]
+    merged = merge_tool_calls(twice, spans)
+    assert [c.source for c in merged] == [EXPLICIT, EXPLICIT, TRACED]
+    assert [c.span_id for c in merged] == [spans[0].span_id, spans[1].span_id, spans[2].span_id]
+
+
+def test_each_traced_call_absorbed_once_explicit_repeats_without_trace() -> None:
+    merged = merge_tool_calls([explicit("ping"), explicit("ping")], [traced("ping", second=1)])
+    assert len(merged) == 2
+    assert merged[0].span_id is not None and merged[1].span_id is None
+
+
+def test_id_match_beats_an_earlier_signature_match() -> None:
+    spans = [traced("f", {"a": 1}, id="x", second=1), traced("f", {"a": 1}, id="y", second=2)]
+    merged = merge_tool_calls([explicit("f", {"a": 1}, id="y"), explicit("f", {"a": 1}, id="x")], spans)
+    assert [c.span_id for c in merged] == [spans[1].span_id, spans[0].span_id]
+
+
+def test_signature_match_leaves_a_call_claimed_by_another_explicit_id() -> None:
+    spans = [traced("f", id="b", second=1), traced("f", second=2)]
+    merged = merge_tool_calls([explicit("f"), explicit("f", id="b")], spans)
+    assert [c.span_id for c in merged] == [spans[1].span_id, spans[0].span_id]
+
+
+def test_output_order_explicit_then_leftovers_by_start_time() -> None:
+    spans = [traced("late", second=9), traced("a", second=1), traced("early", second=2)]
+    merged = merge_tool_calls([explicit("z"), explicit("a")], spans)
+    assert [c.name for c in merged] == ["z", "a", "early", "late"]
+
+
+def test_leftovers_without_time_come_last_and_naive_times_are_utc() -> None:
+    naive = ToolCall(name="naive", source=TRACED, start_time=datetime(2025, 1, 1, 0, 0, 5))
+    untimed = ToolCall(name="untimed", source=TRACED)
+    merged = merge_tool_calls([explicit("x")], [untimed, naive, traced("first", second=1)])
+    assert [c.name for c in merged] == ["x", "first", "naive", "untimed"]
+
+
+def test_inputs_are_not_mutated_and_empty_sides() -> None:
+    e = explicit("f")
+    t = traced("f", second=1, result="r")
+    merge_tool_calls([e], [t])
+    assert e.result is None and e.span_id is None
+    assert merge_tool_calls([], [t]) == [t]
+    assert merge_tool_calls([e], []) == [e]
+    assert merge_tool_calls([], []) == []
+
+
+def test_a2a_and_chat_completions_sources_are_explicit_too() -> None:
+    a2a = ToolCall(name="f", source=ToolCallSource.A2A_PROTOCOL, id="1")
+    chat = ToolCall(name="g", source=ToolCallSource.CHAT_COMPLETIONS)
+    merged = merge_tool_calls([a2a, chat], [traced("g", second=1), traced("f", id="1", second=2)])
+    assert [(c.name, c.source) for c in merged] == [("f", ToolCallSource.A2A_PROTOCOL),
+                                                     ("g", ToolCallSource.CHAT_COMPLETIONS)]
+    assert all(c.span_id for c in merged)

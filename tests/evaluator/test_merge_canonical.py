@@ -1,0 +1,59 @@
+"""Canonical argument comparison shared by merge and metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.canonical import args_equal, canonical, is_deep_subset, values_equal
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [
+        (1, 1.0, True),
+        ("1", 1, False),
+        (True, 1, False),
+        (False, 0, False),
+        (None, None, True),
+        (None, "", False),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True),
+        ({"a": [1, 2]}, {"a": [2, 1]}, False),
+        ({"a": {"b": [1.0, {"c": True}]}}, {"a": {"b": [1, {"c": True}]}}, True),
+        ({"a": {"b": [1.0, {"c": True}]}}, {"a": {"b": [1, {"c": 1}]}}, False),
+        ((1, 2), [1, 2], True),
+        (float("nan"), float("nan"), True),
+        (10**20, 1e20, True),
+    ],
+)
+def test_values_equal(a, b, equal) -> None:
+    assert values_equal(a, b) is equal
+    assert (canonical(a) == canonical(b)) is equal
+    if equal:
+        assert hash(canonical(a)) == hash(canonical(b))
+
+
+def test_args_equal_treats_none_as_empty() -> None:
+    assert args_equal(None, {})
+    assert not args_equal({}, {"x": 1})
+
+
+def test_canonical_survives_odd_keys_and_objects() -> None:
+    assert canonical({1: "a", "1": "b"})  # no TypeError from sorting mixed values
+    assert canonical({"o": object()})[0] == "d"
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "subset"),
+    [
+        ({}, {"x": 1}, True),
+        ({"x": 1}, {"x": 1.0, "y": 2}, True),
+        ({"x": {"a": 1}}, {"x": {"a": 1, "b": 2}}, True),
+        ({"x": [{"a": 1}]}, {"x": [{"a": 1, "b": 2}]}, True),
+        ({"x": [1]}, {"x": [1, 2]}, False),
+        ({"x": 1}, {"y": 1}, False),
+        ({"x": "1"}, {"x": 1}, False),
+        ({"x": {"a": 1}}, {"x": "a"}, False),
+    ],
+)
+def test_is_deep_subset(expected, actual, subset) -> None:
+    assert is_deep_subset(expected, actual) is subset
