@@ -1,0 +1,112 @@
+"""`tracesim collect`: run the OTLP collector until SIGINT/SIGTERM, writing a DuckDB file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import click
+
+__all__ = ["command"]
+
+
+@click.command("collect")
+@click.option(
+    "--db",
+    "db_path",
+    default="tracesim.duckdb",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="DuckDB file to write.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--grpc-port",
+    default=4317,
+    show_default=True,
+    type=int,
+    help="OTLP gRPC port (0 picks a free one, -1 disables).",
+)
+@click.option(
+    "--http-port",
+    default=4318,
+    show_default=True,
+    type=int,
+    help="OTLP/HTTP port (0 picks a free one, -1 disables).",
+)
+@click.option(
+    "--auth-token-env",
+    default=None,
+    metavar="VAR",
+    help="Require 'Authorization: Bearer <token>', the token read from env VAR.",
+)
+@click.option(
+    "--max-request-mb",
+    default=16.0,
+    show_default=True,
+    type=float,
+    help="Largest accepted request (after decompression), in MiB.",
+)
+def command(
+    db_path: str,
+    host: str,
+    grpc_port: int,
+    http_port: int,
+    auth_token_env: str | None,
+    max_request_mb: float,
+) -> None:
+    """Receive OTLP spans and logs and store them in DuckDB."""
+    from collector import Collector, StoreLocked
+
+    token = None
+    if auth_token_env:
+        token = os.environ.get(auth_token_env)
+        if not token:
+            raise click.UsageError(
+                f"--auth-token-env {auth_token_env}: that variable is not set or empty"
+            )
+    collector = Collector(
+        db_path,
+        host=host,
+        grpc_port=None if grpc_port < 0 else grpc_port,
+        http_port=None if http_port < 0 else http_port,
+        auth_token=token,
+        max_request_bytes=int(max_request_mb * (1 << 20)),
+    )
+    stop = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        try:
+            collector.start()
+        except StoreLocked as error:
+            raise click.ClickException(str(error)) from None
+        except OSError as error:
+            raise click.ClickException(str(error)) from None
+        listening = []
+        if collector.grpc_endpoint:
+            listening.append(f"OTLP gRPC on {collector.grpc_endpoint}")
+        if collector.http_endpoint:
+            listening.append(f"OTLP/HTTP on {collector.http_endpoint}")
+        stats = collector.stats()
+        replayed = (
+            f" (replayed {stats.replayed_requests} spooled requests)"
+            if stats.replayed_requests
+            else ""
+        )
+        click.echo(f"{', '.join(listening)}, writing {db_path}{replayed}", err=False)
+        click.echo("Ctrl-C or SIGTERM to stop.")
+        while not stop.wait(3600):
+            pass
+        click.echo("stopping: draining and committing ...")
+    finally:
+        collector.shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    stats = collector.stats()
+    click.echo(
+        f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {db_path}"
+        f" (rejected {stats.rejected_spans} spans, {stats.rejected_logs} logs)"
+    )
