@@ -59,13 +59,16 @@ def _row(span_id: str, name: str, attributes: dict, **extra) -> dict:
 def test_otel_genai_execute_tool_span(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("execute_tool get_weather", {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": "get_weather",
-            "gen_ai.tool.call.id": "call_1",
-            "gen_ai.tool.call.arguments": '{"city": "Paris"}',
-            "gen_ai.tool.call.result": "sunny",
-        }),
+        (
+            "execute_tool get_weather",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.id": "call_1",
+                "gen_ai.tool.call.arguments": '{"city": "Paris"}',
+                "gen_ai.tool.call.result": "sunny",
+            },
+        ),
     )
     [call] = extract_tool_calls(spans)
     tool_span = next(s for s in spans if s.name.startswith("execute_tool"))
@@ -83,14 +86,17 @@ def test_otel_genai_execute_tool_span(tracer_and_exporter) -> None:
 def test_openinference_tool_span_never_reads_tool_parameters(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("lookup", {
-            "openinference.span.kind": "TOOL",
-            "tool.name": "lookup_order",
-            "tool.parameters": '{"type": "object", "properties": {"order_id": {"type": "string"}}}',
-            "tool_call.id": "oi-7",
-            "input.value": '{"order_id": "A1"}',
-            "output.value": '{"status": "shipped"}',
-        }),
+        (
+            "lookup",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "lookup_order",
+                "tool.parameters": '{"type": "object", "properties": {"order_id": {"type": "string"}}}',
+                "tool_call.id": "oi-7",
+                "input.value": '{"order_id": "A1"}',
+                "output.value": '{"status": "shipped"}',
+            },
+        ),
     )
     [call] = extract_tool_calls(spans)
     assert (call.name, call.id, call.arguments) == ("lookup_order", "oi-7", {"order_id": "A1"})
@@ -100,8 +106,15 @@ def test_openinference_tool_span_never_reads_tool_parameters(tracer_and_exporter
 def test_openinference_schema_only_gives_empty_arguments(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("lookup", {"openinference.span.kind": "TOOL", "tool.name": "t", "tool.id": "tid",
-                    "tool.parameters": '{"type": "object"}'}),
+        (
+            "lookup",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "t",
+                "tool.id": "tid",
+                "tool.parameters": '{"type": "object"}',
+            },
+        ),
     )
     [call] = extract_tool_calls(spans)
     assert call.arguments == {}
@@ -111,23 +124,33 @@ def test_openinference_schema_only_gives_empty_arguments(tracer_and_exporter) ->
 def test_openllmetry_tool_span_reads_kwargs_and_unwraps_output(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("get_weather.tool", {
-            "traceloop.span.kind": "tool",
-            "traceloop.entity.name": "get_weather",
-            "traceloop.entity.input": json.dumps({"args": [], "kwargs": {"city": "Oslo"}}),
-            "traceloop.entity.output": json.dumps("rainy"),
-        }),
-        ("search.tool", {
-            "traceloop.span.kind": "tool",
-            "traceloop.entity.name": "search",
-            "traceloop.entity.input": json.dumps({"args": ["q"], "kwargs": {"k": 3}}),
-            "traceloop.entity.output": json.dumps({"output": ["a", "b"], "kwargs": {}}),
-        }),
+        (
+            "get_weather.tool",
+            {
+                "traceloop.span.kind": "tool",
+                "traceloop.entity.name": "get_weather",
+                "traceloop.entity.input": json.dumps({"args": [], "kwargs": {"city": "Oslo"}}),
+                "traceloop.entity.output": json.dumps("rainy"),
+            },
+        ),
+        (
+            "search.tool",
+            {
+                "traceloop.span.kind": "tool",
+                "traceloop.entity.name": "search",
+                "traceloop.entity.input": json.dumps({"args": ["q"], "kwargs": {"k": 3}}),
+                "traceloop.entity.output": json.dumps({"output": ["a", "b"], "kwargs": {}}),
+            },
+        ),
         ("plan.task", {"traceloop.span.kind": "task", "traceloop.entity.name": "plan"}),
     )
     weather, search = extract_tool_calls(spans)
     assert (weather.name, weather.arguments, weather.result, weather.id) == (
-        "get_weather", {"city": "Oslo"}, "rainy", "")
+        "get_weather",
+        {"city": "Oslo"},
+        "rainy",
+        "",
+    )
     assert search.arguments == {"k": 3, "args": ["q"]}
     assert json.loads(search.result) == ["a", "b"]
 
@@ -135,8 +158,14 @@ def test_openllmetry_tool_span_reads_kwargs_and_unwraps_output(tracer_and_export
 def test_openllmetry_dict_output_stays_json_text(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("t.tool", {"traceloop.span.kind": "tool", "traceloop.entity.name": "t",
-                    "traceloop.entity.output": '{"temp": 21}'}),
+        (
+            "t.tool",
+            {
+                "traceloop.span.kind": "tool",
+                "traceloop.entity.name": "t",
+                "traceloop.entity.output": '{"temp": 21}',
+            },
+        ),
     )
     assert extract_tool_calls(spans)[0].result == '{"temp": 21}'
 
@@ -144,27 +173,38 @@ def test_openllmetry_dict_output_stays_json_text(tracer_and_exporter) -> None:
 def test_logfire_older_running_tool_span(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("running tool", {
-            "gen_ai.tool.name": "roll_dice",
-            "gen_ai.tool.call.id": "pyd_1",
-            "tool_arguments": '{"sides": 6}',
-            "tool_response": "4",
-            "logfire.msg": "running tool: roll_dice",
-        }),
+        (
+            "running tool",
+            {
+                "gen_ai.tool.name": "roll_dice",
+                "gen_ai.tool.call.id": "pyd_1",
+                "tool_arguments": '{"sides": 6}',
+                "tool_response": "4",
+                "logfire.msg": "running tool: roll_dice",
+            },
+        ),
     )
     [call] = extract_tool_calls(spans)
-    assert (call.name, call.id, call.arguments, call.result) == ("roll_dice", "pyd_1", {"sides": 6}, "4")
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "roll_dice",
+        "pyd_1",
+        {"sides": 6},
+        "4",
+    )
 
 
 def test_logfire_newer_genai_names(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("execute_tool roll_dice", {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": "roll_dice",
-            "gen_ai.tool.call.arguments": '{"sides": 20}',
-            "gen_ai.tool.call.result": "17",
-        }),
+        (
+            "execute_tool roll_dice",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "roll_dice",
+                "gen_ai.tool.call.arguments": '{"sides": 20}',
+                "gen_ai.tool.call.result": "17",
+            },
+        ),
     )
     assert extract_tool_calls(spans)[0].arguments == {"sides": 20}
 
@@ -172,18 +212,25 @@ def test_logfire_newer_genai_names(tracer_and_exporter) -> None:
 def test_google_adk_span(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("execute_tool get_capital", {
-            "gen_ai.system": "gcp.vertex.agent",
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": "get_capital",
-            "gen_ai.tool.call.id": "adk-123",
-            "gcp.vertex.agent.tool_call_args": '{"country": "France"}',
-            "gcp.vertex.agent.tool_response": '{"result": "Paris"}',
-        }),
+        (
+            "execute_tool get_capital",
+            {
+                "gen_ai.system": "gcp.vertex.agent",
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_capital",
+                "gen_ai.tool.call.id": "adk-123",
+                "gcp.vertex.agent.tool_call_args": '{"country": "France"}',
+                "gcp.vertex.agent.tool_response": '{"result": "Paris"}',
+            },
+        ),
     )
     [call] = extract_tool_calls(spans)
     assert (call.name, call.id, call.arguments, call.result) == (
-        "get_capital", "adk-123", {"country": "France"}, '{"result": "Paris"}')
+        "get_capital",
+        "adk-123",
+        {"country": "France"},
+        '{"result": "Paris"}',
+    )
 
 
 def test_openai_agents_bridge_span_named_execute_tool(tracer_and_exporter) -> None:
@@ -199,13 +246,19 @@ def test_openai_agents_bridge_span_named_execute_tool(tracer_and_exporter) -> No
 def test_uipath_style_openinference_literal_input(tracer_and_exporter) -> None:
     spans = _record(
         tracer_and_exporter,
-        ("update_user", {
-            "tool.name": "update_user",
-            "input.value": "{'user_id': 123, 'fields': {'email': 'user@example.com'}, 'notify': True}",
-        }),
+        (
+            "update_user",
+            {
+                "tool.name": "update_user",
+                "input.value": "{'user_id': 123, 'fields': {'email': 'user@example.com'}, 'notify': True}",
+            },
+        ),
     )
     assert extract_tool_calls(spans)[0].arguments == {
-        "user_id": 123, "fields": {"email": "user@example.com"}, "notify": True}
+        "user_id": 123,
+        "fields": {"email": "user@example.com"},
+        "notify": True,
+    }
 
 
 # --- field rules ----------------------------------------------------------------
@@ -230,16 +283,25 @@ def test_argument_parsing(raw, expected) -> None:
 
 
 def test_argument_precedence_genai_over_openinference() -> None:
-    attributes = {"gen_ai.tool.name": "t", "gen_ai.tool.call.arguments": '{"from": "genai"}',
-                  "input.value": '{"from": "oi"}'}
-    assert extract_tool_calls([_row("00000000000000a1", "x", attributes)])[0].arguments == {"from": "genai"}
+    attributes = {
+        "gen_ai.tool.name": "t",
+        "gen_ai.tool.call.arguments": '{"from": "genai"}',
+        "input.value": '{"from": "oi"}',
+    }
+    assert extract_tool_calls([_row("00000000000000a1", "x", attributes)])[0].arguments == {
+        "from": "genai"
+    }
 
 
 def test_name_precedence() -> None:
     attributes = {"gen_ai.tool.name": "a", "tool.name": "b", "traceloop.entity.name": "c"}
-    assert extract_tool_calls([_row("00000000000000a1", "execute_tool d", attributes)])[0].name == "a"
+    assert (
+        extract_tool_calls([_row("00000000000000a1", "execute_tool d", attributes)])[0].name == "a"
+    )
     attributes = {"tool.name": "b", "traceloop.entity.name": "c", "traceloop.span.kind": "tool"}
-    assert extract_tool_calls([_row("00000000000000a1", "execute_tool d", attributes)])[0].name == "b"
+    assert (
+        extract_tool_calls([_row("00000000000000a1", "execute_tool d", attributes)])[0].name == "b"
+    )
     assert extract_tool_calls([_row("00000000000000a1", "execute_tool d", {})])[0].name == "d"
 
 
@@ -268,7 +330,9 @@ def test_error_from_status_then_event_then_error_type(tracer_and_exporter) -> No
         span.set_attribute("error.type", "TimeoutError")
         span.set_status(Status(StatusCode.ERROR))
     with tracer.start_as_current_span("execute_tool c") as span:
-        span.add_event("exception", {"exception.message": "bad input", "exception.type": "ValueError"})
+        span.add_event(
+            "exception", {"exception.message": "bad input", "exception.type": "ValueError"}
+        )
     with tracer.start_as_current_span("execute_tool d") as span:
         span.set_attribute("error.type", "HTTP 500")
     with tracer.start_as_current_span("execute_tool e") as span:
@@ -276,8 +340,14 @@ def test_error_from_status_then_event_then_error_type(tracer_and_exporter) -> No
     with tracer.start_as_current_span("execute_tool f"):
         pass
     errors = {c.name: c.error for c in extract_tool_calls(exporter.get_finished_spans())}
-    assert errors == {"a": "boom", "b": "TimeoutError", "c": "bad input", "d": "HTTP 500",
-                      "e": "error", "f": None}
+    assert errors == {
+        "a": "boom",
+        "b": "TimeoutError",
+        "c": "bad input",
+        "d": "HTTP 500",
+        "e": "error",
+        "f": None,
+    }
 
 
 def test_exception_recorded_by_sdk(tracer_and_exporter) -> None:
@@ -289,8 +359,9 @@ def test_exception_recorded_by_sdk(tracer_and_exporter) -> None:
 
 
 def test_row_error_from_events_json() -> None:
-    events = json.dumps([{"name": "exception", "time": None,
-                          "attributes": {"exception.message": "nope"}}])
+    events = json.dumps(
+        [{"name": "exception", "time": None, "attributes": {"exception.message": "nope"}}]
+    )
     row = _row("00000000000000a1", "execute_tool t", {}, events=events)
     assert extract_tool_calls([row])[0].error == "nope"
     row = _row("00000000000000a1", "execute_tool t", {}, status_code="ERROR", status_message="bad")
@@ -337,9 +408,15 @@ def test_a_bad_span_is_skipped_with_a_warning(caplog) -> None:
 
 
 def test_status_code_variants_and_duration_from_end_time() -> None:
-    row = _row("00000000000000a1", "execute_tool t", {}, status_code="STATUS_CODE_ERROR",
-               duration_ms=None, start_time="2025-01-01T00:00:00Z",
-               end_time="2025-01-01T00:00:00.250000Z")
+    row = _row(
+        "00000000000000a1",
+        "execute_tool t",
+        {},
+        status_code="STATUS_CODE_ERROR",
+        duration_ms=None,
+        start_time="2025-01-01T00:00:00Z",
+        end_time="2025-01-01T00:00:00.250000Z",
+    )
     [call] = extract_tool_calls([row])
     assert call.error == "error"
     assert call.duration_ms == pytest.approx(250.0)

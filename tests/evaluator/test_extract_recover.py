@@ -29,16 +29,25 @@ def _row(second: int, name: str, attributes: dict, *, trace_id: str = TRACE) -> 
 
 
 def _genai_model_span(second: int, *calls: tuple[str, str, dict], trace_id: str = TRACE) -> dict:
-    messages = [{
-        "role": "assistant",
-        "parts": [{"type": "tool_call", "id": i, "name": n, "arguments": a} for i, n, a in calls],
-    }]
-    return _row(second, "chat gpt-4o", {"gen_ai.operation.name": "chat",
-                                        "gen_ai.output.messages": json.dumps(messages)},
-                trace_id=trace_id)
+    messages = [
+        {
+            "role": "assistant",
+            "parts": [
+                {"type": "tool_call", "id": i, "name": n, "arguments": a} for i, n, a in calls
+            ],
+        }
+    ]
+    return _row(
+        second,
+        "chat gpt-4o",
+        {"gen_ai.operation.name": "chat", "gen_ai.output.messages": json.dumps(messages)},
+        trace_id=trace_id,
+    )
 
 
-def _tool(second: int, name: str, args: dict, *, trace_id: str = TRACE, call_id: str | None = None) -> dict:
+def _tool(
+    second: int, name: str, args: dict, *, trace_id: str = TRACE, call_id: str | None = None
+) -> dict:
     attributes = {"gen_ai.tool.name": name, "gen_ai.tool.call.arguments": json.dumps(args)}
     if call_id:
         attributes["gen_ai.tool.call.id"] = call_id
@@ -51,7 +60,10 @@ def test_ids_recovered_from_genai_output_messages_by_name() -> None:
         _tool(2, "fetch", {"id": 1}),
         _tool(3, "search", {"q": "a"}),
     ]
-    assert [(c.name, c.id) for c in extract_tool_calls(spans)] == [("fetch", "c2"), ("search", "c1")]
+    assert [(c.name, c.id) for c in extract_tool_calls(spans)] == [
+        ("fetch", "c2"),
+        ("search", "c1"),
+    ]
 
 
 def test_same_name_requests_use_arguments_then_order() -> None:
@@ -93,29 +105,47 @@ def test_requests_consumed_in_model_span_order() -> None:
 
 def test_openinference_flattened_output_messages() -> None:
     prefix = "llm.output_messages.0.message.tool_calls"
-    model = _row(1, "ChatCompletion", {
-        "openinference.span.kind": "LLM",
-        f"{prefix}.0.tool_call.id": "oi-1",
-        f"{prefix}.0.tool_call.function.name": "lookup",
-        f"{prefix}.0.tool_call.function.arguments": '{"k": 1}',
-        f"{prefix}.1.tool_call.id": "oi-2",
-        f"{prefix}.1.tool_call.function.name": "lookup",
-        f"{prefix}.1.tool_call.function.arguments": '{"k": 2}',
-    })
+    model = _row(
+        1,
+        "ChatCompletion",
+        {
+            "openinference.span.kind": "LLM",
+            f"{prefix}.0.tool_call.id": "oi-1",
+            f"{prefix}.0.tool_call.function.name": "lookup",
+            f"{prefix}.0.tool_call.function.arguments": '{"k": 1}',
+            f"{prefix}.1.tool_call.id": "oi-2",
+            f"{prefix}.1.tool_call.function.name": "lookup",
+            f"{prefix}.1.tool_call.function.arguments": '{"k": 2}',
+        },
+    )
     tools = [
-        _row(2, "lookup", {"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": '{"k": 2}'}),
-        _row(3, "lookup", {"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": '{"k": 1}'}),
+        _row(
+            2,
+            "lookup",
+            {"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": '{"k": 2}'},
+        ),
+        _row(
+            3,
+            "lookup",
+            {"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": '{"k": 1}'},
+        ),
     ]
     assert [c.id for c in extract_tool_calls([model, *tools])] == ["oi-2", "oi-1"]
 
 
 def test_legacy_indexed_completion_attributes() -> None:
-    model = _row(1, "openai.chat", {
-        "gen_ai.completion.0.tool_calls.0.id": "L1",
-        "gen_ai.completion.0.tool_calls.0.name": "get_time",
-        "gen_ai.completion.0.tool_calls.0.arguments": "{}",
-    })
-    tool = _row(2, "get_time.tool", {"traceloop.span.kind": "tool", "traceloop.entity.name": "get_time"})
+    model = _row(
+        1,
+        "openai.chat",
+        {
+            "gen_ai.completion.0.tool_calls.0.id": "L1",
+            "gen_ai.completion.0.tool_calls.0.name": "get_time",
+            "gen_ai.completion.0.tool_calls.0.arguments": "{}",
+        },
+    )
+    tool = _row(
+        2, "get_time.tool", {"traceloop.span.kind": "tool", "traceloop.entity.name": "get_time"}
+    )
     assert extract_tool_calls([model, tool])[0].id == "L1"
 
 
@@ -131,11 +161,30 @@ def test_recovery_on_real_sdk_spans() -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("t")
     with tracer.start_as_current_span("invoke_agent"):
-        with tracer.start_as_current_span("chat", attributes={
-            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
-                {"type": "tool_call", "id": "sdk-1", "name": "t", "arguments": '{"a": 1}'}]}])}):
+        with tracer.start_as_current_span(
+            "chat",
+            attributes={
+                "gen_ai.output.messages": json.dumps(
+                    [
+                        {
+                            "role": "assistant",
+                            "parts": [
+                                {
+                                    "type": "tool_call",
+                                    "id": "sdk-1",
+                                    "name": "t",
+                                    "arguments": '{"a": 1}',
+                                }
+                            ],
+                        }
+                    ]
+                )
+            },
+        ):
             pass
-        with tracer.start_as_current_span("execute_tool t", attributes={"gen_ai.tool.call.arguments": '{"a": 1}'}):
+        with tracer.start_as_current_span(
+            "execute_tool t", attributes={"gen_ai.tool.call.arguments": '{"a": 1}'}
+        ):
             pass
     provider.shutdown()
     assert extract_tool_calls(exporter.get_finished_spans())[0].id == "sdk-1"

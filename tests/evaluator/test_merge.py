@@ -21,8 +21,14 @@ def explicit(name: str, args: dict | None = None, **kw) -> ToolCall:
 
 def traced(name: str, args: dict | None = None, *, second: int = 0, **kw) -> ToolCall:
     kw.setdefault("span_id", f"{second:016x}")
-    return ToolCall(name=name, arguments=args or {}, source=TRACED, start_time=_at(second),
-                    duration_ms=2.0, **kw)
+    return ToolCall(
+        name=name,
+        arguments=args or {},
+        source=TRACED,
+        start_time=_at(second),
+        duration_ms=2.0,
+        **kw,
+    )
 
 
 def test_explicit_wins_and_absorbs_a_traced_twin_by_id() -> None:
@@ -45,10 +51,16 @@ def test_absorbed_by_name_and_canonical_arguments() -> None:
 
 
 def test_string_vs_number_and_bool_vs_int_are_different_calls() -> None:
-    merged = merge_tool_calls([explicit("f", {"a": "1"}), explicit("g", {"a": True})],
-                              [traced("f", {"a": 1}, second=1), traced("g", {"a": 1}, second=2)])
+    merged = merge_tool_calls(
+        [explicit("f", {"a": "1"}), explicit("g", {"a": True})],
+        [traced("f", {"a": 1}, second=1), traced("g", {"a": 1}, second=2)],
+    )
     assert [(c.name, c.source) for c in merged] == [
-        ("f", EXPLICIT), ("g", EXPLICIT), ("f", TRACED), ("g", TRACED)]
+        ("f", EXPLICIT),
+        ("g", EXPLICIT),
+        ("f", TRACED),
+        ("g", TRACED),
+    ]
     assert merged[0].span_id is None  # not traced
 
 
@@ -68,7 +80,9 @@ def test_each_traced_call_absorbed_once_explicit_repeats_without_trace() -> None
 
 def test_id_match_beats_an_earlier_signature_match() -> None:
     spans = [traced("f", {"a": 1}, id="x", second=1), traced("f", {"a": 1}, id="y", second=2)]
-    merged = merge_tool_calls([explicit("f", {"a": 1}, id="y"), explicit("f", {"a": 1}, id="x")], spans)
+    merged = merge_tool_calls(
+        [explicit("f", {"a": 1}, id="y"), explicit("f", {"a": 1}, id="x")], spans
+    )
     assert [c.span_id for c in merged] == [spans[1].span_id, spans[0].span_id]
 
 
@@ -105,6 +119,8 @@ def test_a2a_and_chat_completions_sources_are_explicit_too() -> None:
     a2a = ToolCall(name="f", source=ToolCallSource.A2A_PROTOCOL, id="1")
     chat = ToolCall(name="g", source=ToolCallSource.CHAT_COMPLETIONS)
     merged = merge_tool_calls([a2a, chat], [traced("g", second=1), traced("f", id="1", second=2)])
-    assert [(c.name, c.source) for c in merged] == [("f", ToolCallSource.A2A_PROTOCOL),
-                                                     ("g", ToolCallSource.CHAT_COMPLETIONS)]
+    assert [(c.name, c.source) for c in merged] == [
+        ("f", ToolCallSource.A2A_PROTOCOL),
+        ("g", ToolCallSource.CHAT_COMPLETIONS),
+    ]
     assert all(c.span_id for c in merged)

@@ -23,7 +23,9 @@ def _calls_from_openinference_spans(*spans: tuple[str, str]) -> list[ToolCall]:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("uipath-examples")
     for name, input_value in spans:
-        with tracer.start_as_current_span(name, attributes={"tool.name": name, "input.value": input_value}):
+        with tracer.start_as_current_span(
+            name, attributes={"tool.name": name, "input.value": input_value}
+        ):
             pass
     provider.shutdown()
     return extract_tool_calls(exporter.get_finished_spans())
@@ -34,17 +36,34 @@ def _calls_from_openinference_spans(*spans: tuple[str, str]) -> list[ToolCall]:
 
 def test_example_basic_exact_match_scores_1() -> None:
     actual = _calls_from_openinference_spans(
-        ("update_user", "{'user_id': 123, 'fields': {'email': 'user@example.com'}, 'notify': True}"))
-    expected = [{"name": "update_user",
-                 "args": {"user_id": 123, "fields": {"email": "user@example.com"}, "notify": True}}]
+        ("update_user", "{'user_id': 123, 'fields': {'email': 'user@example.com'}, 'notify': True}")
+    )
+    expected = [
+        {
+            "name": "update_user",
+            "args": {"user_id": 123, "fields": {"email": "user@example.com"}, "notify": True},
+        }
+    ]
     assert tool_call_args(actual, expected).value == 1.0
 
 
 def test_example_strict_mode_scores_1() -> None:
     actual = _calls_from_openinference_spans(
-        ("api_request", "{'endpoint': '/api/users', 'method': 'GET', 'headers': {'Authorization': 'Bearer token123'}}"))
-    expected = [{"name": "api_request", "args": {"endpoint": "/api/users", "method": "GET",
-                                                 "headers": {"Authorization": "Bearer token123"}}}]
+        (
+            "api_request",
+            "{'endpoint': '/api/users', 'method': 'GET', 'headers': {'Authorization': 'Bearer token123'}}",
+        )
+    )
+    expected = [
+        {
+            "name": "api_request",
+            "args": {
+                "endpoint": "/api/users",
+                "method": "GET",
+                "headers": {"Authorization": "Bearer token123"},
+            },
+        }
+    ]
     result = tool_call_args(actual, expected, strict=True)
     assert (result.value, result.passed) == (1.0, True)
 
@@ -79,7 +98,11 @@ def test_example_proportional_in_strict_mode_scores_0() -> None:
 
 def test_example_subset_mode_scores_1() -> None:
     actual = _calls_from_openinference_spans(
-        ("send_email", "{'to': 'user@example.com', 'subject': 'Welcome', 'cc': 'admin@example.com', 'body': 'Welcome to our platform!'}"))
+        (
+            "send_email",
+            "{'to': 'user@example.com', 'subject': 'Welcome', 'cc': 'admin@example.com', 'body': 'Welcome to our platform!'}",
+        )
+    )
     expected = [{"name": "send_email", "args": {"to": "user@example.com", "subject": "Welcome"}}]
     assert tool_call_args(actual, expected, subset=True).value == 1.0
     assert tool_call_args(actual, expected, subset=False).value == 0.0  # subset changes the outcome
@@ -97,24 +120,41 @@ def test_example_multiple_tool_calls_score_1() -> None:
 
 def test_example_nested_arguments_score_1() -> None:
     actual = _calls_from_openinference_spans(
-        ("create_order", "{'customer': {'id': 123, 'name': 'John Doe', 'address': {'street': '123 Main St', "
-                         "'city': 'New York', 'zip': '10001'}}, 'items': [{'product_id': 1, 'quantity': 2}, "
-                         "{'product_id': 2, 'quantity': 1}], 'total': 99.99}"))
-    expected = [{"name": "create_order", "args": {
-        "customer": {"id": 123, "name": "John Doe",
-                     "address": {"street": "123 Main St", "city": "New York", "zip": "10001"}},
-        "items": [{"product_id": 1, "quantity": 2}, {"product_id": 2, "quantity": 1}],
-        "total": 99.99}}]
+        (
+            "create_order",
+            "{'customer': {'id': 123, 'name': 'John Doe', 'address': {'street': '123 Main St', "
+            "'city': 'New York', 'zip': '10001'}}, 'items': [{'product_id': 1, 'quantity': 2}, "
+            "{'product_id': 2, 'quantity': 1}], 'total': 99.99}",
+        )
+    )
+    expected = [
+        {
+            "name": "create_order",
+            "args": {
+                "customer": {
+                    "id": 123,
+                    "name": "John Doe",
+                    "address": {"street": "123 Main St", "city": "New York", "zip": "10001"},
+                },
+                "items": [{"product_id": 1, "quantity": 2}, {"product_id": 2, "quantity": 1}],
+                "total": 99.99,
+            },
+        }
+    ]
     assert tool_call_args(actual, expected).value == 1.0
 
 
 def test_example_justification_subset_cases() -> None:
-    actual = [t("update_user", user_id=123, status="active"),
-              t("send_email", to="user@example.com", subject="Hello"),
-              t("log_event", type="info", message="Success")]
-    expected = [{"name": "update_user", "args": {"user_id": 123, "status": "active"}},
-                {"name": "send_email", "args": {"to": "user@example.com"}},
-                {"name": "log_event", "args": {"type": "info"}}]
+    actual = [
+        t("update_user", user_id=123, status="active"),
+        t("send_email", to="user@example.com", subject="Hello"),
+        t("log_event", type="info", message="Success"),
+    ]
+    expected = [
+        {"name": "update_user", "args": {"user_id": 123, "status": "active"}},
+        {"name": "send_email", "args": {"to": "user@example.com"}},
+        {"name": "log_event", "args": {"type": "info"}},
+    ]
     assert tool_call_args(actual, expected, subset=True).value == 1.0
     assert tool_call_args(actual, expected).value == pytest.approx(1 / 3)
 
@@ -159,7 +199,7 @@ def test_missing_tool_and_extra_calls() -> None:
     result = tool_call_args([t("other")], [ToolCall(name="wanted", arguments={"a": 1})])
     assert result.value == 0.0
     assert result.details["calls"][0]["actual"] is None
-    assert result.details["extra"] == ['other({})']
+    assert result.details["extra"] == ["other({})"]
 
 
 def test_not_graded_cases() -> None:

@@ -40,4 +40,4 @@ def test_lcs() -> None:
     assert lcs_length("", "abc") == 0
     pairs = lcs_pairs(3, 4, lambda i, j: "abc"[i] == "xaxc"[j])
     assert pairs == [(0, 1), (2, 3)]
-    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:]))
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(pairs, pairs[1:], strict=False))

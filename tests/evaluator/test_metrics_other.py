@@ -14,8 +14,14 @@ from evaluator.metrics import (
 from schemas import ToolCall
 
 
-def t(name: str, *, result: str | None = None, error: str | None = None,
-      ms: float | None = None, **args) -> ToolCall:
+def t(
+    name: str,
+    *,
+    result: str | None = None,
+    error: str | None = None,
+    ms: float | None = None,
+    **args,
+) -> ToolCall:
     return ToolCall(name=name, arguments=args, result=result, error=error, duration_ms=ms)
 
 
@@ -66,8 +72,17 @@ def test_count_plain_and_comparators() -> None:
     assert tool_call_count(actual, expected, strict=True).value == 0.0
 
 
-@pytest.mark.parametrize("op,count,passed", [
-    ("==", 2, True), ("!=", 2, False), (">=", 2, True), ("<=", 1, False), (">", 1, True), ("<", 3, True)])
+@pytest.mark.parametrize(
+    "op,count,passed",
+    [
+        ("==", 2, True),
+        ("!=", 2, False),
+        (">=", 2, True),
+        ("<=", 1, False),
+        (">", 1, True),
+        ("<", 3, True),
+    ],
+)
 def test_each_comparator(op, count, passed) -> None:
     assert tool_call_count(names("s", "s"), {"s": (op, count)}).passed is passed
 
@@ -129,11 +144,18 @@ def test_latency_statistics_and_threshold() -> None:
     actual = [t("a", ms=10), t("a", ms=20), t("a", ms=30), t("b", ms=100), t("c")]
     result = tool_latency(actual)
     assert result.value is None and result.passed is None
-    assert result.details["tools"]["a"] == {"count": 3, "p50_ms": 20.0, "p95_ms": pytest.approx(29.0),
-                                            "max_ms": 30.0}
+    assert result.details["tools"]["a"] == {
+        "count": 3,
+        "p50_ms": 20.0,
+        "p95_ms": pytest.approx(29.0),
+        "max_ms": 30.0,
+    }
     assert "c" not in result.details["tools"]
     assert result.details["overall"]["max_ms"] == 100.0
-    assert (tool_latency(actual, max_ms=100).value, tool_latency(actual, max_ms=100).passed) == (1.0, True)
+    assert (tool_latency(actual, max_ms=100).value, tool_latency(actual, max_ms=100).passed) == (
+        1.0,
+        True,
+    )
     slow = tool_latency(actual, max_ms=50)
     assert (slow.value, slow.passed) == (0.0, False)
     assert slow.details["slow"] == [{"tool": "b", "duration_ms": 100.0}]

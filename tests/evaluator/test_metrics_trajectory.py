@@ -75,7 +75,10 @@ def test_argument_modes() -> None:
 
 def test_per_call_arg_match_mode_overrides() -> None:
     actual = [t("a", x=1, y=2), t("b", z=3)]
-    expected = [e("a", {"x": 1}, arg_match_mode="subset"), e("b", {"z": 4}, arg_match_mode="ignore")]
+    expected = [
+        e("a", {"x": 1}, arg_match_mode="subset"),
+        e("b", {"z": 4}, arg_match_mode="ignore"),
+    ]
     assert trajectory(actual, expected, mode="strict", arg_mode="exact").passed
 
 
@@ -107,8 +110,9 @@ def test_in_order_with_arguments() -> None:
 
 
 def test_forbidden_tools_fail_and_are_listed() -> None:
-    result = trajectory([t("a"), t("delete_account", id=1)], [e("a")], mode="contains",
-                        forbidden=["delete_account"])
+    result = trajectory(
+        [t("a"), t("delete_account", id=1)], [e("a")], mode="contains", forbidden=["delete_account"]
+    )
     assert result.passed is False and result.value == 0.0
     assert result.details["forbidden"] == ['delete_account({"id":1})']
     assert result.details["match_value"] == 1.0

@@ -1,0 +1,281 @@
+"""Scenario assertions on tool calls: parsed up front, checked per turn or conversation.
+
+A scenario lists assertions in arksim's form, plus tracesim's metric
+criteria:
+
+    {"type": "tool_calls", "expected": [{"name": ..., "args": {...},
+     "arg_match_mode": "exact"}], "match_mode": "contains",
+     "arg_match_mode": "exact", "turn": 0, "forbidden": ["delete_account"]}
+    {"type": "tool_call_args" | "tool_call_order" | "tool_call_count" |
+     "tool_call_output" | "tool_error_rate" | "tool_latency",
+     "expected": ..., "strict": false, "subset": false, "turn": 1,
+     "threshold": 0.5}
+
+`tool_calls` runs the `trajectory` metric. Its `match_mode` accepts our
+names and the usual aliases (exact -> strict, any_order -> unordered,
+superset -> contains, subset -> within, ordered/subsequence -> in_order);
+the default is `unordered` (as `trajectory`). `arg_match_mode` defaults to
+`exact` here: an assertion that writes arguments means them (an expected
+call without args is still compared by name only).
+
+`turn` (zero-based) checks that turn's calls; without it the assertion sees
+the calls of every turn, concatenated in turn order.
+
+`threshold`: for tool_error_rate the highest acceptable rate, for
+tool_latency the highest acceptable duration in ms (its `max_ms`), for the
+others the lowest acceptable value (passed = value >= threshold; without a
+threshold a metric passes only on a full match).
+
+`parse_assertions` validates everything before a run starts and raises
+`AssertionConfigError` naming the place, the field and the allowed values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.metrics import (
+    tool_call_args,
+    tool_call_count,
+    tool_call_order,
+    tool_call_output,
+    tool_error_rate,
+    tool_latency,
+    trajectory,
+)
+from evaluator.metrics.count import parse_count_spec
+from evaluator.metrics.expected import ARG_MODES, ExpectedCallError, expected_calls, not_graded
+from schemas import MetricResult, ToolCall
+
+__all__ = [
+    "ASSERTION_TYPES",
+    "MATCH_MODES",
+    "Assertion",
+    "AssertionConfigError",
+    "check_assertions",
+    "parse_assertions",
+]
+
+MATCH_MODES: dict[str, str] = {
+    "strict": "strict",
+    "exact": "strict",
+    "unordered": "unordered",
+    "any_order": "unordered",
+    "contains": "contains",
+    "superset": "contains",
+    "within": "within",
+    "subset": "within",
+    "in_order": "in_order",
+    "ordered": "in_order",
+    "subsequence": "in_order",
+}
+"""Accepted `match_mode` values -> trajectory modes."""
+
+_CALL_LIST_TYPES = ("tool_calls", "tool_call_args", "tool_call_order", "tool_call_output")
+ASSERTION_TYPES = (*_CALL_LIST_TYPES, "tool_call_count", "tool_error_rate", "tool_latency")
+
+_COMMON_KEYS = {"type", "turn", "threshold", "description", "name"}
+_KEYS: dict[str, set[str]] = {
+    "tool_calls": {"expected", "match_mode", "arg_match_mode", "forbidden"},
+    "tool_call_args": {"expected", "strict", "subset"},
+    "tool_call_order": {"expected", "strict"},
+    "tool_call_count": {"expected", "strict"},
+    "tool_call_output": {"expected", "strict"},
+    "tool_error_rate": set(),
+    "tool_latency": set(),
+}
+
+
+class AssertionConfigError(ValueError):
+    """An assertion in a scenario file is invalid; the message says where and why."""
+
+    def __init__(self, where: str, field: str, problem: str) -> None:
+        self.where = where
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{where}, {field}: {problem}")
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """One validated assertion."""
+
+    type: str
+    """One of ASSERTION_TYPES."""
+    index: int
+    """Position in the scenario's assertion list (for reports)."""
+    expected: Any = None
+    """Expected calls (list) or counts (mapping); None for rate/latency."""
+    match_mode: str = "unordered"
+    """Trajectory mode (tool_calls only), already mapped to our names."""
+    arg_match_mode: str = "exact"
+    """Trajectory argument mode (tool_calls only)."""
+    forbidden: tuple[str, ...] = field(default_factory=tuple)
+    """Tools that must not be called (tool_calls only)."""
+    strict: bool = False
+    subset: bool = False
+    turn: int | None = None
+    """Zero-based turn to check; None = the whole conversation."""
+    threshold: float | None = None
+
+
+def _choice(value: Any, allowed: Sequence[str], fail: Any, name: str) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        fail(name, f"{value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _parse_one(raw: Any, index: int, where: str) -> Assertion:
+    def fail(name: str, problem: str) -> None:
+        raise AssertionConfigError(
+            where, f"assertions[{index}].{name}" if name else f"assertions[{index}]", problem
+        )
+
+    if not isinstance(raw, Mapping):
+        fail("", f"must be an object, got {type(raw).__name__}")
+    kind = _choice(raw.get("type"), ASSERTION_TYPES, fail, "type")
+    allowed = _COMMON_KEYS | _KEYS[kind]
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        fail(unknown[0], f"unknown field for type {kind!r}; allowed: {', '.join(sorted(allowed))}")
+
+    values: dict[str, Any] = {"type": kind, "index": index}
+    turn = raw.get("turn")
+    if turn is not None:
+        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+            fail("turn", f"must be a zero-based turn number, got {turn!r}")
+        values["turn"] = turn
+    for flag in ("strict", "subset"):
+        if flag in raw:
+            if not isinstance(raw[flag], bool):
+                fail(flag, f"must be true or false, got {raw[flag]!r}")
+            values[flag] = raw[flag]
+    threshold = raw.get("threshold")
+    if threshold is not None:
+        if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
+            fail("threshold", f"must be a number, got {threshold!r}")
+        if kind == "tool_latency":
+            if threshold <= 0:
+                fail(
+                    "threshold",
+                    f"is the highest acceptable latency in ms: must be > 0, got {threshold}",
+                )
+        elif not 0 <= threshold <= 1:
+            fail("threshold", f"must be between 0 and 1, got {threshold}")
+        values["threshold"] = float(threshold)
+
+    expected = raw.get("expected")
+    if kind in _CALL_LIST_TYPES:
+        if expected is None and kind == "tool_calls":
+            expected = []
+        if not isinstance(expected, list):
+            fail("expected", 'must be a list of tool calls ({"name": ..., "args": {...}})')
+        items = [
+            {"name": e} if kind == "tool_call_order" and isinstance(e, str) else e for e in expected
+        ]
+        try:
+            expected_calls(items)
+        except ExpectedCallError as exc:
+            fail("expected", str(exc))
+        values["expected"] = items
+    elif kind == "tool_call_count":
+        try:
+            parse_count_spec(expected)
+        except ValueError as exc:
+            fail("expected", str(exc))
+        values["expected"] = dict(expected)
+
+    if kind == "tool_calls":
+        values["match_mode"] = MATCH_MODES[
+            _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
+        ]
+        values["arg_match_mode"] = _choice(
+            raw.get("arg_match_mode", "exact"), ARG_MODES, fail, "arg_match_mode"
+        )
+        forbidden = raw.get("forbidden", [])
+        if not isinstance(forbidden, list) or not all(isinstance(f, str) and f for f in forbidden):
+            fail("forbidden", "must be a list of tool names")
+        values["forbidden"] = tuple(forbidden)
+    return Assertion(**values)
+
+
+def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
+    """Validate a scenario's assertion list; raises AssertionConfigError naming `where`."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise AssertionConfigError(where, "assertions", f"must be a list, got {type(raw).__name__}")
+    return [_parse_one(item, index, where) for index, item in enumerate(raw)]
+
+
+def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
+    kind, expected, threshold = assertion.type, assertion.expected, assertion.threshold
+    if kind == "tool_calls":
+        return trajectory(
+            calls,
+            expected,
+            mode=assertion.match_mode,
+            arg_mode=assertion.arg_match_mode,
+            forbidden=assertion.forbidden,
+        )
+    if kind == "tool_call_args":
+        return tool_call_args(calls, expected, strict=assertion.strict, subset=assertion.subset)
+    if kind == "tool_call_order":
+        return tool_call_order(calls, expected, strict=assertion.strict)
+    if kind == "tool_call_count":
+        return tool_call_count(calls, expected, strict=assertion.strict)
+    if kind == "tool_call_output":
+        return tool_call_output(calls, expected, strict=assertion.strict)
+    if kind == "tool_error_rate":
+        return tool_error_rate(calls, max_rate=threshold)
+    return tool_latency(calls, max_ms=threshold)
+
+
+def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:
+    if assertion.threshold is None or result.value is None:
+        return result
+    if assertion.type in ("tool_error_rate", "tool_latency"):
+        return result  # the metric applied it (max rate / max ms)
+    return result.model_copy(update={"passed": result.value >= assertion.threshold})
+
+
+def check_assertions(
+    assertions: Sequence[Assertion], turns: Sequence[Sequence[ToolCall]]
+) -> list[tuple[int | None, MetricResult]]:
+    """Check each assertion; (turn_id or None for the conversation, result) in order.
+
+    `turns[i]` holds the merged tool calls of turn i. An assertion about a
+    turn that was not run is not graded (value None), not failed.
+    """
+    everything = [call for turn in turns for call in turn]
+    results: list[tuple[int | None, MetricResult]] = []
+    for assertion in assertions:
+        if assertion.turn is None:
+            calls = everything
+        elif assertion.turn < len(turns):
+            calls = list(turns[assertion.turn])
+        else:
+            results.append(
+                (
+                    assertion.turn,
+                    not_graded(
+                        assertion.type,
+                        f"turn {assertion.turn} was not run (the conversation has {len(turns)} turns)",
+                        label="not_run",
+                    ),
+                )
+            )
+            continue
+        result = _apply_threshold(assertion, _evaluate(assertion, calls))
+        details = {
+            **result.details,
+            "assertion": {
+                "index": assertion.index,
+                "type": assertion.type,
+                "threshold": assertion.threshold,
+            },
+        }
+        results.append((assertion.turn, result.model_copy(update={"details": details})))
+    return results
