@@ -14,7 +14,7 @@ Data in, data out; no OTel objects. Mapping (SDK span type -> OTel span):
   `openai_agents.handoff.from_agent` / `.to_agent`;
 - `guardrail` -> `guardrail {name}` with gen_ai.operation.name=guardrail and
   `openai_agents.guardrail.triggered`;
-- anything else (`task`, `turn`, `custom`, ...) -> `{type} {name}`.
+- anything else (`task`, `turn`, `custom`, ...) -> `openai_agents.{type} {name}`.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def span_name(data: Any) -> str:
     if kind == "handoff":
         return f"handoff {data.from_agent or '?'} -> {data.to_agent or '?'}"
     name = getattr(data, "name", None) or getattr(data, "agent_name", None)
-    return f"{kind} {name}" if name else str(kind)
+    return f"openai_agents.{kind} {name}" if name else f"openai_agents.{kind}"
 
 
 def end_attributes(data: Any) -> dict[str, Any]:
