@@ -1,0 +1,154 @@
+"""Quality gates and exit codes.
+
+A gate is a bound on one metric from the config: `thresholds[name]` is a
+minimum, `max_thresholds[name]` a maximum. With `gate_scope: mean` (default)
+the bound is compared with the mean of the metric's graded values over the
+whole evaluation (every turn for a turn-level metric, every conversation for
+a conversation-level one, both when a metric exists at both levels); with
+`gate_scope: each` every graded value must meet it. Not-graded values are
+left out. A gate with no graded value is skipped (`passed` None), or fails
+when `fail_ungraded_gates` is set.
+
+Exit codes: 0 every gate passed (or none), 1 a gate failed, 2 bad
+configuration, 3 internal error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from enum import IntEnum
+from typing import Literal
+
+from pydantic import BaseModel
+
+from schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
+
+__all__ = [
+    "EvalConfigError",
+    "ExitCode",
+    "GateResult",
+    "TOOL_METRICS",
+    "check_gate_names",
+    "evaluate_gates",
+    "exit_code_for",
+]
+
+TOOL_METRICS: tuple[str, ...] = (
+    "tool_call_args",
+    "tool_call_order",
+    "tool_call_count",
+    "tool_call_output",
+    "trajectory",
+    "tool_error_rate",
+    "tool_latency",
+)
+"""Deterministic tool-check metric names (from scenario assertions)."""
+
+
+class ExitCode(IntEnum):
+    """Process exit codes of `tracesim run` and `tracesim evaluate`."""
+
+    OK = 0
+    GATE_FAILED = 1
+    BAD_CONFIG = 2
+    INTERNAL_ERROR = 3
+
+
+class EvalConfigError(ValueError):
+    """The evaluation cannot start: a bad key, gate or custom metrics file (exit code 2)."""
+
+
+class GateResult(BaseModel):
+    """One gate's outcome."""
+
+    metric: str
+    """The gated metric."""
+    bound: Literal["min", "max"]
+    """`min` from `thresholds`, `max` from `max_thresholds`."""
+    threshold: float
+    """The configured bound."""
+    scope: Literal["mean", "each"]
+    """Compared with the run mean, or with each value."""
+    observed: float | None
+    """The mean of the graded values (None when none was graded)."""
+    graded: int
+    """How many graded values the metric had."""
+    failing: int
+    """How many graded values are on the wrong side of the bound."""
+    passed: bool | None
+    """True/False; None = skipped (nothing graded)."""
+    reason: str
+    """One sentence for the terminal and the report."""
+
+
+def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
+    """Raise EvalConfigError when a gate names no known metric."""
+    known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *extra}
+    for key in ("thresholds", "max_thresholds", "turn_thresholds"):
+        for name in getattr(config, key):
+            if name not in known:
+                raise EvalConfigError(
+                    f"evaluation.{key}.{name}: unknown metric; known metrics: {', '.join(sorted(known))}"
+                )
+
+
+def _gate(
+    metric: str,
+    bound: Literal["min", "max"],
+    threshold: float,
+    values: Sequence[float],
+    config: EvalConfig,
+) -> GateResult:
+    scope = config.gate_scope
+    ok = (lambda v: v >= threshold) if bound == "min" else (lambda v: v <= threshold)
+    word = ">=" if bound == "min" else "<="
+    if not values:
+        passed = False if config.fail_ungraded_gates else None
+        verdict = "failed" if passed is False else "skipped"
+        return GateResult(
+            metric=metric,
+            bound=bound,
+            threshold=threshold,
+            scope=scope,
+            observed=None,
+            graded=0,
+            failing=0,
+            passed=passed,
+            reason=f"{verdict}: {metric} was not graded anywhere",
+        )
+    mean = sum(values) / len(values)
+    failing = sum(1 for v in values if not ok(v))
+    passed = ok(mean) if scope == "mean" else failing == 0
+    if scope == "mean":
+        reason = f"mean {metric} {mean:.3f} over {len(values)} value(s), needs {word} {threshold:g}"
+    else:
+        reason = f"{failing} of {len(values)} {metric} value(s) miss {word} {threshold:g}"
+    return GateResult(
+        metric=metric,
+        bound=bound,
+        threshold=threshold,
+        scope=scope,
+        observed=mean,
+        graded=len(values),
+        failing=failing,
+        passed=passed,
+        reason=("passed: " if passed else "FAILED: ") + reason,
+    )
+
+
+def evaluate_gates(values: Mapping[str, Sequence[float]], config: EvalConfig) -> list[GateResult]:
+    """Every configured gate against `values` (metric name -> its graded values)."""
+    gates = [
+        _gate(name, "min", bound, list(values.get(name, ())), config)
+        for name, bound in sorted(config.thresholds.items())
+    ]
+    gates += [
+        _gate(name, "max", bound, list(values.get(name, ())), config)
+        for name, bound in sorted(config.max_thresholds.items())
+    ]
+    return gates
+
+
+def exit_code_for(gates: Sequence[GateResult]) -> ExitCode:
+    """GATE_FAILED when any gate failed, else OK (skipped gates do not fail)."""
+    return ExitCode.GATE_FAILED if any(g.passed is False for g in gates) else ExitCode.OK

@@ -1,0 +1,180 @@
+"""Per-conversation stages of an evaluation: derive tool calls, check assertions, score.
+
+`ConversationWork` carries one conversation through the pipeline: its rows,
+its merged tool calls per turn, and the results gathered at turn and
+conversation level. Every stage records failures as results; none raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.context import MetricContext
+from evaluator.extract import extract_tool_calls
+from evaluator.load import ConversationData, explicit_calls
+from evaluator.merge import merge_tool_calls
+from evaluator.metrics import tool_error_rate
+from evaluator.output import tool_call_rows
+from evaluator.results_model import ConversationResult
+from evaluator.rollup import assertion_counts, turn_result
+from evaluator.scoring import conversation_scores, turn_success
+from schemas import MetricResult, ToolCall
+from schemas.eval_config import EvalConfig
+
+__all__ = ["ConversationWork", "derive_calls", "score_conversation", "tag", "tool_checks"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ConversationWork:
+    """One conversation being evaluated: rows, merged calls, results so far."""
+
+    data: ConversationData
+    calls: list[list[ToolCall]] = field(default_factory=list)
+    turn_results: list[list[MetricResult]] = field(default_factory=list)
+    conv_results: list[MetricResult] = field(default_factory=list)
+
+    def context(self, index: int | None) -> MetricContext:
+        """The MetricContext of turn `index` (by position), or of the conversation (None)."""
+        data = self.data
+        if index is None:
+            spans = [s for rows in data.spans_by_turn.values() for s in rows]
+            return MetricContext(
+                chat_id=data.chat_id,
+                conversation=data.conversation,
+                scenario=data.scenario,
+                turns=data.turns,
+                turn_tool_calls=self.calls,
+                tool_calls=[c for calls in self.calls for c in calls],
+                spans=spans,
+            )
+        turn = data.turns[index]
+        return MetricContext(
+            chat_id=data.chat_id,
+            conversation=data.conversation,
+            scenario=data.scenario,
+            turns=data.turns,
+            turn_tool_calls=self.calls,
+            turn=turn,
+            tool_calls=self.calls[index],
+            spans=data.spans_by_turn.get(turn["turn_id"], []),
+        )
+
+
+def tag(result: MetricResult, kind: str) -> MetricResult:
+    """`result` with `details["kind"]` set (judge, check, check_info, custom, score)."""
+    if result.details.get("kind") == kind:
+        return result
+    return result.model_copy(update={"details": {"kind": kind, **result.details}})
+
+
+def derive_calls(work: ConversationWork) -> list[dict[str, Any]]:
+    """Merge explicit and traced calls of every turn; return the `tool_calls` rows."""
+    rows: list[dict[str, Any]] = []
+    data = work.data
+    for turn in data.turns:
+        turn_id = int(turn["turn_id"])
+        try:
+            traced = extract_tool_calls(data.spans_by_turn.get(turn_id, []))
+            merged = merge_tool_calls(explicit_calls(turn), traced)
+        except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
+            log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
+            merged = explicit_calls(turn)
+        work.calls.append(merged)
+        work.turn_results.append([])
+        rows.extend(tool_call_rows(data.chat_id, turn_id, turn.get("run_id"), merged))
+    return rows
+
+
+def tool_checks(work: ConversationWork) -> None:
+    """Check the scenario's assertions; a bad assertion is one not-graded result."""
+    from evaluator.assertions import AssertionConfigError, check_assertions, parse_assertions
+
+    data = work.data
+    raw = data.scenario.get("assertions") or []
+    if not raw:
+        return
+    where = f"scenario {data.scenario.get('scenario_id') or data.conversation.get('scenario_id')!r} (chat {data.chat_id})"
+    try:
+        assertions = parse_assertions(list(raw), where=where)
+    except AssertionConfigError as exc:
+        work.conv_results.append(
+            MetricResult(
+                name="assertions", label="error", reason=str(exc), details={"kind": "check"}
+            )
+        )
+        return
+    by_id = {int(t["turn_id"]): i for i, t in enumerate(data.turns)}
+    size = max(by_id, default=-1) + 1
+    aligned: list[list[ToolCall]] = [[] for _ in range(size)]
+    for turn_id, index in by_id.items():
+        aligned[turn_id] = work.calls[index]
+    try:
+        checked = check_assertions(assertions, aligned)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("%s: assertions failed", where)
+        work.conv_results.append(
+            MetricResult(
+                name="assertions",
+                label="error",
+                reason=f"checking failed: {exc}",
+                details={"kind": "check"},
+            )
+        )
+        return
+    for turn_id, result in checked:
+        result = tag(result, "check")
+        if turn_id is None or turn_id not in by_id:
+            if turn_id is not None:
+                result.details["missing_turn"] = turn_id
+            work.conv_results.append(result)
+        else:
+            work.turn_results[by_id[turn_id]].append(result)
+
+
+def score_conversation(work: ConversationWork, config: EvalConfig) -> ConversationResult:
+    """Turn success per turn, then turn success ratio, final score and status."""
+    data = work.data
+    turns = []
+    successes = []
+    for index, turn in enumerate(data.turns):
+        success = turn_success(turn.get("status"), work.turn_results[index])
+        work.turn_results[index].append(success)
+        successes.append(success)
+        turns.append(turn_result(turn, work.turn_results[index], len(work.calls[index])))
+    goal = next((r for r in work.conv_results if r.name == "goal_completion" and r.graded), None)
+    all_calls = [c for calls in work.calls for c in calls]
+    if config.tool_checks and all_calls:
+        work.conv_results.append(tag(tool_error_rate(all_calls), "check_info"))
+    ratio, final = conversation_scores(
+        successes,
+        goal,
+        goal_completion_weight=config.goal_completion_weight,
+        partial_failure_threshold=config.partial_failure_threshold,
+    )
+    work.conv_results.extend([ratio, final])
+    passed, total = assertion_counts(
+        [*work.conv_results, *(r for rs in work.turn_results for r in rs)]
+    )
+    first_turn = data.turns[0] if data.turns else {}
+    return ConversationResult(
+        chat_id=data.chat_id,
+        run_id=data.conversation.get("run_id") or first_turn.get("run_id"),
+        scenario_id=data.conversation.get("scenario_id")
+        or first_turn.get("scenario_id")
+        or data.scenario.get("scenario_id"),
+        num_turns=len(data.turns),
+        num_tool_calls=len(all_calls),
+        final_score=final.value,
+        status=final.label or "",
+        turn_success_ratio=ratio.value,
+        goal_completion=goal.value if goal else None,
+        assertions_passed=passed,
+        assertions_total=total,
+        reason=final.reason,
+        metrics=work.conv_results,
+        turns=turns,
+    )

@@ -1,0 +1,131 @@
+"""The terminal summary of an evaluation: a rich table per conversation (or per
+scenario when there are many), then the gates and the judges' usage."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.console import Console
+from rich.table import Table
+
+from evaluator.results_model import ConversationResult, EvaluationReport
+from evaluator.scoring import STATUS_DONE, STATUS_FAILED, STATUS_PARTIAL
+
+__all__ = ["MAX_CONVERSATION_ROWS", "print_summary"]
+
+MAX_CONVERSATION_ROWS = 30
+"""Above this many conversations the table shows one row per scenario."""
+
+_STYLE = {STATUS_DONE: "green", STATUS_PARTIAL: "yellow", STATUS_FAILED: "red"}
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _status(status: str) -> str:
+    style = _STYLE.get(status)
+    return f"[{style}]{status}[/{style}]" if style else status
+
+
+def _per_conversation(conversations: list[ConversationResult]) -> Table:
+    table = Table(title="Conversations", title_justify="left")
+    for column in (
+        "scenario",
+        "chat",
+        "turns",
+        "tool calls",
+        "assertions",
+        "final score",
+        "status",
+    ):
+        table.add_column(
+            column, justify="right" if column in ("turns", "tool calls", "final score") else "left"
+        )
+    for conv in conversations:
+        table.add_row(
+            conv.scenario_id or "-",
+            conv.chat_id,
+            str(conv.num_turns),
+            str(conv.num_tool_calls),
+            f"{conv.assertions_passed}/{conv.assertions_total}" if conv.assertions_total else "-",
+            _score(conv.final_score),
+            _status(conv.status),
+        )
+    return table
+
+
+def _per_scenario(conversations: list[ConversationResult]) -> Table:
+    groups: dict[str, list[ConversationResult]] = defaultdict(list)
+    for conv in conversations:
+        groups[conv.scenario_id or "-"].append(conv)
+    table = Table(title="Scenarios", title_justify="left")
+    for column in (
+        "scenario",
+        "conversations",
+        "turns",
+        "tool calls",
+        "assertions",
+        "mean score",
+        "done/partial/failed",
+    ):
+        table.add_column(column)
+    for scenario, convs in sorted(groups.items()):
+        finals = [c.final_score for c in convs if c.final_score is not None]
+        passed = sum(c.assertions_passed for c in convs)
+        total = sum(c.assertions_total for c in convs)
+        counts = [
+            sum(1 for c in convs if c.status == s)
+            for s in (STATUS_DONE, STATUS_PARTIAL, STATUS_FAILED)
+        ]
+        table.add_row(
+            scenario,
+            str(len(convs)),
+            str(sum(c.num_turns for c in convs)),
+            str(sum(c.num_tool_calls for c in convs)),
+            f"{passed}/{total}" if total else "-",
+            _score(sum(finals) / len(finals) if finals else None),
+            "/".join(map(str, counts)),
+        )
+    return table
+
+
+def print_summary(report: EvaluationReport, *, console: Console | None = None) -> None:
+    """Print the summary table, the gates and the judges' usage."""
+    console = console or Console()
+    convs = report.conversations
+    console.print(
+        _per_conversation(convs) if len(convs) <= MAX_CONVERSATION_ROWS else _per_scenario(convs)
+    )
+    s = report.summary
+    console.print(
+        f"{s.num_conversations} conversation(s), {s.num_turns} turn(s), {s.num_tool_calls} tool call(s); "
+        f"assertions {s.assertions_passed}/{s.assertions_total}; "
+        f"mean final score {_score(s.mean_final_score)} ({_status(s.status)})"
+    )
+    if report.gates:
+        gates = Table(title="Gates", title_justify="left")
+        for column in ("metric", "bound", "observed", "result"):
+            gates.add_column(column)
+        for gate in report.gates:
+            verdict = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "skipped"}[
+                gate.passed
+            ]
+            word = ">=" if gate.bound == "min" else "<="
+            gates.add_row(
+                gate.metric,
+                f"{word} {gate.threshold:g} ({gate.scope})",
+                _score(gate.observed),
+                verdict,
+            )
+        console.print(gates)
+    usage = report.llm_usage
+    if usage.enabled:
+        console.print(
+            f"judges ({usage.model}): {usage.requests} request(s), {usage.cached} cached, "
+            f"{usage.failed} failed, {usage.input_tokens}+{usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
+        )
+    elif usage.reason:
+        console.print(f"[dim]judges not run: {usage.reason}[/dim]")
+    verdict = "[green]gates passed[/green]" if report.gates_passed else "[red]a gate failed[/red]"
+    console.print(f"{verdict} (exit code {report.exit_code}); eval_id {report.eval_id}")
