@@ -11,3 +11,22 @@ __all__: list[str] = [
     "extract_tool_calls",
     "merge_tool_calls",
 ]
+
+# Evaluation pipeline, judges, custom metrics (the pipeline itself is imported lazily:
+# it pulls in duckdb and openai, which extraction alone does not need).
+from evaluator.context import MetricContext  # noqa: E402
+from evaluator.custom import CustomMetric, metric  # noqa: E402
+from schemas.eval_config import EvalConfig  # noqa: E402
+from schemas.results import MetricResult  # noqa: E402
+
+__all__ += ["CustomMetric", "EvalConfig", "EvaluationResult", "MetricContext", "MetricResult"]
+__all__ += ["evaluate_db", "metric"]
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: `evaluate_db` and `EvaluationResult` load the pipeline on first use."""
+    if name in ("evaluate_db", "EvaluationResult"):
+        from evaluator import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'evaluator' has no attribute {name!r}")
