@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from simulator.baggage_processor import BaggageSpanProcessor
 from simulator.otlp import DEFAULT_ENDPOINT, make_span_exporter, resolve_protocol
 
-__all__ = ["instrument"]
+__all__ = ["instrument", "retarget"]
 
 _LOCK = threading.Lock()
 
@@ -117,6 +117,22 @@ def instrument(
         if openai_agents:
             _install_bridge(keep_openai_upload)
     return provider
+
+
+def retarget(
+    endpoint: str, *, protocol: str | None = None, headers: Mapping[str, str] | None = None
+) -> bool:
+    """Point every exporter `instrument()` set up in this process at `endpoint`.
+
+    Used by `tracesim run` for in-process agents: the agent module is
+    imported once per process, but each run may start a collector on a new
+    port. Returns False (and does nothing) when `instrument()` was never called.
+    """
+    kind = resolve_protocol(endpoint, protocol)
+    with _LOCK:
+        for export in _EXPORTS.values():
+            export.switch(endpoint, kind, dict(headers or {}))
+        return bool(_EXPORTS)
 
 
 def _install_bridge(keep_openai_upload: bool | None) -> None:

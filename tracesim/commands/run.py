@@ -1,0 +1,51 @@
+"""`tracesim run CONFIG [--key value ...]`: drive the scenarios against the agent and capture.
+
+Any config key can be overridden on the command line, dotted for nested
+keys (`--max_turns 3`, `--agent_config.module_path x.py`), or with
+`--set key=value`; values are parsed as YAML scalars. Exit codes: 0 done,
+2 bad config or scenarios, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+__all__ = ["command"]
+
+
+@click.command(
+    "run",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a config key (dotted for nested keys); repeatable.",
+)
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@click.pass_context
+def command(ctx: click.Context, config: str, sets: tuple[str, ...], no_progress: bool) -> None:
+    """Drive the scenarios of CONFIG against the agent and capture its traces.
+
+    Extra `--key value` pairs override config keys, e.g. `--max_turns 3`.
+    """
+    from tracesim.config_loader import ConfigError, parse_override_args
+    from tracesim.run import EXIT_BAD_CONFIG, run_from_file
+
+    try:
+        overrides = parse_override_args(ctx.args)
+        for item in sets:
+            key, eq, value = item.partition("=")
+            if not eq or not key:
+                raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
+            overrides[key] = value
+    except ConfigError as exc:
+        click.echo(f"config error\n{exc}", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    outcome = run_from_file(config, overrides, show_progress=not no_progress)
+    sys.exit(outcome.exit_code)

@@ -1,0 +1,359 @@
+"""The `tracesim run` pipeline: validate, collect, simulate, settle, summarise.
+
+    prepare(config)  -> everything checked before anything runs (exit 2 on error)
+    capture(...)     -> embedded (or remote) collector + simulator; spans in DuckDB
+    (evaluation)     -> the lead adds `evaluate_db(outcome.db_path, ...)` after capture
+
+`run_from_file` is what the CLI calls; `run(loaded)` returns a `RunOutcome`
+(run id, DuckDB path, output dir, counts, exit code) for the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from schemas.agent_config import CustomAgentConfig
+from schemas.config import RunConfig
+from schemas.conventions import GENAI, TRACESIM
+from schemas.scenario import Scenario
+from simulator.connectors.base import AgentConnector
+from simulator.connectors.factory import agent_timeout, make_connector_factory
+from simulator.loader import AgentLoadError
+from simulator.results import ConversationResult, RunResult, TurnResult
+from simulator.runner import Runner
+from simulator.scenarios import ScenarioError, load_scenarios
+from simulator.tracing import make_simulator_provider
+from simulator.users import UserConfigError, UserFactory
+from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
+
+__all__ = ["EXIT_BAD_CONFIG", "EXIT_INTERNAL", "EXIT_OK", "RunOutcome", "run", "run_from_file"]
+
+EXIT_OK = 0
+EXIT_BAD_CONFIG = 2
+EXIT_INTERNAL = 3
+
+
+@dataclass
+class RunOutcome:
+    """What a run left behind, for the evaluation step and the caller."""
+
+    exit_code: int
+    run_id: str = ""
+    db_path: Path | None = None
+    output_dir: Path | None = None
+    config: RunConfig | None = None
+    result: RunResult | None = None
+    spans_stored: int | None = None
+    tool_spans: int | None = None
+    summary_path: Path | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def run_from_file(
+    path: str | Path,
+    overrides: Mapping[str, str] | None = None,
+    *,
+    console: Console | None = None,
+    show_progress: bool = True,
+) -> RunOutcome:
+    """Load `path` (with overrides) and run it; errors become exit codes, never tracebacks."""
+    console = console or Console(stderr=True)
+    try:
+        loaded = load_run_config(path, overrides)
+    except ConfigError as exc:
+        console.print(f"[red]config error[/red]\n{exc}", highlight=False)
+        return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc))
+    return run(loaded, console=console, show_progress=show_progress)
+
+
+def run(
+    loaded: LoadedConfig, *, console: Console | None = None, show_progress: bool = True
+) -> RunOutcome:
+    """Validate everything, then capture; returns the outcome (never raises)."""
+    console = console or Console(stderr=True)
+    config = loaded.config
+    try:
+        scenarios, users = _prepare(config, loaded.base_dir)
+    except (ConfigError, ScenarioError, UserConfigError) as exc:
+        console.print(f"[red]config error[/red]\n{exc}", highlight=False)
+        return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
+    try:
+        return asyncio.run(_capture(loaded, scenarios, users, console, show_progress))
+    except _AgentLoadFailed as exc:
+        console.print(f"[red]agent error[/red]\n{exc}", highlight=False)
+        return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
+    except Exception as exc:  # an internal failure: report it, exit 3
+        console.print_exception()
+        return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
+
+
+class _AgentLoadFailed(RuntimeError):
+    """The agent class could not be loaded (a config problem found after start)."""
+
+
+def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFactory]:
+    """Everything that can fail without running anything."""
+    scenarios = load_scenarios(config.scenario_file_path)
+    if importlib.util.find_spec("evaluator.assertions") is not None:
+        from evaluator.assertions import parse_assertions
+
+        for index, scenario in enumerate(scenarios):
+            where = f"{config.scenario_file_path}: scenario #{index} ({scenario.scenario_id!r})"
+            try:
+                parse_assertions(scenario.assertions, where=where)
+            except ValueError as exc:
+                raise ScenarioError(str(exc)) from None
+    users = UserFactory(config.user, config.llm, seed=config.seed)
+    users.check(scenarios)
+    if isinstance(config.agent_config, CustomAgentConfig):
+        target = (config.agent_config.module_path or "").partition(":")[0]
+        if target.endswith(".py") and not (base_dir / target).is_file():
+            raise ConfigError(f"agent_config.module_path: file not found: {base_dir / target}")
+    if config.collector.mode == "remote" and config.collector.auth_token_env:
+        if not os.environ.get(config.collector.auth_token_env):
+            raise ConfigError(
+                f"collector.auth_token_env: ${config.collector.auth_token_env} is not set"
+            )
+    return scenarios, users
+
+
+async def _capture(
+    loaded: LoadedConfig,
+    scenarios: list[Scenario],
+    users: UserFactory,
+    console: Console,
+    show_progress: bool,
+) -> RunOutcome:
+    config = loaded.config
+    run_id = uuid.uuid4().hex
+    output_dir = Path(config.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    db_path = Path(config.resolved_db_path)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    with _collector(config, db_path) as (collector, endpoint, headers):
+        provider = make_simulator_provider(endpoint, headers=headers)
+        try:
+            with _agent_endpoint(config, endpoint, headers):
+                try:
+                    factory = make_connector_factory(config.agent_config, base_dir=loaded.base_dir)
+                except AgentLoadError as exc:
+                    raise _AgentLoadFailed(str(exc)) from None
+                result = await _simulate(
+                    config, scenarios, users, factory, provider, run_id, console, show_progress
+                )
+        finally:
+            provider.force_flush()
+            provider.shutdown()
+            await users.aclose()
+        spans_stored = tool_spans = None
+        if collector is not None:
+            await asyncio.to_thread(
+                collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
+            )
+            spans_stored, tool_spans = _count_spans(collector, run_id)
+    outcome = RunOutcome(
+        exit_code=EXIT_OK,
+        run_id=run_id,
+        db_path=db_path if collector is not None else None,
+        output_dir=output_dir,
+        config=config,
+        result=result,
+        spans_stored=spans_stored,
+        tool_spans=tool_spans,
+    )
+    outcome.summary_path = _write_summary(outcome, started=started)
+    _print_summary(console, outcome)
+    return outcome
+
+
+@contextmanager
+def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dict[str, str]]]:
+    """The embedded collector (started, shut down = drained and committed) or the remote endpoint."""
+    settings = config.collector
+    if settings.mode == "remote":
+        token = os.environ.get(settings.auth_token_env) if settings.auth_token_env else None
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        yield None, settings.endpoint or "", headers
+        return
+    from collector.collector import Collector
+
+    collector = Collector(
+        db_path, host=settings.host, grpc_port=settings.grpc_port, http_port=settings.http_port
+    )
+    collector.start()
+    try:
+        yield collector, collector.grpc_endpoint or "", {}
+    finally:
+        collector.shutdown()
+
+
+@contextmanager
+def _agent_endpoint(config: RunConfig, endpoint: str, headers: dict[str, str]) -> Iterator[None]:
+    """Point in-process agents at the run's collector for the run's duration.
+
+    Sets `OTEL_EXPORTER_OTLP_ENDPOINT` (read by `instrument()` when the agent
+    module is imported) and re-points an earlier `instrument()` of this process.
+    """
+    if not isinstance(config.agent_config, CustomAgentConfig):
+        yield
+        return
+    from simulator.instrument import retarget
+
+    saved = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    retarget(endpoint, headers=headers)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+        else:
+            os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = saved
+
+
+async def _simulate(
+    config: RunConfig,
+    scenarios: list[Scenario],
+    users: UserFactory,
+    factory: Callable[[], AgentConnector],
+    provider: Any,
+    run_id: str,
+    console: Console,
+    show_progress: bool,
+) -> RunResult:
+    progress = _Progress(console, enabled=show_progress)
+    runner = Runner(
+        tracer=provider.get_tracer("tracesim.simulator"),
+        connector_factory=factory,
+        user_factory=users,
+        scenarios=scenarios,
+        run_id=run_id,
+        agent_type=config.agent_config.agent_type,
+        max_turns=config.max_turns,
+        num_conversations_per_scenario=config.num_conversations_per_scenario,
+        num_workers=config.num_workers,
+        turn_timeout=agent_timeout(config.agent_config),
+        run_config_json=config.model_dump_json(),
+        observer=progress,
+    )
+    with progress.running(runner.total_conversations):
+        return await runner.run()
+
+
+class _Progress:
+    """A rich progress bar: conversations done / total, turns sent, failures."""
+
+    def __init__(self, console: Console, *, enabled: bool) -> None:
+        self._enabled = enabled and console.is_terminal
+        self._bar = Progress(
+            TextColumn("[bold]conversations"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("turns {task.fields[turns]}  failed {task.fields[failed]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self._task: Any = None
+        self._turns = 0
+        self._failed = 0
+
+    @contextmanager
+    def running(self, total: int) -> Iterator[None]:
+        if not self._enabled:
+            yield
+            return
+        with self._bar:
+            self._task = self._bar.add_task("run", total=total, turns=0, failed=0)
+            yield
+
+    def on_turn_end(self, conversation: ConversationResult, turn: TurnResult) -> None:
+        self._turns += 1
+        self._failed += turn.status != "ok"
+        if self._task is not None:
+            self._bar.update(self._task, turns=self._turns, failed=self._failed)
+
+    def on_conversation_end(self, conversation: ConversationResult) -> None:
+        if self._task is not None:
+            self._bar.advance(self._task)
+
+
+def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
+    """Spans stored for this run's turns and conversations, and tool spans among them."""
+    sql = f"""
+        WITH run_chats AS (
+            SELECT DISTINCT chat_id FROM spans
+            WHERE name IN ('{TRACESIM.TURN_SPAN}', '{TRACESIM.CONVERSATION_SPAN}')
+              AND attributes->>'{TRACESIM.RUN_ID}' = ?
+        )
+        SELECT count(*), count(*) FILTER (WHERE operation = '{GENAI.OP_EXECUTE_TOOL}')
+        FROM spans WHERE chat_id IN (SELECT chat_id FROM run_chats)
+    """
+    try:
+        _, rows = collector.query(sql, [run_id])
+        return int(rows[0][0]), int(rows[0][1])
+    except Exception:  # counts are informative; never fail a run on them
+        return None, None
+
+
+def _write_summary(outcome: RunOutcome, *, started: float) -> Path:
+    assert outcome.output_dir is not None and outcome.result is not None
+    path = outcome.output_dir / "run_summary.json"
+    result = outcome.result
+    body = {
+        "run_id": outcome.run_id,
+        "started_at": started,
+        "finished_at": time.time(),
+        "wall_seconds": round(result.wall_seconds, 3),
+        "db_path": str(outcome.db_path) if outcome.db_path else None,
+        "counts": {
+            **result.counts(),
+            "spans_stored": outcome.spans_stored,
+            "tool_spans": outcome.tool_spans,
+        },
+        "conversations": [c.summary() for c in result.conversations],
+        "config": outcome.config.model_dump(mode="json") if outcome.config else None,
+    }
+    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _print_summary(console: Console, outcome: RunOutcome) -> None:
+    result = outcome.result
+    assert result is not None
+    table = Table(title=f"tracesim run {outcome.run_id[:12]}", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    counts = result.counts()
+    for label, value in (
+        ("conversations", counts["conversations"]),
+        ("  completed", counts.get("conversations_completed", 0)),
+        ("  max turns reached", counts.get("conversations_max_turns", 0)),
+        ("  ended by an error", counts.get("conversations_error", 0)),
+        ("turns", counts["turns"]),
+        ("turn errors", counts["turn_errors"]),
+        ("turn timeouts", counts["turn_timeouts"]),
+        ("spans stored", "-" if outcome.spans_stored is None else outcome.spans_stored),
+        ("tool spans", "-" if outcome.tool_spans is None else outcome.tool_spans),
+    ):
+        table.add_row(label, str(value))
+    console.print(table)
+    if outcome.db_path:
+        console.print(f"DuckDB: {outcome.db_path}", highlight=False)
+    console.print(f"summary: {outcome.summary_path}", highlight=False)
