@@ -1,0 +1,79 @@
+"""`tracesim evaluate` through click: summary, exit codes 0 / 1 / 2, results.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tests.evaluator.test_pipeline import _judge_answers, build_db
+from tests.fakes.openai_server import fake_openai
+from tracesim.cli import cli
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(cli, ["evaluate", *args, "--no-progress"])
+
+
+def test_without_config_runs_tool_checks_and_reports_judges_not_run(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    result = _invoke("--db", str(db), "--output-dir", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "chat-ok" in result.output and "Done" in result.output
+    assert "judges not run" in result.output
+    report = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert report["summary"]["assertions_total"] == 3 and report["llm_usage"]["enabled"] is False
+
+
+def test_failing_gate_exits_1(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "agent_config: {agent_type: custom}\nevaluation:\n  thresholds:\n    trajectory: 1.0\n"
+    )
+    result = _invoke("--db", str(db), "--config", str(config))
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output and "trajectory" in result.output
+    assert (tmp_path / "t_results" / "results.json").is_file()  # default output dir
+
+
+def test_judges_through_config_llm(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    config = tmp_path / "config.yaml"
+    with fake_openai(_judge_answers) as fake:
+        config.write_text(
+            f"llm:\n  model: judge\n  base_url: {fake.base_url}\n"
+            "evaluation:\n  thresholds:\n    final_score: 0.8\n"
+        )
+        result = _invoke("--db", str(db), "--config", str(config), "--run-id", "run-1")
+        assert len(fake.requests) == 20
+    assert result.exit_code == 0, result.output  # mean final score (1.0 + 0.75) / 2 >= 0.8
+    assert "20 request(s)" in result.output
+
+
+def test_bad_config_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  treshold:\n    final_score: 0.7\n")
+    result = _invoke("--db", str(db), "--config", str(config))
+    assert result.exit_code == 2
+    assert str(config) in result.output and "evaluation.treshold" in result.output
+    assert "allowed keys" in result.output and "thresholds" in result.output
+
+
+def test_unknown_gate_metric_and_bad_llm_key_exit_2(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  thresholds:\n    finalscore: 0.7\n")
+    result = _invoke("--db", str(db), "--config", str(config))
+    assert result.exit_code == 2 and "evaluation.thresholds.finalscore" in result.output
+    config.write_text("llm:\n  modle: x\n")
+    result = _invoke("--db", str(db), "--config", str(config))
+    assert result.exit_code == 2 and "llm.modle" in result.output
+
+
+def test_missing_db_exits_2(tmp_path: Path) -> None:
+    result = _invoke("--db", str(tmp_path / "nope.duckdb"))
+    assert result.exit_code == 2 and "does not exist" in result.output
+    assert not (tmp_path / "nope.duckdb").exists()  # never created by accident
