@@ -163,7 +163,7 @@ def _turn(
         name = tools[i % len(tools)]
         tool_span = _hex(rng, 16)
         tool_ms = rng.uniform(5, 400)
-        error = "TimeoutError: upstream took too long" if rng.random() < 0.08 else None
+        error = "TimeoutError: upstream took too long" if rng.random() < 0.05 else None
         args = {"order_id": f"A{rng.randint(1000, 9999)}"}
         if name == "search_catalog":
             args = {"query": rng.choice(["blue kettle", "usb-c cable", "desk lamp"]), "limit": 5}
@@ -326,7 +326,7 @@ def _scores(
     """Turn and conversation scores of one conversation; returns its final score."""
     successes = 0
     for turn_id, calls in enumerate(turn_calls):
-        values = {m: rng.choice([1.0] * 12 + [0.5, 0.0]) for m in _DETERMINISTIC}
+        values = {m: rng.choice([1.0] * 20 + [0.5, 0.0]) for m in _DETERMINISTIC}
         errors = sum(1 for c in calls if c["error"])
         values["tool_error_rate"] = errors / len(calls) if calls else 0.0
         for metric, value in values.items():

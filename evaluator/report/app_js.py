@@ -1,0 +1,233 @@
+"""The report page's script: charts, the conversation list, and lazy conversation views.
+
+Everything user-provided reaches the DOM through `textContent` or text
+nodes (never `innerHTML`), and strings drawn by plotly are entity-escaped,
+so agent text holding HTML shows as text. A conversation's JSON is parsed
+and its transcript and span waterfalls are drawn only when it is opened
+(`#conv=<chat_id>`), which keeps a 1,000-conversation report fast to load.
+"""
+
+from __future__ import annotations
+
+__all__ = ["APP_JS"]
+
+APP_JS = r"""
+(function () {
+"use strict";
+const PAGE = 50;
+const json = (id) => JSON.parse(document.getElementById(id).textContent);
+const INDEX = json("report-index");
+const BY_ID = new Map(INDEX.map((row, i) => [row.chat_id, i]));
+const state = { page: 0, rows: INDEX };
+
+function el(tag, cls, ...children) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+function plotText(s) {  // plotly renders a subset of HTML in labels: escape it
+  return String(s ?? "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function badge(text, cls) { return el("span", "badge " + String(cls ?? text).replace(/ /g, "-"), text); }
+function fmt(v, digits) { return v === null || v === undefined ? "–" : Number(v).toFixed(digits); }
+function convLink(chatId) {
+  const a = el("a", null, chatId);
+  a.href = "#conv=" + encodeURIComponent(chatId);
+  return a;
+}
+
+function drawCharts() {
+  for (const chart of json("report-charts")) {
+    const fig = JSON.parse(chart.figure);
+    Plotly.newPlot(chart.id, fig.data, fig.layout, { displaylogo: false, responsive: true });
+  }
+}
+
+function fillSelect(id, values) {
+  const sel = document.getElementById(id);
+  for (const v of [...new Set(values)].filter((v) => v !== null && v !== undefined).sort()) {
+    const o = el("option", null, v);
+    o.value = v;
+    sel.append(o);
+  }
+  sel.addEventListener("change", () => { state.page = 0; applyFilters(); });
+}
+
+function applyFilters() {
+  const q = document.getElementById("f-search").value.trim().toLowerCase();
+  const sc = document.getElementById("f-scenario").value;
+  const lab = document.getElementById("f-label").value;
+  const tag = document.getElementById("f-tag").value;
+  state.rows = INDEX.filter((r) =>
+    (!q || r.chat_id.toLowerCase().includes(q) || String(r.scenario ?? "").toLowerCase().includes(q)) &&
+    (!sc || r.scenario === sc) && (!lab || r.label === lab) && (!tag || r.tags.includes(tag)));
+  renderList();
+}
+
+function renderList() {
+  const body = document.getElementById("conv-rows");
+  const pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
+  state.page = Math.min(state.page, pages - 1);
+  const rows = state.rows.slice(state.page * PAGE, (state.page + 1) * PAGE);
+  body.replaceChildren(...rows.map((r) => {
+    const tr = el("tr", null,
+      el("td", "nowrap", convLink(r.chat_id)),
+      el("td", null, r.scenario ?? "–"),
+      el("td", null, r.label ? badge(r.label) : el("span", "muted", "–")),
+      el("td", "num", fmt(r.final, 2)),
+      el("td", "num", r.turns),
+      el("td", "num", r.calls),
+      el("td", "num", r.tool_errors),
+      el("td", null, r.status ?? "–"),
+      el("td", "muted", shortTags(r.tags)));
+    return tr;
+  }));
+  document.getElementById("conv-count").textContent =
+    `${state.rows.length} of ${INDEX.length} conversations · page ${state.page + 1} of ${pages}`;
+  document.getElementById("prev").disabled = state.page === 0;
+  document.getElementById("next").disabled = state.page >= pages - 1;
+}
+
+function shortTags(tags) {  // the status has its own column; metric names say enough
+  return tags.filter((t) => !t.startsWith("Final status: "))
+    .map((t) => t.replace(/^Failed metric: /, "").replace(/^Agent behaviour failure: /, "behaviour: "))
+    .join(", ");
+}
+
+function scoreChips(scores) {
+  const box = el("div", "chips");
+  for (const [metric, value, passed, label, reason] of scores) {
+    const cls = value === null ? "notgraded" : passed === false ? "fail" : passed ? "pass" : "";
+    const text = value === null ? `${metric}: not graded` : `${metric}: ${fmt(value, 2)}`;
+    const chip = el("span", "chip " + cls, text, label && label !== "not_run" ? ` (${label})` : null);
+    chip.title = reason ?? "";
+    box.append(chip);
+  }
+  return box;
+}
+
+function callsTable(calls) {
+  const table = el("table", "calls");
+  table.append(el("thead", null, el("tr", null, el("th", null, "#"), el("th", null, "tool"),
+    el("th", null, "arguments"), el("th", null, "result"), el("th", null, "error"),
+    el("th", null, "observed"), el("th", "num", "ms"))));
+  const body = el("tbody");
+  for (const c of calls) {
+    const tr = el("tr", "tool-call",
+      el("td", "num", c.seq),
+      el("td", null, el("strong", null, c.name), c.id ? el("div", "muted", c.id) : null),
+      el("td", null, el("pre", null, c.arguments ?? "")),
+      el("td", null, el("pre", null, c.result ?? "")),
+      el("td", "err", c.error ? el("pre", null, c.error) : ""),
+      el("td", null, badge(c.observed), el("div", "muted", c.source ?? "")),
+      el("td", "num", fmt(c.ms, 0)));
+    body.append(tr);
+  }
+  table.append(body);
+  return table;
+}
+
+function waterfall(div, spans) {
+  const color = (s) => s[4] === "ERROR" ? "#d9534f" : s[7] ? "#3f6fb0" : s[8] ? "#9b7ad1"
+    : s[0] === "tracesim.turn" ? "#9aa3b2" : "#7fb3d5";
+  const ys = spans.map((_, i) => i);
+  const hover = spans.map((s) => [
+    `<b>${plotText(s[0])}</b>`, `${fmt(s[2], 1)} ms at +${fmt(s[1], 1)} ms`,
+    s[5] ? `service: ${plotText(s[5])}` : "", s[8] ? `model: ${plotText(s[8])}` : "",
+    s[9] !== undefined && s[9] !== null ? `tokens: ${s[9]} in / ${s[10] ?? "–"} out` : "",
+    s[4] === "ERROR" ? `ERROR ${plotText(s[11] ?? "")}` : "",
+  ].filter(Boolean).join("<br>"));
+  Plotly.newPlot(div, [{
+    type: "bar", orientation: "h", y: ys, base: spans.map((s) => s[1]),
+    x: spans.map((s) => Math.max(s[2], 0.3)), marker: { color: spans.map(color) },
+    hovertext: hover, hoverinfo: "text",
+  }], {
+    height: 46 + 22 * spans.length, margin: { l: 260, r: 20, t: 6, b: 34 },
+    template: "plotly_white", bargap: 0.25,
+    xaxis: { title: { text: "ms since the turn started" }, zeroline: false },
+    yaxis: { tickvals: ys, autorange: "reversed", tickfont: { size: 11 },
+      ticktext: spans.map((s) => "\u00a0\u00a0".repeat(s[3]) + plotText(s[0]).slice(0, 48)) },
+    font: { family: "system-ui, sans-serif", size: 11 },
+  }, { displayModeBar: false, responsive: true });
+}
+
+function renderTurn(t) {
+  const box = el("div", "turn");
+  box.dataset.turn = t.turn_id;
+  box.append(el("div", "turn-head", el("strong", null, `Turn ${t.turn_id}`),
+    t.status ? badge(t.status) : null, t.ms !== null ? el("span", null, `${fmt(t.ms, 0)} ms`) : null,
+    el("span", null, `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
+  if (t.user !== null) box.append(el("div", "msg user", el("span", "who", "user"), t.user));
+  if (t.calls.length) box.append(callsTable(t.calls));
+  else box.append(el("div", "muted", "No tool calls in this turn."));
+  if (t.agent !== null) box.append(el("div", "msg agent", el("span", "who", "agent"), t.agent));
+  if (t.error) box.append(el("div", "msg error", el("span", "who", "error"), t.error));
+  if (t.scores.length) box.append(scoreChips(t.scores));
+  if (t.spans.length) {
+    const more = t.spans_total > t.spans.length ? ` (first ${t.spans.length} of ${t.spans_total})` : "";
+    box.append(el("h3", null, "Span waterfall" + more));
+    const div = el("div", "waterfall");
+    box.append(div);
+    requestAnimationFrame(() => waterfall(div, t.spans));
+  }
+  return box;
+}
+
+function openConversation(chatId) {
+  const i = BY_ID.get(chatId);
+  const panel = document.getElementById("conversation");
+  if (i === undefined) {
+    panel.replaceChildren(el("p", "muted", `No conversation ${chatId} in this report.`));
+    return;
+  }
+  const row = INDEX[i];
+  const conv = json("conv-" + i);
+  const head = el("div", "conv-head", el("h2", null, `Conversation ${row.chat_id}`),
+    row.scenario ? badge(row.scenario, "scenario") : null, row.label ? badge(row.label) : null,
+    row.final !== null ? `final score ${fmt(row.final, 2)}` : null,
+    row.status ? el("span", "muted", `simulator status: ${row.status}`) : null);
+  const parts = [head];
+  if (conv.error) parts.push(el("div", "msg error", el("span", "who", "error"), conv.error));
+  if (conv.scores.length) parts.push(el("h3", null, "Conversation scores"), scoreChips(conv.scores));
+  for (const t of conv.turns) parts.push(renderTurn(t));
+  if (!conv.turns.length) parts.push(el("p", "muted", "No turns recorded."));
+  panel.replaceChildren(...parts);
+  panel.dataset.chatId = row.chat_id;
+  panel.scrollIntoView();
+}
+
+function route() {
+  const m = location.hash.match(/^#conv=(.*)$/);
+  if (m) openConversation(decodeURIComponent(m[1]));
+}
+
+function init() {
+  drawCharts();
+  fillSelect("f-scenario", INDEX.map((r) => r.scenario));
+  fillSelect("f-label", INDEX.map((r) => r.label));
+  fillSelect("f-tag", INDEX.flatMap((r) => r.tags));
+  document.getElementById("f-search").addEventListener("input", () => { state.page = 0; applyFilters(); });
+  document.getElementById("prev").addEventListener("click", () => { state.page--; renderList(); });
+  document.getElementById("next").addEventListener("click", () => { state.page++; renderList(); });
+  for (const a of document.querySelectorAll("a[data-tag]")) {
+    a.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      document.getElementById("f-tag").value = a.dataset.tag;
+      state.page = 0;
+      applyFilters();
+      document.getElementById("conversations").scrollIntoView();
+    });
+  }
+  renderList();
+  window.addEventListener("hashchange", route);
+  route();
+  document.body.dataset.ready = "1";
+}
+
+init();
+})();
+"""

@@ -1,0 +1,86 @@
+"""The page's stylesheet, inlined so the report is one file that opens offline.
+
+The script lives in `app_js.py`. Badge colours match `charts.STATUS_COLORS`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CSS"]
+
+CSS = """
+:root { --fg:#1d2330; --muted:#5d6677; --line:#e3e6ec; --bg:#f6f7f9; --card:#fff;
+  --ok:#2e9d5b; --warn:#e8a33d; --bad:#d9534f; --accent:#3f6fb0; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif; color:var(--fg);
+  background:var(--bg); }
+header.top { background:#1d2330; color:#fff; padding:14px 28px; display:flex; gap:24px;
+  align-items:baseline; flex-wrap:wrap; }
+header.top h1 { font-size:18px; margin:0; }
+header.top .meta { color:#c5cad6; font-size:12px; }
+nav.sections { display:flex; gap:16px; padding:8px 28px; background:#fff;
+  border-bottom:1px solid var(--line); position:sticky; top:0; z-index:5; }
+nav.sections a { color:var(--accent); text-decoration:none; font-weight:600; }
+main { padding:18px 28px 60px; max-width:1500px; margin:0 auto; }
+section { margin-bottom:28px; }
+h2 { font-size:17px; margin:0 0 10px; }
+h3 { font-size:14px; margin:14px 0 6px; }
+.cards { display:flex; gap:12px; flex-wrap:wrap; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:8px;
+  padding:10px 14px; min-width:130px; }
+.card .v { font-size:22px; font-weight:700; }
+.card .k { color:var(--muted); font-size:12px; }
+.card.pass { border-left:5px solid var(--ok); } .card.fail { border-left:5px solid var(--bad); }
+.grid { display:grid; grid-template-columns:repeat(auto-fit,minmax(560px,1fr)); gap:14px;
+  align-items:start; }
+.groupgrid { display:grid; grid-template-columns:repeat(auto-fill,minmax(340px,1fr));
+  gap:8px; align-items:start; }
+td.nowrap { white-space:nowrap; }
+.panel { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
+.caption { color:var(--muted); font-size:12px; margin:2px 4px 0; }
+table { border-collapse:collapse; width:100%; background:var(--card); }
+th, td { text-align:left; padding:5px 8px; border-bottom:1px solid var(--line);
+  vertical-align:top; }
+th { background:#eef1f5; font-size:12px; color:var(--muted); font-weight:600; }
+td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
+.badge { display:inline-block; padding:1px 8px; border-radius:10px; font-size:12px;
+  font-weight:600; background:#e6e8ee; color:#333; white-space:nowrap; }
+.badge.Done, .badge.ok, .badge.pass { background:#dff3e7; color:#1e6b3e; }
+.badge.Partial-Failure, .badge.warn { background:#fbecd2; color:#8a5a0c; }
+.badge.Failed, .badge.error, .badge.fail, .badge.timeout { background:#f8dcdb; color:#8d2421; }
+.badge.explicit { background:#e3eaf8; color:#2f4f8f; }
+.badge.traced { background:#ece4f7; color:#5b3c8c; }
+.badge.both { background:#d6e4f5; color:#1d4577; }
+.badge.notgraded { background:#eee; color:#777; }
+details.group { background:var(--card); border:1px solid var(--line); border-radius:8px;
+  padding:6px 12px; }
+details.group summary { cursor:pointer; font-weight:600; }
+ul.items { margin:6px 0; padding-left:18px; }
+ul.items li { margin:2px 0; }
+ul.items .reason { color:var(--muted); }
+a { color:var(--accent); }
+.filters { display:flex; gap:8px; flex-wrap:wrap; margin-bottom:8px; align-items:center; }
+.filters input, .filters select { padding:4px 6px; border:1px solid #c9ced8; border-radius:5px; }
+.pager { display:flex; gap:8px; align-items:center; margin:8px 0; color:var(--muted); }
+.pager button { padding:3px 10px; }
+#conversation { margin-top:16px; scroll-margin-top:48px; }
+section { scroll-margin-top:48px; }
+.conv-head { display:flex; gap:12px; align-items:center; flex-wrap:wrap; }
+.turn { background:var(--card); border:1px solid var(--line); border-radius:8px;
+  padding:10px 14px; margin:12px 0; }
+.turn-head { display:flex; gap:10px; align-items:center; color:var(--muted); }
+.turn-head strong { color:var(--fg); }
+.msg { border-radius:8px; padding:8px 12px; margin:8px 0; white-space:pre-wrap;
+  overflow-wrap:anywhere; }
+.msg.user { background:#eef3fb; } .msg.agent { background:#f1f6ef; }
+.msg .who { font-size:11px; font-weight:700; color:var(--muted); display:block; }
+.msg.error { background:#fbe9e8; color:#8d2421; }
+table.calls pre { margin:0; white-space:pre-wrap; overflow-wrap:anywhere; max-height:160px;
+  overflow:auto; font-size:12px; }
+table.calls td.err { color:#8d2421; }
+.chips { display:flex; flex-wrap:wrap; gap:6px; margin:6px 0; }
+.chip { border:1px solid var(--line); border-radius:12px; padding:1px 8px; font-size:12px; }
+.chip.pass { border-color:#9fd3b3; } .chip.fail { border-color:#e9a8a6; background:#fdf1f0; }
+.chip.notgraded { color:#888; }
+.waterfall { width:100%; }
+.muted { color:var(--muted); }
+"""

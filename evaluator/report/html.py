@@ -1,0 +1,266 @@
+"""Assemble the report page: summary and failures as escaped HTML, the rest as embedded JSON.
+
+The page is one file: the CSS, plotly.js (once), the chart figures, the
+conversation index and one `<script type="application/json">` block per
+conversation (parsed only when opened). Every string from the database is
+HTML-escaped here or handed to the page as JSON with `<` escaped, so agent
+text cannot close a script block or inject markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from evaluator.report.app_js import APP_JS
+from evaluator.report.assets import CSS
+from evaluator.report.charts import Chart
+from evaluator.report.data import ReportData
+
+__all__ = ["MAX_FAILURE_ITEMS", "json_script", "render_html"]
+
+MAX_FAILURE_ITEMS = 25
+"""Conversations listed per failure label; the rest are one click away in the list's filter."""
+
+
+def json_script(element_id: str, value: Any) -> str:
+    """A `<script type="application/json">` block that no embedded string can break out of."""
+    text = orjson.dumps(value, default=str).decode()
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{escape(element_id)}">{text}</script>'
+
+
+def _e(value: Any) -> str:
+    return "–" if value is None else escape(str(value))
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _table(headers: Iterable[str], rows: Iterable[Iterable[str]], *, numeric: set[int]) -> str:
+    head = "".join(
+        f'<th class="num">{_e(h)}</th>' if i in numeric else f"<th>{_e(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{cell}</td>' if i in numeric else f"<td>{cell}</td>"
+            for i, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _card(key: str, value: str, cls: str = "") -> str:
+    return (
+        f'<div class="card {cls}"><div class="v">{value}</div><div class="k">{_e(key)}</div></div>'
+    )
+
+
+def _summary(data: ReportData) -> str:
+    run, totals = data.run or {}, data.totals
+    cards = []
+    gates = run.get("gates_passed")
+    if gates is not None:
+        cards.append(
+            _card("quality gates", "PASSED" if gates else "FAILED", "pass" if gates else "fail")
+        )
+    cards.append(_card("mean final score", _num(run.get("final_score"))))
+    if run.get("status"):
+        cards.append(_card("run status", _e(run["status"])))
+    cards.append(_card("conversations", _e(totals["conversations"])))
+    cards.append(_card("turns", _e(totals["turns"])))
+    errors = totals["tool_errors"]
+    cards.append(_card(f"tool calls ({errors} errors)", _e(totals["tool_calls"])))
+    counts: dict[str, int] = {}
+    for _, label, n in data.status_by_scenario:
+        counts[label] = counts.get(label, 0) + n
+    for label in ("Done", "Partial Failure", "Failed", *sorted(counts)):
+        if label in counts:
+            cls = {"Done": "pass", "Failed": "fail"}.get(label, "")
+            cards.append(_card(label, _e(counts.pop(label)), cls))
+    meta = ", ".join(
+        f"{k} <code>{_e(run.get(k))}</code>"
+        for k in ("eval_id", "run_id", "kind", "started_at", "finished_at", "exit_code")
+        if run.get(k) is not None
+    )
+    others = [e for e in data.evals if e != data.eval_id]
+    other_note = (
+        f"<p class='muted'>Other evaluations in this file: {_e(', '.join(others))} "
+        "(<code>tracesim report --eval-id ID</code>).</p>"
+        if others
+        else ""
+    )
+    return (
+        f'<section id="summary"><h2>Summary</h2><div class="cards">{"".join(cards)}</div>'
+        f"<p class='muted'>{meta or 'No run recorded (no row in <code>runs</code>).'}</p>"
+        f"{other_note}{_gates(run)}{_metrics_table(data)}{_tools_table(data)}</section>"
+    )
+
+
+def _gates(run: dict[str, Any]) -> str:
+    summary = run.get("summary")
+    gates = summary.get("gates") if isinstance(summary, dict) else None
+    if isinstance(gates, list) and gates and all(isinstance(g, dict) for g in gates):
+        keys = list(dict.fromkeys(k for g in gates for k in g))
+        rows = []
+        for g in gates:
+            row = []
+            for k in keys:
+                v = g.get(k)
+                if isinstance(v, bool) and k == "passed":
+                    row.append(f'<span class="badge {"pass" if v else "fail"}">{v}</span>')
+                else:
+                    row.append(_e(v))
+            rows.append(row)
+        return "<h3>Quality gates</h3>" + _table(keys, rows, numeric=set())
+    if summary:
+        text = orjson.dumps(summary, option=orjson.OPT_INDENT_2, default=str).decode()
+        return f"<h3>Run summary</h3><pre>{escape(text)}</pre>"
+    return ""
+
+
+def _metrics_table(data: ReportData) -> str:
+    if not data.metrics:
+        return "<p class='muted'>No scores for this evaluation.</p>"
+    rows = [
+        [
+            f"<code>{_e(m.metric)}</code>",
+            _e(m.level),
+            _num(m.mean, 3),
+            f"{m.graded} / {m.total}",
+            _e(m.passed),
+            _e(m.failed),
+            _e(m.total - m.graded) if m.total > m.graded else "0",
+        ]
+        for m in data.metrics
+    ]
+    headers = ["metric", "level", "mean", "graded", "passed", "failed", "not graded"]
+    return "<h3>Metrics</h3>" + _table(headers, rows, numeric={2, 3, 4, 5, 6})
+
+
+def _tools_table(data: ReportData) -> str:
+    if not data.tools:
+        return ""
+    rows = [
+        [
+            f"<code>{_e(t['name'])}</code>",
+            _e(t["calls"]),
+            _e(t["explicit"]),
+            _e(t["traced"]),
+            _e(t["both"]),
+            _e(t["errors"]),
+            _num(t["errors"] / t["calls"] if t["calls"] else None, 3),
+            _num(t["p50_ms"], 0),
+            _num(t["p95_ms"], 0),
+        ]
+        for t in data.tools
+    ]
+    headers = [
+        "tool",
+        "calls",
+        "explicit",
+        "traced",
+        "both",
+        "errors",
+        "error rate",
+        "p50 ms",
+        "p95 ms",
+    ]
+    return "<h3>Tools</h3>" + _table(headers, rows, numeric=set(range(1, 9)))
+
+
+def _charts(charts: list[Chart]) -> str:
+    if not charts:
+        return ""
+    panels = "".join(
+        f'<div class="panel"><div id="{escape(c.id)}" class="chart"></div>'
+        f'<p class="caption">{escape(c.caption)}</p></div>'
+        for c in charts
+    )
+    return (
+        f'<section id="charts"><h2>Metrics and tools</h2><div class="grid">{panels}</div></section>'
+    )
+
+
+def _failures(data: ReportData) -> str:
+    groups = []
+    for group, labels in data.failures.items():
+        if not labels:
+            continue
+        parts = []
+        for label, items in labels.items():
+            lis = "".join(
+                f'<li><a href="#conv={escape(quote(str(it["chat_id"]), safe=""))}">'
+                f"{_e(it['chat_id'])}</a>"
+                + (f" turn {_e(it['turn_id'])}" if it["turn_id"] is not None else "")
+                + (f" <span class='muted'>[{_e(it['scenario'])}]</span>" if it["scenario"] else "")
+                + (f" <span class='reason'>{_e(it['reason'])}</span>" if it["reason"] else "")
+                + "</li>"
+                for it in items[:MAX_FAILURE_ITEMS]
+            )
+            tag = f"{group}: {label}"
+            more = (
+                f"<li><a href='#conversations' data-tag=\"{escape(tag)}\">show all {len(items)} "
+                "in the conversation list</a></li>"
+                if len(items) > MAX_FAILURE_ITEMS
+                else ""
+            )
+            parts.append(
+                f'<details class="group"><summary>{_e(label)} '
+                f'<span class="badge">{len(items)}</span></summary>'
+                f'<ul class="items">{lis}{more}</ul></details>'
+            )
+        groups.append(f"<h3>{_e(group)}</h3><div class='groupgrid'>{''.join(parts)}</div>")
+    body = "".join(groups) or "<p class='muted'>No failures in this evaluation.</p>"
+    return f'<section id="failures"><h2>Failures</h2>{body}</section>'
+
+
+_CONVERSATIONS = """
+<section id="conversations"><h2>Conversations</h2>
+<div class="filters">
+  <input id="f-search" type="search" placeholder="search chat id or scenario">
+  <select id="f-scenario"><option value="">all scenarios</option></select>
+  <select id="f-label"><option value="">all statuses</option></select>
+  <select id="f-tag"><option value="">all failures</option></select>
+</div>
+<table><thead><tr><th>chat id</th><th>scenario</th><th>final status</th>
+<th class="num">final score</th><th class="num">turns</th><th class="num">tool calls</th>
+<th class="num">tool errors</th><th>simulator status</th><th>failures</th></tr></thead>
+<tbody id="conv-rows"></tbody></table>
+<div class="pager"><button id="prev">&larr; prev</button><button id="next">next &rarr;</button>
+<span id="conv-count"></span></div>
+<div id="conversation"><p class="muted">Open a conversation to see its transcript, tool calls
+and span waterfalls.</p></div>
+</section>
+"""
+
+
+def render_html(data: ReportData, charts: list[Chart], *, plotly_js: str) -> str:
+    """The complete report page."""
+    title = f"tracesim report: {data.eval_id or 'no evaluation'}"
+    details = "\n".join(json_script(f"conv-{i}", d) for i, d in enumerate(data.details))
+    chart_specs = [{"id": c.id, "figure": c.figure_json} for c in charts]
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<link rel='icon' href='data:,'><title>{escape(title)}</title>"
+        f"<style>{CSS}</style></head><body>"
+        f"<header class='top'><h1>{escape(title)}</h1><span class='meta'>"
+        f"{_e(data.db_path)} · generated {_e(data.generated_at)}</span></header>"
+        "<nav class='sections'><a href='#summary'>Summary</a><a href='#charts'>Charts</a>"
+        "<a href='#failures'>Failures</a><a href='#conversations'>Conversations</a></nav>"
+        f"<main>{_summary(data)}{_charts(charts)}{_failures(data)}{_CONVERSATIONS}</main>"
+        f"<script>{plotly_js}</script>"
+        f"{json_script('report-index', data.conversations)}"
+        f"{json_script('report-charts', chart_specs)}\n{details}\n"
+        f"<script>{APP_JS}</script></body></html>\n"
+    )

@@ -1,0 +1,115 @@
+"""The report's data and page, without a browser: what is embedded, escaped and chosen."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+from plotly.offline import get_plotlyjs
+
+from evaluator.report import load_report_data, write_report
+from evaluator.report.html import json_script
+from tests.report.fixture_db import XSS_TEXT
+
+
+def _data(db: Path, eval_id: str | None = None):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return load_report_data(con, db_path=str(db), eval_id=eval_id)
+    finally:
+        con.close()
+
+
+def test_the_newest_evaluation_is_reported_by_default(fixture_db: Path) -> None:
+    data = _data(fixture_db)
+    assert data.eval_id == "eval-2"
+    assert data.evals == ["eval-2", "eval-1"]
+    assert data.run["eval_id"] == "eval-2"
+    assert data.totals["conversations"] == 12 and data.totals["turns"] == 36
+
+
+def test_judges_not_run_are_not_graded_never_zero(fixture_db: Path) -> None:
+    metrics = {m.metric: m for m in _data(fixture_db, "eval-1").metrics}
+    helpfulness = metrics["helpfulness"]
+    assert helpfulness.graded == 0 and helpfulness.mean is None
+    assert helpfulness.total == 36
+    assert metrics["tool_call_args"].graded == 36
+
+
+def test_tool_calls_say_how_they_were_observed(fixture_db: Path) -> None:
+    data = _data(fixture_db)
+    observed = {c["observed"] for d in data.details for t in d["turns"] for c in t["calls"]}
+    assert observed == {"explicit", "traced", "both"}
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    rows = con.execute(
+        "SELECT count(*) FILTER (WHERE source <> 'tracing_processor' AND traced),"
+        " count(*) FILTER (WHERE source = 'tracing_processor') FROM tool_calls"
+    ).fetchone()
+    con.close()
+    assert sum(t["both"] for t in data.tools) == rows[0]
+    assert sum(t["traced"] for t in data.tools) == rows[1]
+
+
+def test_turn_spans_come_as_a_tree(fixture_db: Path) -> None:
+    turn = _data(fixture_db).details[0]["turns"][0]
+    names_depths = [(s[0], s[3]) for s in turn["spans"]]
+    assert names_depths[0] == ("tracesim.turn", 0)
+    assert names_depths[1] == ("invoke_agent support", 1)
+    assert all(depth >= 2 for _, depth in names_depths[2:])
+    assert turn["spans_total"] == len(turn["spans"])
+
+
+def test_failures_are_grouped_by_status_and_behaviour_label(fixture_db: Path) -> None:
+    failures = _data(fixture_db).failures
+    assert set(failures["Final status"]) <= {"Failed", "Partial Failure"}
+    labels = set(failures["Agent behaviour failure"])
+    assert labels and "no failure" not in labels
+    assert all(
+        item["chat_id"] for items in labels and failures["Final status"].values() for item in items
+    )
+
+
+def test_the_page_is_self_contained_with_plotly_once(report_path: Path) -> None:
+    page = report_path.read_text(encoding="utf-8")
+    assert page.count(get_plotlyjs()[:200]) == 1
+    assert not re.search(r"<script[^>]+src=", page), "no external scripts: the report opens offline"
+    assert "cdn.plot.ly" not in page.replace(get_plotlyjs(), "")
+    assert page.count('type="application/json" id="conv-') == 12
+
+
+def test_user_content_is_escaped(report_path: Path) -> None:
+    page = report_path.read_text(encoding="utf-8")
+    assert XSS_TEXT not in page
+    assert "<script>window.__xss" not in page
+    assert "&lt;script&gt;window.__xss" in page  # failure reasons, escaped as HTML
+
+
+def test_json_script_cannot_be_closed_by_content() -> None:
+    block = json_script("x", {"text": "</script><script>alert(1)</script>&"})
+    assert block.count("</script>") == 1
+    inner = block.split(">", 1)[1].rsplit("</script>", 1)[0]
+    assert orjson.loads(inner)["text"] == "</script><script>alert(1)</script>&"
+
+
+def test_an_unknown_eval_id_names_the_known_ones(fixture_db: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="eval-2, eval-1"):
+        write_report(fixture_db, tmp_path / "r.html", eval_id="nope")
+
+
+def test_a_missing_file_says_how_to_create_one(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="tracesim run"):
+        write_report(tmp_path / "missing.duckdb", tmp_path / "r.html")
+
+
+def test_an_empty_database_still_reports(tmp_path: Path) -> None:
+    from schemas.ddl import create_all
+
+    db = tmp_path / "empty.duckdb"
+    con = duckdb.connect(str(db))
+    create_all(con)
+    con.close()
+    page = write_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "No scores for this evaluation." in page
