@@ -107,7 +107,7 @@ class Assertion:
     index: int
     """Position in the scenario's assertion list (for reports)."""
     expected: Any = None
-    """Expected calls (list) or counts (mapping); None for rate/latency."""
+    """Expected calls (list of ExpectedCall) or counts (mapping); None for rate/latency."""
     match_mode: str = "unordered"
     """Trajectory mode (tool_calls only), already mapped to our names."""
     arg_match_mode: str = "exact"
@@ -176,10 +176,9 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
             {"name": e} if kind == "tool_call_order" and isinstance(e, str) else e for e in expected
         ]
         try:
-            expected_calls(items)
+            values["expected"] = expected_calls(items)  # normalised once, checked per turn
         except ExpectedCallError as exc:
             fail("expected", str(exc))
-        values["expected"] = items
     elif kind == "tool_call_count":
         try:
             parse_count_spec(expected)

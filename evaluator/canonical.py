@@ -53,6 +53,12 @@ def canonical(value: Any) -> tuple:
     """
     if value is None:
         return _NONE
+    kind = type(value)
+    if kind is str:
+        return (_STR, value)
+    if kind is dict:
+        items = sorted(((str(k), canonical(v)) for k, v in value.items()), key=_first)
+        return (_DICT, tuple(items))
     if value is True:
         return _TRUE
     if value is False:
@@ -82,14 +88,41 @@ def canonical_args(arguments: Mapping[str, Any] | None) -> tuple:
     return canonical(arguments or {})
 
 
+_SCALARS = (str, int, float, bool, type(None))
+_NUMBERS = (int, float)
+_SEQUENCES = (list, tuple)
+
+
 def values_equal(a: Any, b: Any) -> bool:
-    """True when `a` and `b` are the same JSON data under the rules above."""
+    """True when `a` and `b` are the same JSON data under the rules above.
+
+    Same answer as comparing `canonical()` forms, without building them:
+    this runs for every candidate pair a metric looks at.
+    """
+    ta, tb = type(a), type(b)
+    if ta is dict and tb is dict:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            if type(key) is not str:
+                return canonical(a) == canonical(b)
+            if key not in b or not values_equal(value, b[key]):
+                return False
+        return True
+    if ta in _SEQUENCES and tb in _SEQUENCES:
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b, strict=True))
+    if ta is tb and ta in _SCALARS:
+        return a == b or (ta is float and a != a and b != b)  # NaN equals NaN here
+    if ta in _NUMBERS and tb in _NUMBERS:
+        return a == b  # int vs float; bool is its own type and never gets here
+    if ta in _SCALARS and tb in _SCALARS:
+        return False  # "1" != 1, True != 1, None != anything else
     return canonical(a) == canonical(b)
 
 
 def args_equal(expected: Mapping[str, Any] | None, actual: Mapping[str, Any] | None) -> bool:
     """True when two argument mappings are canonically equal."""
-    return canonical_args(expected) == canonical_args(actual)
+    return values_equal(expected or {}, actual or {})
 
 
 def is_deep_subset(expected: Any, actual: Any) -> bool:
@@ -101,18 +134,18 @@ def is_deep_subset(expected: Any, actual: Any) -> bool:
     and order are part of its meaning, so neither extra nor reordered items
     are allowed). Anything else: canonical equality.
     """
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
+    if type(expected) is dict or isinstance(expected, Mapping):
+        if not (type(actual) is dict or isinstance(actual, Mapping)):
             return False
         for key, value in expected.items():
             if key not in actual or not is_deep_subset(value, actual[key]):
                 return False
         return True
-    if isinstance(expected, (list, tuple)):
-        if not isinstance(actual, (list, tuple)) or len(expected) != len(actual):
+    if type(expected) in _SEQUENCES:
+        if type(actual) not in _SEQUENCES or len(expected) != len(actual):
             return False
         return all(is_deep_subset(e, a) for e, a in zip(expected, actual, strict=True))
-    return canonical(expected) == canonical(actual)
+    return values_equal(expected, actual)
 
 
 def parse_json_text(text: str) -> tuple[bool, Any]:

@@ -27,7 +27,7 @@ from evaluator.extract_fields import (
     tool_result,
 )
 from evaluator.extract_recover import assign_recovered_ids, safe_requested_calls
-from evaluator.extract_span import SpanView, view_of
+from evaluator.extract_span import SpanView, row_may_be_tool_span, view_of
 from schemas import ToolCall, ToolCallSource
 
 __all__ = ["extract_tool_calls"]
@@ -46,9 +46,8 @@ def _tool_call(span: SpanView) -> ToolCall | None:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return None
     attributes = span.attributes
-    # model_construct: every field is built here with its declared type, so
-    # pydantic's validation would only cost time on the hot path.
-    return ToolCall.model_construct(
+    # Plain construction: measured faster than model_construct (pydantic 2).
+    return ToolCall(
         id=tool_call_id(attributes),
         name=name,
         arguments=tool_arguments(attributes),
@@ -61,10 +60,20 @@ def _tool_call(span: SpanView) -> ToolCall | None:
     )
 
 
-def _recover_ids(calls: list[tuple[SpanView, ToolCall]], others: list[SpanView]) -> None:
+def _views(spans: list[Any]) -> list[SpanView]:
+    views = []
+    for span in spans:
+        try:
+            views.append(view_of(span))
+        except Exception as exc:  # one bad span must not stop extraction
+            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
+    return views
+
+
+def _recover_ids(calls: list[tuple[SpanView, ToolCall]], others: list[Any]) -> None:
     """Fill ids of id-less calls from model spans of the same trace, in place."""
     traces = {view.trace_id for view, call in calls if not call.id}
-    models = sorted((v for v in others if v.trace_id in traces), key=SpanView.sort_key)
+    models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
     for trace_id in traces:
         requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
         if not requested:
@@ -89,8 +98,11 @@ def extract_tool_calls(spans: Iterable[Any]) -> list[ToolCall]:
     warning.
     """
     calls: list[tuple[SpanView, ToolCall]] = []
-    others: list[SpanView] = []
+    others: list[Any] = []  # not tool calls: read again only to recover ids
     for span in spans:
+        if not row_may_be_tool_span(span):
+            others.append(span)
+            continue
         try:
             view = view_of(span)
             call = _tool_call(view)

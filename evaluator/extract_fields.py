@@ -97,8 +97,8 @@ def coerce_arguments(value: Any) -> dict[str, Any]:
     Tools that take one positional value (a string, a list) still get a
     mapping, so metrics can compare them like any other arguments.
     """
-    if isinstance(value, Mapping):
-        return {str(k): v for k, v in value.items()}
+    if type(value) is dict or isinstance(value, Mapping):
+        return {k if type(k) is str else str(k): v for k, v in value.items()}
     if value is None:
         return {}
     if isinstance(value, tuple):

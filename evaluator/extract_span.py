@@ -18,7 +18,7 @@ import orjson
 
 from schemas import GENAI, OPENINFERENCE, TRACELOOP
 
-__all__ = ["SpanView", "view_of"]
+__all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_NAIVE = datetime(1970, 1, 1)
@@ -125,7 +125,9 @@ class SpanView:
         """The span's attributes, decoded on first use (JSON text is parsed once)."""
         if self._attributes is None:
             decoded = _decode_json(self._raw_attributes, _EMPTY)
-            self._attributes = decoded if isinstance(decoded, Mapping) else _EMPTY
+            if type(decoded) is not dict and not isinstance(decoded, Mapping):
+                decoded = _EMPTY
+            self._attributes = decoded
         return self._attributes
 
     @property
@@ -181,6 +183,23 @@ class SpanView:
         return True
 
 
+def row_may_be_tool_span(row: Any) -> bool:
+    """False only for a row (dict) that certainly records no tool call.
+
+    Checked before any view is built: on a turn's spans, most are model,
+    agent or turn spans, and this keeps them at the cost of a substring scan.
+    """
+    if type(row) is not dict:
+        return True
+    raw = row.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    name = row.get("name")
+    if isinstance(name, str) and name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+        return True
+    return any(marker in raw for marker in _TOOL_MARKERS)
+
+
 def _view_of_readable(span: Any) -> SpanView:
     context = span.context
     status = span.status
@@ -230,7 +249,9 @@ def _view_of_row(row: Mapping[str, Any]) -> SpanView:
 
 def view_of(span: Any) -> SpanView:
     """Wrap a ReadableSpan or a `spans` row mapping; raises on neither."""
-    if isinstance(span, Mapping):
+    if type(span) is SpanView:
+        return span
+    if type(span) is dict or isinstance(span, Mapping):
         return _view_of_row(span)
     if hasattr(span, "context") and hasattr(span, "attributes"):
         return _view_of_readable(span)

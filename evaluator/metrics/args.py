@@ -61,14 +61,18 @@ def tool_call_args(
     # actual call of the same name, to show which arguments differed.
     unmatched = [i for i in range(len(wanted)) if i not in matched_to]
     spare = [j for j in range(len(actual)) if j not in used]
-    near = {
-        unmatched[a]: spare[b]
-        for a, b in max_matching(
-            len(unmatched),
-            len(spare),
-            lambda a, b: actual[spare[b]].name == wanted[unmatched[a]].name,
-        )
-    }
+    near = (
+        {}
+        if not unmatched
+        else {
+            unmatched[a]: spare[b]
+            for a, b in max_matching(
+                len(unmatched),
+                len(spare),
+                lambda a, b: actual[spare[b]].name == wanted[unmatched[a]].name,
+            )
+        }
+    )
 
     calls: list[dict[str, Any]] = []
     for i, want in enumerate(wanted):

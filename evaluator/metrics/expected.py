@@ -51,8 +51,8 @@ class ExpectedCall:
     """One expected tool call, normalised."""
 
     name: str
-    args: dict[str, Any] | None = None
-    """Expected arguments; None when not specified."""
+    args: Mapping[str, Any] | None = None
+    """Expected arguments (the caller's mapping, not copied: never mutate); None when not specified."""
     output: Any = UNSPECIFIED
     """Expected result; UNSPECIFIED when not given."""
     arg_match_mode: str | None = None
@@ -63,17 +63,16 @@ def _from_mapping(item: Mapping[str, Any], index: int) -> ExpectedCall:
     name = item.get("name")
     if not isinstance(name, str) or not name:
         raise ExpectedCallError(f"expected[{index}]: 'name' must be a non-empty string")
-    args = item["args"] if "args" in item else item.get("arguments")
-    if args is not None and not isinstance(args, Mapping):
+    args = item.get("args")
+    if args is None:
+        args = item.get("arguments")
+    if args is not None and type(args) is not dict and not isinstance(args, Mapping):
         raise ExpectedCallError(
             f"expected[{index}] ({name}): 'args' must be an object, got {type(args).__name__}"
         )
-    if "output" in item:
-        output = item["output"]
-    elif "result" in item:
-        output = item["result"]
-    else:
-        output = UNSPECIFIED
+    output = item.get("output", UNSPECIFIED)
+    if output is UNSPECIFIED:
+        output = item.get("result", UNSPECIFIED)
     mode = item.get("arg_match_mode")
     if mode is not None and mode not in ARG_MODES:
         raise ExpectedCallError(
@@ -81,23 +80,30 @@ def _from_mapping(item: Mapping[str, Any], index: int) -> ExpectedCall:
         )
     return ExpectedCall(
         name=name,
-        args=dict(args) if args is not None else None,
+        args=args,
         output=output,
         arg_match_mode=mode,
     )
 
 
 def expected_calls(items: Iterable[ToolCall | Mapping[str, Any]] | None) -> list[ExpectedCall]:
-    """Normalise expected calls; raises ExpectedCallError naming the bad item."""
+    """Normalise expected calls; raises ExpectedCallError naming the bad item.
+
+    A list that is already normalised is returned as it is: callers that
+    check many turns against one scenario normalise once.
+    """
+    if type(items) is list and all(type(item) is ExpectedCall for item in items):
+        return items
     calls: list[ExpectedCall] = []
     for index, item in enumerate(items or ()):
-        if isinstance(item, ExpectedCall):
+        kind = type(item)
+        if kind is dict or (kind is not ToolCall and isinstance(item, Mapping)):
+            calls.append(_from_mapping(item, index))
+        elif kind is ExpectedCall:
             calls.append(item)
         elif isinstance(item, ToolCall):
             output = item.result if item.result is not None else UNSPECIFIED
-            calls.append(ExpectedCall(item.name, dict(item.arguments), output))
-        elif isinstance(item, Mapping):
-            calls.append(_from_mapping(item, index))
+            calls.append(ExpectedCall(item.name, item.arguments, output))
         else:
             raise ExpectedCallError(
                 f"expected[{index}]: a ToolCall or an object, got {type(item).__name__}"

@@ -1,0 +1,403 @@
+"""Benchmark: extraction, merge and deterministic metrics over a DuckDB file (SPEC §10).
+
+    .venv/bin/python benchmarks/evaluate.py --turns 100000
+
+Builds a DuckDB file with the real DDL holding `--turns` synthetic turns
+(each: a `tracesim.turn` span, a model span whose `gen_ai.output.messages`
+requests the calls, and two tool spans in rotating conventions: GenAI,
+OpenInference without ids (recovered from the model span), OpenLLMetry,
+Google ADK, older Logfire; one in eight tool calls fails; half the turns
+also carry explicit tool calls in `turns.explicit_tool_calls`), inserted
+through Arrow. Then it measures, end to end, turns/s for: reading the spans
+grouped by (chat_id, turn_id) and the turns' explicit calls, extraction,
+merge, and the deterministic metrics (args, order, count, trajectory,
+error rate, latency). Target: >= 5,000 turns/s on 2 cores.
+
+Span rows are handed to `extract_tool_calls` with `attributes`/`events` as
+JSON text: extraction parses a span's JSON once, and only for spans that
+can be tool calls (or model spans, when an id must be recovered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from evaluator import extract_tool_calls, merge_tool_calls  # noqa: E402
+from evaluator.metrics import (  # noqa: E402
+    expected_calls,
+    tool_call_args,
+    tool_call_count,
+    tool_call_order,
+    tool_error_rate,
+    tool_latency,
+    trajectory,
+)
+from schemas import ToolCall, create_all  # noqa: E402
+
+TURNS_PER_CHAT = 10
+BASE = datetime(2025, 1, 1)
+SPAN_COLUMNS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "kind",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "status_code",
+    "status_message",
+    "service_name",
+    "scope_name",
+    "attributes",
+    "resource_attributes",
+    "events",
+    "links",
+    "chat_id",
+    "turn_id",
+    "operation",
+    "tool_name",
+)
+RESOURCE = orjson.dumps({"service.name": "bench-agent"}).decode()
+# A scenario's expected calls are normalised once, as the pipeline does.
+EXPECTED = expected_calls(
+    [
+        {"name": "search_orders", "args": {"customer": "c-1"}},
+        {"name": "refund", "args": {"order_id": "A-1", "amount": 10.0}},
+    ]
+)
+EXPECTED_COUNTS = {"search_orders": 1, "refund": ("<=", 1)}
+
+
+# --- synthetic data -------------------------------------------------------------
+
+
+def _tool_attributes(convention: int, name: str, args: dict, call_id: str, result: str) -> dict:
+    """Attributes of a tool span under one of five conventions."""
+    args_json = orjson.dumps(args).decode()
+    if convention == 0:  # OTel GenAI / the Agents bridge
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.call.arguments": args_json,
+            "gen_ai.tool.call.result": result,
+        }
+    if convention == 1:  # OpenInference, no id: recovered from the model span
+        return {
+            "openinference.span.kind": "TOOL",
+            "tool.name": name,
+            "tool.parameters": '{"type": "object"}',
+            "input.value": args_json,
+            "output.value": result,
+        }
+    if convention == 2:  # OpenLLMetry
+        return {
+            "traceloop.span.kind": "tool",
+            "traceloop.entity.name": name,
+            "traceloop.entity.input": orjson.dumps({"args": [], "kwargs": args}).decode(),
+            "traceloop.entity.output": orjson.dumps(result).decode(),
+        }
+    if convention == 3:  # Google ADK
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gcp.vertex.agent.tool_call_args": args_json,
+            "gcp.vertex.agent.tool_response": orjson.dumps({"result": result}).decode(),
+        }
+    return {  # older Logfire / Pydantic AI
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": call_id,
+        "tool_arguments": args_json,
+        "tool_response": result,
+        "logfire.msg": f"running tool: {name}",
+    }
+
+
+def build_database(path: str, turns: int) -> int:
+    """Write `turns` synthetic turns into a fresh DuckDB file; return the span count."""
+    columns: dict[str, list[Any]] = {name: [] for name in SPAN_COLUMNS}
+    turn_rows: dict[str, list[Any]] = {
+        "chat_id": [],
+        "turn_id": [],
+        "run_id": [],
+        "trace_id": [],
+        "explicit_tool_calls": [],
+        "start_time": [],
+        "status": [],
+    }
+
+    def add_span(**values: Any) -> None:
+        for name in SPAN_COLUMNS:
+            columns[name].append(values.get(name))
+
+    for turn in range(turns):
+        chat_id, turn_id = f"chat-{turn // TURNS_PER_CHAT:06d}", turn % TURNS_PER_CHAT
+        trace_id = f"{turn + 1:032x}"
+        start = BASE + timedelta(seconds=turn)
+        root = f"{4 * turn + 1:016x}"
+        common = {
+            "trace_id": trace_id,
+            "chat_id": chat_id,
+            "turn_id": turn_id,
+            "kind": "INTERNAL",
+            "resource_attributes": RESOURCE,
+            "links": "[]",
+            "service_name": "bench-agent",
+            "scope_name": "bench",
+        }
+        calls = [
+            ("search_orders", {"customer": "c-1"}, f"call_{turn}_0", '{"orders": ["A-1"]}'),
+            (
+                "refund",
+                {"order_id": "A-1", "amount": 10 if turn % 3 else 12},
+                f"call_{turn}_1",
+                "refunded",
+            ),
+        ]
+        add_span(
+            **common,
+            span_id=root,
+            parent_span_id=None,
+            name="tracesim.turn",
+            start_time=start,
+            end_time=start + timedelta(milliseconds=900),
+            duration_ms=900.0,
+            status_code="OK",
+            attributes=orjson.dumps(
+                {
+                    "tracesim.chat_id": chat_id,
+                    "tracesim.turn_id": turn_id,
+                    "tracesim.user_message": "please refund my order",
+                }
+            ).decode(),
+            events="[]",
+        )
+        messages = [
+            {
+                "role": "assistant",
+                "parts": [
+                    {"type": "tool_call", "id": cid, "name": n, "arguments": a}
+                    for n, a, cid, _ in calls
+                ],
+            }
+        ]
+        add_span(
+            **common,
+            span_id=f"{4 * turn + 2:016x}",
+            parent_span_id=root,
+            name="chat gpt-4o",
+            start_time=start + timedelta(milliseconds=10),
+            end_time=start + timedelta(milliseconds=400),
+            duration_ms=390.0,
+            status_code="UNSET",
+            operation="chat",
+            attributes=orjson.dumps(
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "gpt-4o",
+                    "gen_ai.usage.input_tokens": 812,
+                    "gen_ai.usage.output_tokens": 64,
+                    "gen_ai.output.messages": orjson.dumps(messages).decode(),
+                }
+            ).decode(),
+            events="[]",
+        )
+        for k, (name, args, call_id, result) in enumerate(calls):
+            convention = (turn + k) % 5
+            failed = (turn * 2 + k) % 8 == 0
+            offset = 450 + 150 * k
+            add_span(
+                **common,
+                span_id=f"{4 * turn + 3 + k:016x}",
+                parent_span_id=root,
+                name=f"execute_tool {name}" if convention in (0, 3) else name,
+                start_time=start + timedelta(milliseconds=offset),
+                end_time=start + timedelta(milliseconds=offset + 100),
+                duration_ms=100.0 + k,
+                status_code="ERROR" if failed else "OK",
+                status_message="upstream 503" if failed else None,
+                operation="execute_tool",
+                tool_name=name,
+                attributes=orjson.dumps(
+                    _tool_attributes(convention, name, args, call_id, result)
+                ).decode(),
+                events="[]",
+            )
+        explicit = []
+        if turn % 2 == 0:
+            explicit = [
+                {"id": "", "name": n, "arguments": a, "result": r, "source": "agent_response"}
+                for n, a, _, r in calls
+            ]
+        turn_rows["chat_id"].append(chat_id)
+        turn_rows["turn_id"].append(turn_id)
+        turn_rows["run_id"].append("bench-run")
+        turn_rows["trace_id"].append(trace_id)
+        turn_rows["explicit_tool_calls"].append(orjson.dumps(explicit).decode())
+        turn_rows["start_time"].append(start)
+        turn_rows["status"].append("ok")
+
+    con = duckdb.connect(path)
+    create_all(con)
+    spans_arrow = pa.table(columns)  # noqa: F841 - read by DuckDB's replacement scan
+    con.execute(f"INSERT INTO spans ({', '.join(SPAN_COLUMNS)}) SELECT * FROM spans_arrow")
+    turns_arrow = pa.table(turn_rows)  # noqa: F841
+    con.execute(f"INSERT INTO turns ({', '.join(turn_rows)}) SELECT * FROM turns_arrow")
+    con.close()
+    return len(columns["span_id"])
+
+
+# --- the measured path ----------------------------------------------------------
+
+SPAN_QUERY = (
+    "SELECT chat_id, turn_id, trace_id, span_id, name, start_time, duration_ms, status_code, "
+    "status_message, attributes, events FROM spans WHERE chat_id IS NOT NULL "
+    "ORDER BY chat_id, turn_id, start_time, span_id"
+)
+TURN_QUERY = "SELECT chat_id, turn_id, explicit_tool_calls FROM turns ORDER BY chat_id, turn_id"
+ROW_KEYS = (
+    "trace_id",
+    "span_id",
+    "name",
+    "start_time",
+    "duration_ms",
+    "status_code",
+    "status_message",
+    "attributes",
+    "events",
+)
+
+
+def evaluate_turn(
+    spans: list[dict[str, Any]], explicit_json: str | None, timers: dict[str, float]
+) -> int:
+    """Extract, merge and score one turn; return the number of merged calls."""
+    t0 = time.perf_counter()
+    traced = extract_tool_calls(spans)
+    t1 = time.perf_counter()
+    explicit = [ToolCall.model_validate(item) for item in orjson.loads(explicit_json or "[]")]
+    merged = merge_tool_calls(explicit, traced)
+    t2 = time.perf_counter()
+    tool_call_args(merged, EXPECTED)
+    tool_call_args(merged, EXPECTED, subset=True)
+    tool_call_order(merged, EXPECTED)
+    tool_call_count(merged, EXPECTED_COUNTS)
+    trajectory(merged, EXPECTED, mode="contains", arg_mode="exact", forbidden=("delete_account",))
+    tool_error_rate(merged)
+    tool_latency(merged, max_ms=500)
+    t3 = time.perf_counter()
+    timers["extract"] += t1 - t0
+    timers["merge"] += t2 - t1
+    timers["metrics"] += t3 - t2
+    return len(merged)
+
+
+def run(path: str) -> tuple[int, int, dict[str, float]]:
+    """Read, group, extract, merge, score; return (turns, calls, phase timings)."""
+    timers = {"read": 0.0, "group": 0.0, "extract": 0.0, "merge": 0.0, "metrics": 0.0}
+    t0 = time.perf_counter()
+    con = duckdb.connect(path, read_only=True)
+    spans = con.sql(SPAN_QUERY).to_arrow_table()
+    turns = con.sql(TURN_QUERY).to_arrow_table()
+    con.close()
+    span_cols = {name: spans.column(name).to_pylist() for name in spans.column_names}
+    explicit_by_turn = dict(
+        zip(
+            zip(
+                turns.column("chat_id").to_pylist(),
+                turns.column("turn_id").to_pylist(),
+                strict=True,
+            ),
+            turns.column("explicit_tool_calls").to_pylist(),
+            strict=True,
+        )
+    )
+    t1 = time.perf_counter()
+    timers["read"] = t1 - t0
+
+    chat_ids, turn_ids = span_cols["chat_id"], span_cols["turn_id"]
+    rows = [
+        dict(zip(ROW_KEYS, values, strict=True))
+        for values in zip(*(span_cols[k] for k in ROW_KEYS), strict=True)
+    ]
+    groups: list[tuple[tuple[str, int], int, int]] = []
+    start = 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or chat_ids[i] != chat_ids[start] or turn_ids[i] != turn_ids[start]:
+            groups.append(((chat_ids[start], turn_ids[start]), start, i))
+            start = i
+    timers["group"] = time.perf_counter() - t1
+
+    calls = 0
+    for key, begin, end in groups:
+        calls += evaluate_turn(rows[begin:end], explicit_by_turn.get(key), timers)
+    return len(groups), calls, timers
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--db", help="DuckDB file to build (default: a temporary file)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="reuse an existing --db instead of building it"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="print the top functions by cumulative time"
+    )
+    args = parser.parse_args(argv)
+
+    workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
+    path = args.db or os.path.join(workdir, "bench.duckdb")
+    if not (args.reuse and os.path.exists(path)):
+        if os.path.exists(path):
+            os.remove(path)
+        t0 = time.perf_counter()
+        n_spans = build_database(path, args.turns)
+        print(
+            f"built {path}: {args.turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
+        )
+
+    profiler = cProfile.Profile() if args.profile else None
+    cpu0 = time.process_time()
+    t0 = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    n_turns, n_calls, timers = run(path)
+    if profiler:
+        profiler.disable()
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    print(
+        f"evaluated {n_turns:,} turns ({n_calls:,} merged tool calls) in {elapsed:.2f} s: "
+        f"{n_turns / elapsed:,.0f} turns/s wall (target >= 5,000); "
+        f"{n_turns / cpu:,.0f} turns per CPU-second (load average {os.getloadavg()[0]:.1f})"
+    )
+    for phase, seconds in timers.items():
+        print(f"  {phase:8s} {seconds:6.2f} s  {1e6 * seconds / max(n_turns, 1):7.1f} us/turn")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    if not args.db:
+        os.remove(path)
+        os.rmdir(workdir)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
