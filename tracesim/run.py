@@ -76,7 +76,7 @@ def run_from_file(
     try:
         loaded = load_run_config(path, overrides)
     except ConfigError as exc:
-        console.print(f"[red]config error[/red]\n{exc}", highlight=False)
+        _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc))
     return run(loaded, console=console, show_progress=show_progress)
 
@@ -90,16 +90,22 @@ def run(
     try:
         scenarios, users = _prepare(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:
-        console.print(f"[red]config error[/red]\n{exc}", highlight=False)
+        _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     try:
         return asyncio.run(_capture(loaded, scenarios, users, console, show_progress))
     except _AgentLoadFailed as exc:
-        console.print(f"[red]agent error[/red]\n{exc}", highlight=False)
+        _print_error(console, "agent error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     except Exception as exc:  # an internal failure: report it, exit 3
         console.print_exception()
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
+
+
+def _print_error(console: Console, title: str, exc: BaseException) -> None:
+    """An error for the user: never wrapped, never read as markup."""
+    console.print(f"[red]{title}[/red]")
+    console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
 
 
 class _AgentLoadFailed(RuntimeError):
