@@ -1,0 +1,170 @@
+"""`tracesim sql` and `tracesim report`: read-only queries, clear errors, collector fallback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from schemas.ddl import ALL_DDL
+from tests.report.fixture_db import build_fixture_db
+from tracesim.cli import cli
+from tracesim.sql_client import SqlError, check_read_only, run_query
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_fixture_db(tmp_path_factory.mktemp("sql") / "tracesim.duckdb")
+
+
+def _sql(*args: str) -> object:
+    return CliRunner().invoke(cli, ["sql", *args], catch_exceptions=False)
+
+
+def test_a_table_is_printed_by_default(db: Path) -> None:
+    result = _sql("SELECT name, calls FROM tool_stats ORDER BY calls DESC", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "lookup_order" in result.output and "row(s)" in result.output
+
+
+def test_csv_and_json_formats(db: Path) -> None:
+    csv_out = _sql(
+        "SELECT chat_id, turn_id FROM turns ORDER BY ALL LIMIT 2",
+        "--db",
+        str(db),
+        "--format",
+        "csv",
+    ).output
+    assert csv_out.splitlines() == ["chat_id,turn_id", "chat-0000,0", "chat-0000,1"]
+    js = _sql("SELECT eval_id, started_at FROM latest_eval", "--db", str(db), "--format", "json")
+    assert json.loads(js.output) == [{"eval_id": "eval-2", "started_at": "2025-01-15T11:00:00"}]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO runs (eval_id) VALUES ('x')",
+        "SELECT 1; DROP TABLE spans",
+        "CREATE TABLE t (a INT)",
+        "EXPLAIN ANALYZE DELETE FROM spans",
+        "COPY spans TO 'out.csv'",
+        "ATTACH 'other.duckdb'",
+        "CALL checkpoint()",
+    ],
+)
+def test_statements_that_write_are_refused(sql: str) -> None:
+    with pytest.raises(SqlError, match="read-only"):
+        check_read_only(sql)
+
+
+def test_refused_before_the_file_is_opened(db: Path) -> None:
+    result = _sql("DELETE FROM spans", "--db", str(db))
+    assert result.exit_code == 1 and "DELETE statements are refused" in result.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM spans").fetchone()[0] > 0
+    con.close()
+
+
+def test_an_unknown_table_lists_the_tables(db: Path) -> None:
+    result = _sql("SELECT * FROM tool_call", "--db", str(db))
+    assert result.exit_code == 1
+    assert "tool_calls" in result.output and "tool_stats" in result.output
+
+
+def test_a_missing_file_says_how_to_create_one(tmp_path: Path) -> None:
+    result = _sql("SELECT 1", "--db", str(tmp_path / "none.duckdb"))
+    assert result.exit_code == 1 and "tracesim run config.yaml" in result.output
+
+
+def test_views_are_available_on_files_written_before_them(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    for ddl in ALL_DDL:
+        con.execute(ddl)
+    con.close()
+    assert run_query("SELECT count(*) FROM tool_stats", db_path=path).rows == [[0]]
+
+
+class _Collector(BaseHTTPRequestHandler):
+    seen: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Collector.seen.append(
+            {"path": self.path, "auth": self.headers.get("Authorization"), "sql": body["sql"]}
+        )
+        payload = json.dumps({"columns": ["n"], "rows": [[42]]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_locked_file_is_queried_through_the_collector(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+            " sys.stdin.read()",
+            str(db),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    server = HTTPServer(("127.0.0.1", 0), _Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        monkeypatch.setenv("COLLECTOR_TOKEN", "s3cret")
+        endpoint = f"http://127.0.0.1:{server.server_port}"
+        result = _sql(
+            "SELECT count(*) AS n FROM spans",
+            "--db",
+            str(db),
+            "--endpoint",
+            endpoint,
+            "--auth-token-env",
+            "COLLECTOR_TOKEN",
+            "--format",
+            "json",
+        )
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output) == [{"n": 42}]
+        assert _Collector.seen == [
+            {
+                "path": "/tracesim/query",
+                "auth": "Bearer s3cret",
+                "sql": "SELECT count(*) AS n FROM spans",
+            }
+        ]
+        refused = _sql("DROP TABLE spans", "--db", str(db), "--endpoint", endpoint)
+        assert refused.exit_code == 1 and len(_Collector.seen) == 1
+    finally:
+        server.shutdown()
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_report_command_writes_the_file(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.exists() and "report written to" in result.output
+    bad = CliRunner().invoke(cli, ["report", "--db", str(db), "--out", str(out), "--eval-id", "x"])
+    assert bad.exit_code == 1 and "eval-2, eval-1" in bad.output

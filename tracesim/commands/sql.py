@@ -1,0 +1,109 @@
+"""`tracesim sql "SELECT ..."`: read-only SQL over a DuckDB file or a running collector."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import click
+import orjson
+
+from tracesim.sql_client import DEFAULT_ENDPOINT, QueryResult, SqlError, run_query
+
+__all__ = ["command", "print_result"]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return orjson.dumps(value, default=str).decode()
+    return str(value)
+
+
+def print_result(result: QueryResult, fmt: str) -> None:
+    """Write `result` to stdout as a rich table, CSV or JSON (a list of objects)."""
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(result.columns)
+        writer.writerows([_cell(v) for v in row] for row in result.rows)
+        return
+    if fmt == "json":
+        records = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+
+        def default(value: Any) -> Any:
+            if isinstance(value, Decimal):
+                return float(value)
+            if isinstance(value, (datetime, date)):
+                return value.isoformat()
+            return str(value)
+
+        sys.stdout.write(
+            orjson.dumps(records, default=default, option=orjson.OPT_INDENT_2).decode() + "\n"
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_lines=False, header_style="bold")
+    for name in result.columns:
+        table.add_column(name, overflow="fold")
+    for row in result.rows:
+        table.add_row(*(_cell(v) for v in row))
+    console = Console()
+    console.print(table)
+    console.print(f"[dim]{len(result.rows)} row(s) from {result.source}[/dim]")
+
+
+@click.command(name="sql")
+@click.argument("query")
+@click.option(
+    "--db",
+    "db_path",
+    default="results/tracesim.duckdb",
+    show_default=True,
+    envvar="TRACESIM_DB",
+    help="The DuckDB file (env TRACESIM_DB). Opened read-only.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--endpoint",
+    default=DEFAULT_ENDPOINT,
+    show_default=True,
+    help="A running collector to query when it holds the file's lock.",
+)
+@click.option(
+    "--auth-token-env",
+    default=None,
+    metavar="VAR",
+    help="Environment variable holding the collector's bearer token.",
+)
+def command(query: str, db_path: str, fmt: str, endpoint: str, auth_token_env: str | None) -> None:
+    """Run a read-only SQL QUERY (SELECT / EXPLAIN) and print the rows.
+
+    Tables: spans, logs, turns, conversations, tool_calls, scores, runs.
+    Views: tool_stats, llm_calls, latest_eval, latest_scores, turn_summary,
+    conversation_summary. Example:
+
+        tracesim sql "SELECT name, calls, error_rate, p95_ms FROM tool_stats"
+    """
+    token = None
+    if auth_token_env:
+        token = os.environ.get(auth_token_env)
+        if not token:
+            raise click.UsageError(f"--auth-token-env {auth_token_env}: that variable is not set")
+    try:
+        result = run_query(query, db_path=db_path, endpoint=endpoint, token=token)
+    except SqlError as exc:
+        raise click.ClickException(str(exc)) from exc
+    print_result(result, fmt)

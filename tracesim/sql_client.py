@@ -1,0 +1,153 @@
+"""Read-only SQL over a tracesim DuckDB file, or over a running collector's query endpoint.
+
+`run_query(sql, db_path=..., endpoint=...)` refuses any statement that is
+not a SELECT (or an EXPLAIN of one), opens the file read-only, and, when a
+running `tracesim collect` holds the file's lock, sends the query to the
+collector instead: `POST {endpoint}/tracesim/query` with `{"sql": ...}`,
+answered `{"columns": [...], "rows": [[...]]}` (bearer token if given).
+Every failure is a `SqlError` whose message says what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from schemas.views import VIEW_NAMES, create_views
+
+__all__ = ["DEFAULT_ENDPOINT", "QueryResult", "SqlError", "check_read_only", "run_query"]
+
+DEFAULT_ENDPOINT = "http://127.0.0.1:4318"
+"""The collector's OTLP/HTTP address, which also serves `/tracesim/query`."""
+
+_READ_ONLY_TYPES = {duckdb.StatementType.SELECT}
+_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALYZE)?\s+", re.IGNORECASE)
+
+
+class SqlError(Exception):
+    """A query that could not run; the message is meant for the user as is."""
+
+
+@dataclass
+class QueryResult:
+    """Column names and rows of one query."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    source: str  # the file path or the endpoint URL that answered
+
+
+def check_read_only(sql: str) -> None:
+    """Raise SqlError unless every statement in `sql` only reads (SELECT, EXPLAIN SELECT)."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise SqlError(f"the query does not parse: {exc}") from exc
+    if not statements:
+        raise SqlError("no SQL statement given")
+    for statement in statements:
+        kind = statement.type
+        if kind == duckdb.StatementType.EXPLAIN:
+            check_read_only(_EXPLAIN.sub("", statement.query, count=1))
+            continue
+        if kind not in _READ_ONLY_TYPES:
+            name = getattr(kind, "name", str(kind))
+            raise SqlError(
+                f"{name} statements are refused: `tracesim sql` is read-only. "
+                "Use SELECT (or EXPLAIN SELECT); to change data, open the file with the "
+                "duckdb client while no collector is running."
+            )
+
+
+def _is_lock_error(exc: duckdb.Error) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def _tables_hint(con: duckdb.DuckDBPyConnection) -> str:
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT table_name FROM information_schema.tables ORDER BY table_name"
+        ).fetchall()
+    ]
+    return "tables and views: " + ", ".join(names) if names else "the file holds no tables"
+
+
+def _query_file(db_path: Path, sql: str) -> QueryResult:
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        present = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views()").fetchall()}
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        if not set(VIEW_NAMES) <= present and {"spans", "tool_calls", "scores", "runs"} <= tables:
+            create_views(con, temporary=True)  # a file written before the views existed
+        try:
+            cur = con.execute(sql)
+        except duckdb.CatalogException as exc:
+            raise SqlError(f"{exc}\n\n{db_path}: {_tables_hint(con)}") from exc
+        except duckdb.Error as exc:
+            raise SqlError(f"query failed: {exc}") from exc
+        if cur.description is None:
+            return QueryResult([], [], str(db_path))
+        columns = [d[0] for d in cur.description]
+        return QueryResult(columns, [list(r) for r in cur.fetchall()], str(db_path))
+    finally:
+        con.close()
+
+
+def _query_endpoint(endpoint: str, sql: str, token: str | None) -> QueryResult:
+    import httpx
+
+    url = endpoint.rstrip("/") + "/tracesim/query"
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        response = httpx.post(url, json={"sql": sql}, headers=headers, timeout=60.0)
+    except httpx.HTTPError as exc:
+        raise SqlError(
+            f"could not reach the collector at {url}: {exc}. Is `tracesim collect` running "
+            "there? Pass its address with --endpoint."
+        ) from exc
+    if response.status_code in (401, 403):
+        raise SqlError(
+            f"{url} refused the query (HTTP {response.status_code}): give the collector's "
+            "token with --auth-token-env VAR (the name of an environment variable holding it)."
+        )
+    if response.status_code >= 400:
+        try:
+            detail = response.json().get("error") or response.text
+        except ValueError:
+            detail = response.text
+        raise SqlError(f"{url} answered HTTP {response.status_code}: {detail}")
+    body = response.json()
+    return QueryResult(list(body.get("columns", [])), [list(r) for r in body.get("rows", [])], url)
+
+
+def run_query(
+    sql: str,
+    *,
+    db_path: str | Path,
+    endpoint: str | None = DEFAULT_ENDPOINT,
+    token: str | None = None,
+) -> QueryResult:
+    """Run a read-only query on `db_path`, or on `endpoint` when a collector locks the file."""
+    check_read_only(sql)
+    db_path = Path(db_path)
+    if not db_path.exists():
+        raise SqlError(
+            f"{db_path}: no such DuckDB file. Create one with `tracesim run config.yaml` or "
+            "`tracesim collect --db PATH`, or point --db (or TRACESIM_DB) at an existing file."
+        )
+    try:
+        return _query_file(db_path, sql)
+    except duckdb.Error as exc:
+        if not _is_lock_error(exc):
+            raise SqlError(f"{db_path}: {exc}") from exc
+        if not endpoint:
+            raise SqlError(
+                f"{db_path} is locked by another process (a running `tracesim collect`?) and "
+                "no --endpoint was given to query it through."
+            ) from exc
+        return _query_endpoint(endpoint, sql, token)
