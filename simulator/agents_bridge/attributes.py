@@ -58,6 +58,8 @@ def span_name(data: Any) -> str:
         return f"{GENAI.OP_INVOKE_AGENT} {data.name}"
     if kind == "handoff":
         return f"handoff {data.from_agent or '?'} -> {data.to_agent or '?'}"
+    if kind == "guardrail":
+        return f"guardrail {data.name}"
     name = getattr(data, "name", None) or getattr(data, "agent_name", None)
     return f"openai_agents.{kind} {name}" if name else f"openai_agents.{kind}"
 
