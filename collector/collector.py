@@ -114,8 +114,9 @@ class Collector:
         self._store = Store(self.db_path)
         router = Router(capacity=self._router_capacity)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
-        router.preload(self._store.known_turns(self._router_capacity), waiting,
-                       waiting_complete=complete)
+        router.preload(
+            self._store.known_turns(self._router_capacity), waiting, waiting_complete=complete
+        )
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(
             self._store, router, batch_rows=self._batch[0], batch_seconds=self._batch[1]

@@ -9,6 +9,7 @@ Not thread-safe: the writer thread owns it; readers use `cursor()`.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from collector.decode_logs import LOG_FIELDS, LogBatch
 from collector.errors import StoreLocked
 from schemas.ddl import create_all
 
-__all__ = ["Store"]
+__all__ = ["PreparedBatch", "Store", "prepare"]
 
 log = logging.getLogger(__name__)
 
@@ -110,15 +111,68 @@ def _upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source
     )
 
 
+@dataclass
+class PreparedBatch:
+    """Arrow tables of one batch, ready for `Store.write` (None where empty)."""
+
+    spans: pa.Table | None = None
+    logs: pa.Table | None = None
+    turns: pa.Table | None = None
+    conversations: pa.Table | None = None
+    backfill: pa.Table | None = None
+
+
+def _latest(
+    rows: list[dict[str, Any]], key: tuple[str, ...], names: tuple[str, ...]
+) -> pa.Table | None:
+    """Turn / conversation rows as a table, the last row of each key winning."""
+    if not rows:
+        return None
+    latest = {tuple(row[k] for k in key): row for row in rows}
+    return _table({name: [row[name] for row in latest.values()] for name in names}, names)
+
+
+def prepare(
+    spans: SpanBatch, logs: LogBatch, backfill: list[tuple[str, str, int]]
+) -> PreparedBatch:
+    """Build the Arrow tables of a decoded, routed batch (deduplicated by primary key). Pure."""
+    batch = PreparedBatch()
+    if len(spans):
+        cols = spans.columns
+        keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
+        batch.spans = _table(_select(cols, keep), SPAN_FIELDS)
+    if len(logs):
+        keep = _keep_first(logs.columns["log_id"])
+        batch.logs = _table(_select(logs.columns, keep), LOG_FIELDS)
+    batch.turns = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
+    batch.conversations = _latest(spans.conversations, ("chat_id",), _CONVERSATION_FIELDS)
+    if backfill:
+        trace_ids, chats, turn_ids = (list(c) for c in zip(*backfill, strict=True))
+        batch.backfill = pa.table(
+            {
+                "trace_id": pa.array(trace_ids, pa.string()),
+                "chat_id": pa.array(chats, pa.string()),
+                "turn_id": pa.array(turn_ids, pa.int32()),
+            }
+        )
+    return batch
+
+
 class Store:
     """Read-write DuckDB connection with batch writes (one transaction each)."""
 
-    def __init__(self, path: str | Path, *, checkpoint_threshold: str = "512MB") -> None:
+    def __init__(
+        self, path: str | Path, *, checkpoint_threshold: str = "256MB", memory_limit: str = "1GB"
+    ) -> None:
         self.path = Path(path)
         try:
             self.con = duckdb.connect(
                 str(self.path),
-                config={"threads": 1, "checkpoint_threshold": checkpoint_threshold},
+                config={
+                    "threads": 1,
+                    "checkpoint_threshold": checkpoint_threshold,
+                    "memory_limit": memory_limit,
+                },
             )
         except duckdb.IOException as error:
             if "lock" in str(error).lower():
@@ -170,39 +224,39 @@ class Store:
         ).fetchall()
         return [row[0] for row in rows[:limit]], len(rows) <= limit
 
-    def write(
-        self, spans: SpanBatch, logs: LogBatch, backfill: list[tuple[str, str, int]], seq: int
-    ) -> tuple[int, int]:
-        """Store one batch and the spool position in one transaction; returns rows inserted."""
+    def write(self, batch: PreparedBatch, seq: int) -> tuple[int, int]:
+        """Store one prepared batch and the spool position in one transaction; returns rows
+        inserted (spans, logs). Releases the GIL for most of its time (DuckDB)."""
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         con = self.con
         stored_spans = stored_logs = 0
         con.begin()
         try:
-            if len(spans):
-                cols = spans.columns
-                keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-                con.register("batch_spans", _table(_select(cols, keep), SPAN_FIELDS))
+            if batch.spans is not None:
+                con.register("batch_spans", batch.spans)
                 stored_spans = con.execute(self._insert_spans, [now]).fetchone()[0]
                 con.unregister("batch_spans")
-            if len(logs):
-                cols = logs.columns
-                keep = _keep_first(cols["log_id"])
-                con.register("batch_logs", _table(_select(cols, keep), LOG_FIELDS))
+            if batch.logs is not None:
+                con.register("batch_logs", batch.logs)
                 stored_logs = con.execute(self._insert_logs, [now]).fetchone()[0]
                 con.unregister("batch_logs")
-            self._upsert(
-                spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS, "batch_turns", self._upsert_turns
-            )
-            self._upsert(
-                spans.conversations,
-                ("chat_id",),
-                _CONVERSATION_FIELDS,
-                "batch_conversations",
-                self._upsert_conversations,
-            )
-            if backfill:
-                self._backfill(backfill)
+            if batch.turns is not None:
+                self._run_with(batch.turns, "batch_turns", self._upsert_turns)
+            if batch.conversations is not None:
+                self._run_with(
+                    batch.conversations, "batch_conversations", self._upsert_conversations
+                )
+            if batch.backfill is not None:
+                for table in ("spans", "logs"):
+                    self._run_with(
+                        batch.backfill,
+                        "batch_turnmap",
+                        (
+                            f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
+                            f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
+                            f"AND {table}.turn_id IS NULL"
+                        ),
+                    )
             con.execute(
                 "INSERT INTO tracesim_meta VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -214,43 +268,13 @@ class Store:
             raise
         return stored_spans, stored_logs
 
-    def _upsert(
-        self,
-        rows: list[dict[str, Any]],
-        key: tuple[str, ...],
-        names: tuple[str, ...],
-        source: str,
-        sql: str,
-    ) -> None:
-        """Upsert turn or conversation rows (the last one of a key in the batch wins)."""
-        if not rows:
-            return
-        latest = {tuple(row[k] for k in key): row for row in rows}
-        columns = {name: [row[name] for row in latest.values()] for name in names}
-        self.con.register(source, _table(columns, names))
-        self.con.execute(sql)
-        self.con.unregister(source)
-
-    def _backfill(self, targets: list[tuple[str, str, int]]) -> None:
-        """Key stored spans and logs of traces whose turn span just arrived (SPEC §3 rule 3)."""
-        trace_ids, chats, turn_ids = (list(column) for column in zip(*targets, strict=True))
-        self.con.register(
-            "batch_turnmap",
-            pa.table(
-                {
-                    "trace_id": pa.array(trace_ids, pa.string()),
-                    "chat_id": pa.array(chats, pa.string()),
-                    "turn_id": pa.array(turn_ids, pa.int32()),
-                }
-            ),
-        )
-        for table in ("spans", "logs"):
-            self.con.execute(
-                f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
-                f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
-                f"AND {table}.turn_id IS NULL"
-            )
-        self.con.unregister("batch_turnmap")
+    def _run_with(self, table: pa.Table, name: str, sql: str) -> None:
+        """Run one statement over a registered Arrow table."""
+        self.con.register(name, table)
+        try:
+            self.con.execute(sql)
+        finally:
+            self.con.unregister(name)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A separate cursor on the same database, for readers."""

@@ -1,4 +1,8 @@
-"""The writer thread: decodes queued requests, routes them, and commits batches to the store.
+"""The writer: decodes queued requests, routes them, and commits batches to the store.
+
+Two threads in a pipeline: the decoder thread (decode, route, Arrow tables) and
+the database thread (DuckDB insert + commit, which releases the GIL), so the
+next batch is decoded while the previous one is written.
 
 Batches close at `batch_rows` spans/logs or `batch_seconds` after their first
 request, or at once when someone waits in `flush`. Each commit records the last
@@ -10,6 +14,7 @@ spool sequence number it holds and then lets the spool delete loaded segments.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections import deque
@@ -20,7 +25,7 @@ from typing import Any
 from collector.decode import SpanBatch, decode_traces
 from collector.decode_logs import LogBatch, decode_logs
 from collector.routing import Router
-from collector.store import Store
+from collector.store import PreparedBatch, Store, prepare
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
@@ -77,10 +82,14 @@ class Writer:
         self._flush_waiters = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._db_thread: threading.Thread | None = None
+        self._prepared: queue.Queue[tuple[list[Item], PreparedBatch] | None] = queue.Queue(2)
         self.stats = WriterStats()
 
     def start(self) -> None:
         """Start the writer thread."""
+        self._db_thread = threading.Thread(target=self._run_db, name="tracesim-db", daemon=True)
+        self._db_thread.start()
         self._thread = threading.Thread(target=self._run, name="tracesim-writer", daemon=True)
         self._thread.start()
 
@@ -101,7 +110,7 @@ class Writer:
             self._cond.notify_all()
             try:
                 while self.stats.committed_seq < target:
-                    if self._thread is None or not self._thread.is_alive():
+                    if self._db_thread is None or not self._db_thread.is_alive():
                         return False
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
@@ -116,8 +125,9 @@ class Writer:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        for thread in (self._thread, self._db_thread):
+            if thread is not None:
+                thread.join(timeout)
 
     def load(self, items: Iterable[Item]) -> None:
         """Store items synchronously in batches (replay before `start`)."""
@@ -127,10 +137,10 @@ class Writer:
             batch.append(item)
             rows += item.count
             if rows >= self._batch_rows:
-                self._commit(batch)
+                self._store_batch(batch, self._prepare(batch))
                 batch, rows = [], 0
         if batch:
-            self._commit(batch)
+            self._store_batch(batch, self._prepare(batch))
 
     def _take(self) -> list[Item] | None:
         """Wait for a full or due batch; None when stopping with nothing left."""
@@ -155,16 +165,28 @@ class Writer:
             return batch
 
     def _run(self) -> None:
-        """Thread body."""
-        while True:
-            batch = self._take()
-            if batch is None:
-                return
-            self._commit(batch)
+        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on."""
+        try:
+            while True:
+                batch = self._take()
+                if batch is None:
+                    return
+                self._prepared.put((batch, self._prepare(batch)))
+        finally:
+            self._prepared.put(None)
 
-    def _decode(self, items: list[Item]) -> tuple[SpanBatch, LogBatch, list[Item]]:
-        """Decode a batch of requests; requests that fail to decode are logged and skipped."""
-        spans, logs, failed = SpanBatch(), LogBatch(), []
+    def _run_db(self) -> None:
+        """Database thread: commit prepared batches in order (DuckDB releases the GIL, so
+        this overlaps with decoding the next batch)."""
+        while True:
+            job = self._prepared.get()
+            if job is None:
+                return
+            self._store_batch(*job)
+
+    def _prepare(self, items: list[Item]) -> PreparedBatch:
+        """Decode and route a batch; requests that fail to decode are logged and skipped."""
+        spans, logs = SpanBatch(), LogBatch()
         for item in items:
             try:
                 if item.kind == KIND_TRACES:
@@ -173,27 +195,8 @@ class Writer:
                     decode_logs(item.message, logs)
             except Exception:  # a bug in decoding must not stop the pipeline
                 log.exception("could not decode spooled request %d; skipped", item.seq)
-                failed.append(item)
-        return spans, logs, failed
-
-    def _commit(self, items: list[Item]) -> None:
-        """Decode, route and store one batch; retried once, then request by request."""
-        try:
-            self._write(items)
-        except Exception:
-            log.exception("batch of %d requests failed; storing them one by one", len(items))
-            for item in items:
-                try:
-                    self._write([item])
-                except Exception:
-                    log.exception("request %d could not be stored; skipped", item.seq)
-                    self.stats.failed_requests += 1
-                    self._done([item])
-
-    def _write(self, items: list[Item]) -> None:
-        """Decode, route and store; then publish progress."""
-        spans, logs, failed = self._decode(items)
-        self.stats.failed_requests += len(failed)
+                self.stats.failed_requests += 1
+            item.message = None  # free memory early
         router = self._router
         learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
         for trace_id, chat_id, turn_id in learned:
@@ -201,12 +204,26 @@ class Writer:
         router.route(spans.columns, spans.rules)
         router.route(logs.columns, logs.rules)
         backfill = router.backfill_targets(learned)
-        seq = max(item.seq for item in items)
-        stored_spans, stored_logs = self._store.write(spans, logs, backfill, seq)
         router.settled(trace_id for trace_id, _chat, _turn in learned)
-        self.stats.spans_stored += stored_spans
-        self.stats.logs_stored += stored_logs
-        self.stats.batches += 1
+        return prepare(spans, logs, backfill)
+
+    def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
+        """Commit one prepared batch (one retry), then publish progress."""
+        seq = max(item.seq for item in items)
+        for attempt in (1, 2):
+            try:
+                stored_spans, stored_logs = self._store.write(prepared, seq)
+            except Exception:
+                log.exception(
+                    "storing a batch of %d requests failed (attempt %d)", len(items), attempt
+                )
+                continue
+            self.stats.spans_stored += stored_spans
+            self.stats.logs_stored += stored_logs
+            self.stats.batches += 1
+            break
+        else:
+            self.stats.failed_requests += len(items)
         self._done(items)
 
     def _done(self, items: list[Item]) -> None:
