@@ -68,7 +68,7 @@ def test_refused_before_the_file_is_opened(db: Path) -> None:
     result = _sql("DELETE FROM spans", "--db", str(db))
     assert result.exit_code == 1 and "DELETE statements are refused" in result.output
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*) FROM spans").fetchone()[0] > 0
+    assert con.execute("SELECT count(*) FROM spans").fetchall()[0][0] > 0
     con.close()
 
 

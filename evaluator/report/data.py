@@ -87,7 +87,7 @@ def _conversations(con: Any, run_id: str | None) -> list[dict[str, Any]]:
     if run_id is not None:
         (n,) = con.execute(
             "SELECT count(*) FROM conversations WHERE run_id = ?", [run_id]
-        ).fetchone()
+        ).fetchall()[0]
         if n:
             where, params = "WHERE run_id = ?", [run_id]
     return _rows(

@@ -47,7 +47,7 @@ def test_tool_calls_say_how_they_were_observed(fixture_db: Path) -> None:
     rows = con.execute(
         "SELECT count(*) FILTER (WHERE source <> 'tracing_processor' AND traced),"
         " count(*) FILTER (WHERE source = 'tracing_processor') FROM tool_calls"
-    ).fetchone()
+    ).fetchall()[0]
     con.close()
     assert sum(t["both"] for t in data.tools) == rows[0]
     assert sum(t["traced"] for t in data.tools) == rows[1]
