@@ -42,6 +42,8 @@ _TOOL_MARKERS = tuple(
 
 
 def _hex(value: Any, width: int) -> str | None:
+    if type(value) is str:
+        return value.lower() if value else None  # stored ids are already hex text
     if value is None:
         return None
     if isinstance(value, int):
@@ -218,7 +220,13 @@ def _view_of_readable(span: Any) -> SpanView:
     )
 
 
+_STATUS_NAMES = {"UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR"}
+
+
 def _status_name(value: Any) -> str:
+    known = _STATUS_NAMES.get(value) if type(value) is str else None
+    if known is not None:
+        return known
     if value is None:
         return "UNSET"
     if isinstance(value, int):
@@ -239,7 +247,7 @@ def _view_of_row(row: Mapping[str, Any]) -> SpanView:
         span_id=_hex(row.get("span_id"), 16),
         name=row.get("name") or "",
         start=start,
-        duration_ms=float(duration) if duration is not None else None,
+        duration_ms=duration if duration is None or type(duration) is float else float(duration),
         status_code=_status_name(row.get("status_code")),
         status_message=row.get("status_message"),
         attributes=row.get("attributes"),

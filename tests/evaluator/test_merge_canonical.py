@@ -57,3 +57,24 @@ def test_canonical_survives_odd_keys_and_objects() -> None:
 )
 def test_is_deep_subset(expected, actual, subset) -> None:
     assert is_deep_subset(expected, actual) is subset
+
+
+def _random_value(rng, depth: int = 0):
+    choices = [None, True, False, 0, 1, 1.0, 2.5, "1", "a", "", float("nan")]
+    roll = rng.random()
+    if depth < 3 and roll < 0.2:
+        return {rng.choice("abc"): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+    if depth < 3 and roll < 0.35:
+        items = [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+        return tuple(items) if rng.random() < 0.3 else items
+    return rng.choice(choices)
+
+
+def test_fast_equality_agrees_with_canonical_forms() -> None:
+    import random
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        a, b = _random_value(rng), _random_value(rng)
+        assert values_equal(a, b) is (canonical(a) == canonical(b)), (a, b)
+        assert values_equal(a, a)
