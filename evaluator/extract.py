@@ -28,7 +28,7 @@ from evaluator.extract_fields import (
 )
 from evaluator.extract_recover import assign_recovered_ids, safe_requested_calls
 from evaluator.extract_span import SpanView, row_may_be_tool_span, view_of
-from schemas import ToolCall, ToolCallSource
+from schemas import ADK, ToolCall, ToolCallSource
 
 __all__ = ["extract_tool_calls"]
 
@@ -42,6 +42,8 @@ def _tool_call(span: SpanView) -> ToolCall | None:
     if not span.may_be_tool_span() or not is_tool_span(span):
         return None
     name = tool_name(span)
+    if name == ADK.MERGED_TOOLS_NAME:
+        return None  # ADK's summary of parallel calls: each call has its own span
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return None

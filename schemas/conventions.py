@@ -170,6 +170,7 @@ class ADK:
     EVENT_ID = "gcp.vertex.agent.event_id"
     LLM_REQUEST = "gcp.vertex.agent.llm_request"
     LLM_RESPONSE = "gcp.vertex.agent.llm_response"
+    MERGED_TOOLS_NAME = "(merged tools)"  # gen_ai.tool.name of the span summarising parallel calls
 
 
 A2A_TOOL_CALL_EXTENSION_URI = "https://arksim.arklex.ai/a2a/tool-call-capture/v1"

@@ -421,3 +421,19 @@ def test_status_code_variants_and_duration_from_end_time() -> None:
     assert call.error == "error"
     assert call.duration_ms == pytest.approx(250.0)
     assert call.start_time == datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+def test_adk_merged_parallel_calls_span_is_not_a_call() -> None:
+    merged = _row(
+        "00000000000000a1",
+        "execute_tool (merged)",
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "(merged tools)",
+            "gcp.vertex.agent.tool_call_args": "N/A",
+        },
+    )
+    single = _row(
+        "00000000000000a2", "execute_tool get_capital", {"gen_ai.tool.name": "get_capital"}
+    )
+    assert [c.name for c in extract_tool_calls([merged, single])] == ["get_capital"]
