@@ -11,13 +11,34 @@ from typing import Any
 
 from schemas import AgentResponse, ToolCall, ToolCallSource
 
-__all__ = ["AgentResponse", "BaseAgent", "Collector", "ToolCall", "ToolCallSource", "instrument"]
+__all__ = [
+    "AgentResponse",
+    "BaseAgent",
+    "Collector",
+    "CustomMetric",
+    "MetricContext",
+    "MetricResult",
+    "ToolCall",
+    "ToolCallSource",
+    "evaluate_db",
+    "extract_tool_calls",
+    "instrument",
+    "merge_tool_calls",
+    "metric",
+]
 __version__ = "0.1.0"
 
 _LAZY = {
     "BaseAgent": "simulator.agent",
     "instrument": "simulator.instrument",
     "Collector": "collector.collector",
+    "CustomMetric": "evaluator",
+    "MetricContext": "evaluator",
+    "MetricResult": "schemas",
+    "evaluate_db": "evaluator",
+    "extract_tool_calls": "evaluator",
+    "merge_tool_calls": "evaluator",
+    "metric": "evaluator",
 }
 
 
