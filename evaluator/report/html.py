@@ -107,8 +107,13 @@ def _summary(data: ReportData) -> str:
 
 
 def _gates(run: dict[str, Any]) -> str:
+    """The gates table and the judges' usage from `runs.summary` (the evaluator's
+    `{"summary": ..., "gates": [...], "llm_usage": {...}}`); other shapes as JSON."""
     summary = run.get("summary")
-    gates = summary.get("gates") if isinstance(summary, dict) else None
+    if not isinstance(summary, dict) or not summary:
+        return ""
+    out = ""
+    gates = summary.get("gates")
     if isinstance(gates, list) and gates and all(isinstance(g, dict) for g in gates):
         keys = list(dict.fromkeys(k for g in gates for k in g))
         rows = []
@@ -116,16 +121,27 @@ def _gates(run: dict[str, Any]) -> str:
             row = []
             for k in keys:
                 v = g.get(k)
-                if isinstance(v, bool) and k == "passed":
-                    row.append(f'<span class="badge {"pass" if v else "fail"}">{v}</span>')
+                if k == "passed":
+                    cls, text = {True: ("pass", "passed"), False: ("fail", "failed")}.get(
+                        v, ("notgraded", "skipped")
+                    )
+                    row.append(f'<span class="badge {cls}">{text}</span>')
+                elif isinstance(v, float):
+                    row.append(_num(v, 3))
                 else:
                     row.append(_e(v))
             rows.append(row)
-        return "<h3>Quality gates</h3>" + _table(keys, rows, numeric=set())
-    if summary:
+        out += "<h3>Quality gates</h3>" + _table(keys, rows, numeric=set())
+    usage = summary.get("llm_usage")
+    if isinstance(usage, dict) and usage:
+        items = ", ".join(
+            f"{_e(k)} <code>{_e(v)}</code>" for k, v in usage.items() if v not in ("", None)
+        )
+        out += f"<p class='muted'>LLM judges: {items}</p>"
+    if not out:
         text = orjson.dumps(summary, option=orjson.OPT_INDENT_2, default=str).decode()
-        return f"<h3>Run summary</h3><pre>{escape(text)}</pre>"
-    return ""
+        out = f"<h3>Run summary</h3><pre>{escape(text)}</pre>"
+    return out
 
 
 def _metrics_table(data: ReportData) -> str:
