@@ -135,6 +135,8 @@ function waterfall(div, spans) {
   const color = (s) => s[4] === "ERROR" ? "#d9534f" : s[7] ? "#3f6fb0" : s[8] ? "#9b7ad1"
     : s[0] === "tracesim.turn" ? "#9aa3b2" : "#7fb3d5";
   const ys = spans.map((_, i) => i);
+  const labels = spans.map((s) => "\u00a0\u00a0".repeat(Math.min(s[3], 8)) + String(s[0] ?? "").slice(0, 40));
+  const width = Math.max(...labels.map((l) => l.length));
   const hover = spans.map((s) => [
     `<b>${plotText(s[0])}</b>`, `${fmt(s[2], 1)} ms at +${fmt(s[1], 1)} ms`,
     s[5] ? `service: ${plotText(s[5])}` : "", s[8] ? `model: ${plotText(s[8])}` : "",
@@ -146,11 +148,12 @@ function waterfall(div, spans) {
     x: spans.map((s) => Math.max(s[2], 0.3)), marker: { color: spans.map(color) },
     hovertext: hover, hoverinfo: "text",
   }], {
-    height: 46 + 22 * spans.length, margin: { l: 260, r: 20, t: 6, b: 34 },
+    height: 46 + 22 * spans.length, margin: { l: Math.min(40 + 7 * width, 380), r: 20, t: 6, b: 34 },
     template: "plotly_white", bargap: 0.25,
     xaxis: { title: { text: "ms since the turn started" }, zeroline: false },
-    yaxis: { tickvals: ys, autorange: "reversed", tickfont: { size: 11 },
-      ticktext: spans.map((s) => "\u00a0\u00a0".repeat(s[3]) + plotText(s[0]).slice(0, 48)) },
+    // equal-length monospace labels: right-aligned ticks then show the tree's indentation
+    yaxis: { tickvals: ys, autorange: "reversed", tickfont: { size: 11, family: "monospace" },
+      ticktext: labels.map((l) => plotText(l.padEnd(width, "\u00a0"))) },
     font: { family: "system-ui, sans-serif", size: 11 },
   }, { displayModeBar: false, responsive: true });
 }
