@@ -1,8 +1,8 @@
-"""The `tracesim run` pipeline: validate, collect, simulate, settle, summarise.
+"""The `tracesim run` pipeline: validate, collect, simulate, settle, evaluate, report.
 
     prepare(config)  -> everything checked before anything runs (exit 2 on error)
     capture(...)     -> embedded (or remote) collector + simulator; spans in DuckDB
-    (evaluation)     -> the lead adds `evaluate_db(outcome.db_path, ...)` after capture
+    evaluate(...)    -> tool calls, scores, gates, results.json, report.html (exit 1 on a gate)
 
 `run_from_file` is what the CLI calls; `run(loaded)` returns a `RunOutcome`
 (run id, DuckDB path, output dir, counts, exit code) for the next step.
@@ -70,22 +70,27 @@ def run_from_file(
     *,
     console: Console | None = None,
     show_progress: bool = True,
+    evaluate: bool = True,
 ) -> RunOutcome:
     """Load `path` (with overrides) and run it; errors become exit codes, never tracebacks."""
-    console = console or Console(stderr=True)
+    console = console or Console()
     try:
         loaded = load_run_config(path, overrides)
     except ConfigError as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc))
-    return run(loaded, console=console, show_progress=show_progress)
+    return run(loaded, console=console, show_progress=show_progress, evaluate=evaluate)
 
 
 def run(
-    loaded: LoadedConfig, *, console: Console | None = None, show_progress: bool = True
+    loaded: LoadedConfig,
+    *,
+    console: Console | None = None,
+    show_progress: bool = True,
+    evaluate: bool = True,
 ) -> RunOutcome:
-    """Validate everything, then capture; returns the outcome (never raises)."""
-    console = console or Console(stderr=True)
+    """Validate everything, capture, then evaluate (unless `evaluate=False`); never raises."""
+    console = console or Console()
     config = loaded.config
     try:
         scenarios, users = _prepare(config, loaded.base_dir)
@@ -93,19 +98,72 @@ def run(
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     try:
-        return asyncio.run(_capture(loaded, scenarios, users, console, show_progress))
+        outcome = asyncio.run(_capture(loaded, scenarios, users, console, show_progress))
     except _AgentLoadFailed as exc:
         _print_error(console, "agent error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     except Exception as exc:  # an internal failure: report it, exit 3
         console.print_exception()
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
+    if evaluate:
+        _evaluate(outcome, loaded, console, show_progress)
+    return outcome
+
+
+def _evaluate(
+    outcome: RunOutcome, loaded: LoadedConfig, console: Console, show_progress: bool
+) -> None:
+    """Score what was captured; sets the outcome's exit code (1 when a gate failed)."""
+    if outcome.exit_code != EXIT_OK or outcome.config is None:
+        return
+    if outcome.db_path is None:
+        console.print(
+            "The spans went to a remote collector: stop it, then run "
+            "`tracesim evaluate --db <its file> --config <this config>`.",
+            highlight=False,
+        )
+        return
+    from evaluator.gates import EvalConfigError
+    from tracesim.evaluate_step import evaluate_and_report
+
+    try:
+        evaluation = evaluate_and_report(
+            outcome.db_path,
+            config=outcome.config.evaluation,
+            llm=outcome.config.llm,
+            run_id=outcome.run_id,
+            base_dir=loaded.base_dir,
+            output_dir=outcome.output_dir,
+            kind="run",
+            progress=show_progress,
+            console=console,
+        )
+    except EvalConfigError as exc:
+        _print_error(console, "evaluation config error", exc)
+        outcome.exit_code = EXIT_BAD_CONFIG
+        outcome.error = str(exc)
+        return
+    except Exception as exc:  # noqa: BLE001 - the capture is safe in DuckDB; say so
+        console.print_exception()
+        console.print(
+            f"Evaluation failed; the captured spans are in {outcome.db_path}: "
+            "re-run `tracesim evaluate --db` on it.",
+            highlight=False,
+        )
+        outcome.exit_code = EXIT_INTERNAL
+        outcome.error = f"{type(exc).__name__}: {exc}"
+        return
+    outcome.exit_code = evaluation.exit_code
+    outcome.extra["eval_id"] = evaluation.result.eval_id
+    outcome.extra["results_path"] = evaluation.result.results_path
+    outcome.extra["report_path"] = evaluation.report_path
 
 
 def _print_error(console: Console, title: str, exc: BaseException) -> None:
-    """An error for the user: never wrapped, never read as markup."""
-    console.print(f"[red]{title}[/red]")
-    console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
+    """An error for the user, on stderr: never wrapped, never read as markup."""
+    err = console if console.stderr else Console(stderr=True)
+    err.print(f"[red]{title}[/red]")
+    err.print(str(exc), markup=False, highlight=False, soft_wrap=True)
 
 
 class _AgentLoadFailed(RuntimeError):

@@ -1,4 +1,5 @@
-"""`tracesim evaluate`: re-evaluate what a DuckDB file holds, without re-running the agent.
+"""`tracesim evaluate`: re-evaluate what a DuckDB file holds, without re-running the agent,
+and write `results.json` and `report.html`.
 
 Reads only the `evaluation:` and `llm:` keys of the config (the rest of the
 run config is not needed here). Exit code: 0 gates passed, 1 a gate failed,
@@ -106,9 +107,8 @@ def command(
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
-    from evaluator.pipeline import evaluate_db
-    from evaluator.summary import print_summary
     from schemas.eval_config import EvalConfig
+    from tracesim.evaluate_step import evaluate_and_report
 
     try:
         if not db_path.is_file():
@@ -118,7 +118,7 @@ def command(
             base_dir = config_path.resolve().parent
         else:
             config, llm, base_dir = EvalConfig(), None, Path.cwd()
-        result = evaluate_db(
+        outcome = evaluate_and_report(
             db_path,
             config=config,
             run_id=run_id,
@@ -140,6 +140,4 @@ def command(
         click.echo(traceback.format_exc(), err=True)
         _fail("internal error (traceback above); please report it", ExitCode.INTERNAL_ERROR)
         return
-    print_summary(result.report)
-    click.echo(f"results: {result.results_path}")
-    sys.exit(result.exit_code)
+    sys.exit(outcome.exit_code)

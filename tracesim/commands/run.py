@@ -2,8 +2,8 @@
 
 Any config key can be overridden on the command line, dotted for nested
 keys (`--max_turns 3`, `--agent_config.module_path x.py`), or with
-`--set key=value`; values are parsed as YAML scalars. Exit codes: 0 done,
-2 bad config or scenarios, 3 internal error.
+`--set key=value`; values are parsed as YAML scalars. Exit codes: 0 done and
+every gate passed, 1 a gate failed, 2 bad config or scenarios, 3 internal error.
 """
 
 from __future__ import annotations
@@ -28,8 +28,13 @@ __all__ = ["command"]
     help="Override a config key (dotted for nested keys); repeatable.",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@click.option(
+    "--capture-only", is_flag=True, help="Stop after capture (evaluate later with `tracesim evaluate`)."
+)
 @click.pass_context
-def command(ctx: click.Context, config: str, sets: tuple[str, ...], no_progress: bool) -> None:
+def command(
+    ctx: click.Context, config: str, sets: tuple[str, ...], no_progress: bool, capture_only: bool
+) -> None:
     """Drive the scenarios of CONFIG against the agent and capture its traces.
 
     Extra `--key value` pairs override config keys, e.g. `--max_turns 3`.
@@ -47,5 +52,7 @@ def command(ctx: click.Context, config: str, sets: tuple[str, ...], no_progress:
     except ConfigError as exc:
         click.echo(f"config error\n{exc}", err=True)
         sys.exit(EXIT_BAD_CONFIG)
-    outcome = run_from_file(config, overrides, show_progress=not no_progress)
+    outcome = run_from_file(
+        config, overrides, show_progress=not no_progress, evaluate=not capture_only
+    )
     sys.exit(outcome.exit_code)
