@@ -40,8 +40,10 @@ class Project:
         path.write_text(yaml.safe_dump(body))
         return path
 
-    def run(self, **overrides: str) -> RunOutcome:
-        return run(load_run_config(self.root / "config.yaml", overrides), show_progress=False)
+    def run(self, *, evaluate: bool = False, **overrides: str) -> RunOutcome:
+        """Capture only by default: these tests are about the simulator, not the scores."""
+        loaded = load_run_config(self.root / "config.yaml", overrides)
+        return run(loaded, show_progress=False, evaluate=evaluate)
 
 
 @pytest.fixture
