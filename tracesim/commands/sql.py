@@ -55,8 +55,19 @@ def print_result(result: QueryResult, fmt: str) -> None:
     for row in result.rows:
         table.add_row(*(_cell(v) for v in row))
     console = Console()
+    if not console.is_terminal:  # piped: let the table take the width it needs
+        console = Console(width=max(80, _natural_width(result.columns, result.rows)))
     console.print(table)
     console.print(f"[dim]{len(result.rows)} row(s) from {result.source}[/dim]")
+
+
+def _natural_width(columns: list[str], rows: list[Any]) -> int:
+    """The width a table needs to show every cell on one line (capped)."""
+    widths = [len(str(c)) for c in columns]
+    for row in rows[:1000]:
+        for i, value in enumerate(row):
+            widths[i] = max(widths[i], len(_cell(value)))
+    return min(sum(widths) + 3 * len(widths) + 1, 400)
 
 
 @click.command(name="sql")
