@@ -1,13 +1,15 @@
 """`Collector`: receivers -> ingest (spool) -> writer -> DuckDB store, with start/shutdown.
 
 The embedded collector of `tracesim run` and the process behind `tracesim collect`.
-`shutdown` is safe twice and before `start`.
+`shutdown` is safe twice and before `start`. Configuration (redaction rules, TLS
+files) is validated in the constructor, so bad settings fail before anything listens.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
@@ -23,9 +25,11 @@ from collector.ingest import Ingest
 from collector.query import run_query
 from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
+from collector.redaction import RedactionRule, Redactor
 from collector.routing import Router
 from collector.spool import Spool, SpoolRecord
 from collector.store import Store
+from collector.tls import tls_config
 from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
 
 __all__ = ["Collector", "CollectorStats"]
@@ -53,7 +57,13 @@ class CollectorStats:
 
 
 class Collector:
-    """OTLP gRPC + HTTP receivers writing spans and logs to one DuckDB file."""
+    """OTLP gRPC + HTTP receivers writing spans and logs to one DuckDB file.
+
+    `redaction`: rules (RedactionRule, mappings or preset names, see `collector.redaction`)
+    applied to attributes before they are stored; raises InvalidRedactionRule when one is bad.
+    `tls_cert` / `tls_key`: PEM files; both receivers then speak TLS only (ValueError when
+    the pair is unusable).
+    """
 
     def __init__(
         self,
@@ -71,6 +81,9 @@ class Collector:
         grpc_workers: int = 4,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
+        redaction: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None = None,
+        tls_cert: str | Path | None = None,
+        tls_key: str | Path | None = None,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
@@ -84,6 +97,8 @@ class Collector:
         self._grpc_workers = grpc_workers
         self._fsync = fsync
         self._router_capacity = router_capacity
+        self.redactor = Redactor.from_config(redaction)
+        self._tls = tls_config(tls_cert, tls_key)
         self._lock = threading.Lock()
         self._started = False
         self._stopped = False
@@ -94,6 +109,7 @@ class Collector:
         self._grpc: GrpcReceiver | None = None
         self._http: HttpServer | None = None
         self._replayed = 0
+        self._loaded_at_start = 0
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
@@ -119,9 +135,13 @@ class Collector:
         )
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(
-            self._store, router, batch_rows=self._batch[0], batch_seconds=self._batch[1]
+            self._store,
+            router,
+            batch_rows=self._batch[0],
+            batch_seconds=self._batch[1],
+            redactor=self.redactor,
         )
-        loaded = self._store.loaded_seq()
+        loaded = self._loaded_at_start = self._store.loaded_seq()
         self._writer.load(self._replay_items(self._spool, loaded))
         self._spool.drop_recovered()
         self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
@@ -136,6 +156,7 @@ class Collector:
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
                 workers=self._grpc_workers,
+                tls=self._tls,
             )
             self._grpc.start()
         if self._http_port is not None:
@@ -145,7 +166,7 @@ class Collector:
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
-            self._http = HttpServer(app, host=self.host, port=self._http_port)
+            self._http = HttpServer(app, host=self.host, port=self._http_port, tls=self._tls)
             self._http.start()
 
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
@@ -175,7 +196,10 @@ class Collector:
         if self._writer is not None:
             self._writer.stop(timeout)
         if self._spool is not None:
-            self._spool.close()
+            loaded = None
+            if self._writer is not None:
+                loaded = max(self._writer.stats.committed_seq, self._loaded_at_start)
+            self._spool.close(loaded=loaded)
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -193,14 +217,29 @@ class Collector:
 
     # endpoints ---------------------------------------------------------------------------
     @property
+    def tls(self) -> bool:
+        """True when the receivers speak TLS."""
+        return self._tls is not None
+
+    @property
     def grpc_endpoint(self) -> str | None:
-        """host:port of the gRPC receiver (the real port when 0 was asked), None when off."""
-        return f"{self.host}:{self._grpc.port}" if self._grpc is not None else None
+        """host:port of the gRPC receiver (the real port when 0 was asked), None when off.
+        Under TLS `https://host:port`, which OTLP exporters read as "use TLS"."""
+        if self._grpc is None:
+            return None
+        address = f"{self.host}:{self._grpc.port}"
+        return f"https://{address}" if self._tls is not None else address
 
     @property
     def http_endpoint(self) -> str | None:
-        """http://host:port of the HTTP receiver, None when off."""
-        return f"http://{self.host}:{self._http.port}" if self._http is not None else None
+        """http(s)://host:port of the HTTP receiver (https under TLS), None when off."""
+        if self._http is None:
+            return None
+        return f"{self._scheme}://{self.host}:{self._http.port}"
+
+    @property
+    def _scheme(self) -> str:
+        return "https" if self._tls is not None else "http"
 
     # waiting and reading -------------------------------------------------------------------
     def flush(self, timeout: float | None = 30.0) -> bool:

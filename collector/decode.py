@@ -4,15 +4,19 @@
 Column lists rather than row tuples, because the store hands them to Arrow as is.
 Invalid spans (bad id lengths) are skipped here and counted by `check_spans`,
 which the receivers call before acknowledging, so both agree on what is stored.
+An optional `Redactor` rewrites attribute values after the hot columns and
+routing keys are taken from the raw ones; without one nothing extra runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from collector.hot_fields import hot_fields
+from collector.redaction import Redactor
 from collector.routing_keys import RULE_NONE, own_key, resource_key, turn_number
 from collector.values import attributes, iso_time
 from schemas.conventions import OTEL, TRACESIM
@@ -101,7 +105,10 @@ def check_spans(request: Any) -> tuple[int, int, str]:
     return valid, rejected, message
 
 
-def _events(pb2_events: Any) -> str:
+AttrsFn = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _events(pb2_events: Any, redact: AttrsFn | None = None) -> str:
     """Span events as a JSON list of {name, time, time_unix_nano, attributes}."""
     return orjson.dumps(
         [
@@ -109,7 +116,11 @@ def _events(pb2_events: Any) -> str:
                 "name": event.name,
                 "time": iso_time(event.time_unix_nano),
                 "time_unix_nano": event.time_unix_nano,
-                "attributes": attributes(event.attributes),
+                "attributes": (
+                    redact(attributes(event.attributes))
+                    if redact is not None
+                    else attributes(event.attributes)
+                ),
             }
             for event in pb2_events
         ]
@@ -199,8 +210,9 @@ def _simulator_rows(
         batch.conversations.append(row)
 
 
-def decode_traces(request: Any, batch: SpanBatch) -> None:
-    """Append every valid span of an ExportTraceServiceRequest to `batch`."""
+def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = None) -> None:
+    """Append every valid span of an ExportTraceServiceRequest to `batch`, redacting
+    attributes with `redactor` when given."""
     c = batch.columns
     trace_ids, span_ids, parents, names = (
         c["trace_id"],
@@ -233,12 +245,21 @@ def decode_traces(request: Any, batch: SpanBatch) -> None:
     rules = batch.rules
     dumps = orjson.dumps
     simulator_names = (TRACESIM.TURN_SPAN, TRACESIM.CONVERSATION_SPAN)
+    redact_span = redact_event = redact_resource = None
+    if redactor is not None:
+        redact_span, redact_event, redact_resource = (
+            redactor.span,
+            redactor.event,
+            redactor.resource,
+        )
     for resource_spans in request.resource_spans:
         resource_attrs = attributes(resource_spans.resource.attributes)
-        resource_json = dumps(resource_attrs).decode()
         service = resource_attrs.get(OTEL.SERVICE_NAME)
         service = service if isinstance(service, str) else None
         resource_route = resource_key(resource_attrs)
+        if redact_resource is not None:
+            resource_attrs = redact_resource(resource_attrs)
+        resource_json = dumps(resource_attrs).decode()
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope.name or None
             for pb2_span in scope_spans.spans:
@@ -253,6 +274,8 @@ def decode_traces(request: Any, batch: SpanBatch) -> None:
                 status = pb2_span.status
                 chat, turn, rule = own_key(attrs, resource_route) if attrs else resource_route
                 operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
+                if redact_span is not None:
+                    attrs = redact_span(attrs)
                 trace_ids.append(trace_id)
                 span_ids.append(span_id)
                 parents.append(pb2_span.parent_span_id.hex() or None)
@@ -269,7 +292,9 @@ def decode_traces(request: Any, batch: SpanBatch) -> None:
                 scopes.append(scope)
                 attr_col.append(dumps(attrs).decode())
                 res_col.append(resource_json)
-                event_col.append(_events(pb2_span.events) if pb2_span.events else "[]")
+                event_col.append(
+                    _events(pb2_span.events, redact_event) if pb2_span.events else "[]"
+                )
                 link_col.append(_links(pb2_span.links) if pb2_span.links else "[]")
                 chats.append(chat)
                 turns.append(turn)

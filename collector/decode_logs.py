@@ -1,7 +1,8 @@
 """OTLP log requests (protobuf messages) -> column lists for the `logs` table. Pure.
 
 `log_id` is a content hash of the record, its scope and resource, so a resent
-record is stored once.
+record is stored once (the hash is of the raw record, so redaction does not change it).
+An optional `Redactor` rewrites attributes and bodies before they are stored.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from collector.redaction import Redactor
 from collector.routing_keys import RULE_NONE, own_key, resource_key
 from collector.values import any_value, attributes
 from schemas.conventions import OTEL
@@ -74,16 +76,26 @@ def check_logs(request: Any) -> tuple[int, int, str]:
     return valid, rejected, message
 
 
-def decode_logs(request: Any, batch: LogBatch) -> None:
-    """Append every valid record of an ExportLogsServiceRequest to `batch`."""
+def decode_logs(request: Any, batch: LogBatch, redactor: Redactor | None = None) -> None:
+    """Append every valid record of an ExportLogsServiceRequest to `batch`, redacting
+    attributes and bodies with `redactor` when given."""
     c = batch.columns
     dumps = orjson.dumps
+    redact_log = redact_body = redact_resource = None
+    if redactor is not None:
+        redact_log, redact_body, redact_resource = (
+            redactor.log,
+            redactor.log_body,
+            redactor.resource,
+        )
     for resource_logs in request.resource_logs:
         resource_attrs = attributes(resource_logs.resource.attributes)
         resource_json = dumps(resource_attrs).decode()
         resource_digest = hashlib.blake2b(resource_json.encode(), digest_size=16).digest()
         service = resource_attrs.get(OTEL.SERVICE_NAME)
         resource_route = resource_key(resource_attrs)
+        if redact_resource is not None:
+            resource_json = dumps(redact_resource(resource_attrs)).decode()
         for scope_logs in resource_logs.scope_logs:
             scope = scope_logs.scope.name or None
             scope_bytes = (scope or "").encode()
@@ -95,6 +107,10 @@ def decode_logs(request: Any, batch: LogBatch) -> None:
                 digest.update(record.SerializeToString(deterministic=True))
                 chat, turn, rule = own_key(attrs, resource_route)
                 body = any_value(record.body) if record.HasField("body") else None
+                if redact_log is not None:
+                    attrs = redact_log(attrs)
+                    if body is not None and redact_body is not None:
+                        body = redact_body(body)
                 c["log_id"].append(digest.hexdigest())
                 c["time"].append(record.time_unix_nano or None)
                 c["observed_time"].append(record.observed_time_unix_nano or None)

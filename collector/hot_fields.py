@@ -9,7 +9,7 @@ from typing import Any
 
 from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP
 
-__all__ = ["HotFields", "hot_fields", "as_int"]
+__all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
 HotFields = tuple[str | None, str | None, str | None, int | None, int | None]
 """(operation, tool_name, model, input_tokens, output_tokens)."""
@@ -20,6 +20,28 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+
+HOT_ATTRIBUTES: frozenset[str] = frozenset(
+    (
+        GENAI.OPERATION_NAME,
+        OPENINFERENCE.SPAN_KIND,
+        TRACELOOP.SPAN_KIND,
+        GENAI.TOOL_NAME,
+        OPENINFERENCE.TOOL_NAME,
+        TRACELOOP.ENTITY_NAME,
+        GENAI.RESPONSE_MODEL,
+        GENAI.REQUEST_MODEL,
+        OPENINFERENCE.LLM_MODEL_NAME,
+        GENAI.USAGE_INPUT_TOKENS,
+        GENAI.USAGE_PROMPT_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT,
+        GENAI.USAGE_OUTPUT_TOKENS,
+        GENAI.USAGE_COMPLETION_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+    )
+)
+"""Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
+agree with the hot columns)."""
 
 
 def as_int(value: Any) -> int | None:

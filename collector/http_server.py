@@ -1,5 +1,6 @@
 """Runs an ASGI app with uvicorn on its own thread and event loop, on a socket bound up front
-(so port 0 yields the real port and a taken port fails before anything starts)."""
+(so port 0 yields the real port and a taken port fails before anything starts), over TLS
+when given a certificate and key."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from typing import Any
 
 import uvicorn
 
+from collector.tls import TlsConfig
+
 __all__ = ["HttpServer"]
 
 
 class HttpServer:
     """uvicorn in a background thread; `start` returns once it accepts connections."""
 
-    def __init__(self, app: Any, *, host: str = "127.0.0.1", port: int = 4318) -> None:
+    def __init__(
+        self, app: Any, *, host: str = "127.0.0.1", port: int = 4318, tls: TlsConfig | None = None
+    ) -> None:
         self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         try:
             self._sock.bind((host, port))
@@ -30,8 +35,19 @@ class HttpServer:
         self.host = host
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=5
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=5,
+            ssl_certfile=tls.cert_path if tls else None,
+            ssl_keyfile=tls.key_path if tls else None,
         )
+        try:
+            config.load()  # builds the SSL context now, on this thread
+        except BaseException:
+            self._sock.close()
+            raise
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 

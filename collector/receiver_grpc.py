@@ -3,7 +3,8 @@
 Handlers take the request bytes undecoded (no deserializer) because the spool
 stores exactly those bytes. Errors map once: InvalidRequest -> INVALID_ARGUMENT,
 Busy -> UNAVAILABLE, oversized -> RESOURCE_EXHAUSTED (by gRPC itself), wrong
-token -> UNAUTHENTICATED. gzip is handled by gRPC.
+token -> UNAUTHENTICATED. gzip is handled by gRPC. With `tls` the port only
+speaks TLS (plaintext clients fail the handshake).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collector.errors import Busy, InvalidRequest
 from collector.ingest import Ingest
 from collector.responses import logs_response as _logs_response
 from collector.responses import trace_response as _trace_response
+from collector.tls import TlsConfig
 
 __all__ = ["GrpcReceiver", "TRACE_METHOD", "LOGS_METHOD"]
 
@@ -40,6 +42,7 @@ class GrpcReceiver:
         auth_token: str | None = None,
         max_request_bytes: int = 16 << 20,
         workers: int = 4,
+        tls: TlsConfig | None = None,
     ) -> None:
         self._ingest = ingest
         self._expected = f"Bearer {auth_token}".encode() if auth_token else None
@@ -74,7 +77,11 @@ class GrpcReceiver:
         )
         address = f"{host}:{port}"
         try:
-            self.port = self._server.add_insecure_port(address)
+            if tls is None:
+                self.port = self._server.add_insecure_port(address)
+            else:
+                credentials = grpc.ssl_server_credentials([tls.pem()])
+                self.port = self._server.add_secure_port(address, credentials)
         except RuntimeError:
             self.port = 0
         if not self.port:

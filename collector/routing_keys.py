@@ -10,6 +10,7 @@ from typing import Any
 from schemas.conventions import ARKSIM, GENAI, OTEL, TRACESIM
 
 __all__ = [
+    "ROUTING_ATTRIBUTES",
     "RouteKey",
     "RULE_NONE",
     "RULE_SPAN",
@@ -32,6 +33,18 @@ RULE_TRACE = 3
 RULE_SESSION = 4
 
 _INT32_MAX = 2**31 - 1
+
+ROUTING_ATTRIBUTES: frozenset[str] = frozenset(
+    (
+        TRACESIM.CHAT_ID,
+        TRACESIM.TURN_ID,
+        ARKSIM.CONVERSATION_ID,
+        ARKSIM.TURN_ID,
+        GENAI.CONVERSATION_ID,
+        OTEL.SESSION_ID,
+    )
+)
+"""Every attribute the routing rules read (redaction leaves them alone: routing needs them)."""
 
 
 def turn_number(value: Any) -> int | None:

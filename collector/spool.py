@@ -9,6 +9,7 @@ records are all loaded into DuckDB are deleted by `release`.
 
 Thread-safe. A new process always starts a new segment; older segments are
 read once by `recover` and deleted by `release` after their replay commits.
+A clean `close` after everything is loaded deletes every segment.
 """
 
 from __future__ import annotations
@@ -179,8 +180,10 @@ class Spool:
             paths = [path for _first, path in self._segments]
         return sum(path.stat().st_size for path in paths if path.exists())
 
-    def close(self) -> None:
-        """fsync and close the current segment (idempotent)."""
+    def close(self, *, loaded: int | None = None) -> None:
+        """fsync and close the current segment (idempotent). When `loaded` covers every record
+        written, all segments are deleted: nothing is left to replay, and raw payloads (which
+        may hold data that redaction keeps out of DuckDB) do not outlive the process."""
         with self._cond:
             while self._syncing:
                 self._cond.wait()
@@ -188,3 +191,7 @@ class Spool:
                 self._sync_fd(self._fd)
                 os.close(self._fd)
                 self._fd = None
+            if loaded is not None and loaded >= self._next_seq - 1:
+                for _first, path in self._segments:
+                    path.unlink(missing_ok=True)
+                self._segments.clear()

@@ -24,6 +24,7 @@ from typing import Any
 
 from collector.decode import SpanBatch, decode_traces
 from collector.decode_logs import LogBatch, decode_logs
+from collector.redaction import Redactor
 from collector.routing import Router
 from collector.store import PreparedBatch, Store, prepare
 
@@ -69,8 +70,10 @@ class Writer:
         batch_rows: int = 8192,
         batch_seconds: float = 0.2,
         on_committed: Callable[[int, int], None] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self._store = store
+        self._redactor = redactor or None
         self._router = router
         self._batch_rows = batch_rows
         self._batch_seconds = batch_seconds
@@ -187,12 +190,13 @@ class Writer:
     def _prepare(self, items: list[Item]) -> PreparedBatch:
         """Decode and route a batch; requests that fail to decode are logged and skipped."""
         spans, logs = SpanBatch(), LogBatch()
+        redactor = self._redactor
         for item in items:
             try:
                 if item.kind == KIND_TRACES:
-                    decode_traces(item.message, spans)
+                    decode_traces(item.message, spans, redactor)
                 elif item.kind == KIND_LOGS:
-                    decode_logs(item.message, logs)
+                    decode_logs(item.message, logs, redactor)
             except Exception:  # a bug in decoding must not stop the pipeline
                 log.exception("could not decode spooled request %d; skipped", item.seq)
                 self.stats.failed_requests += 1

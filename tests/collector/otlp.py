@@ -137,7 +137,7 @@ def log_record(
 
 
 class GrpcClient:
-    """Raw OTLP gRPC client (bytes or messages in, responses out)."""
+    """Raw OTLP gRPC client (bytes or messages in, responses out); TLS when given the CA."""
 
     def __init__(
         self,
@@ -145,10 +145,17 @@ class GrpcClient:
         *,
         token: str | None = None,
         compression: grpc.Compression | None = None,
+        root_certificates: bytes | None = None,
     ) -> None:
-        self.channel = grpc.insecure_channel(
-            endpoint, options=[("grpc.max_send_message_length", 64 << 20)], compression=compression
-        )
+        options = [("grpc.max_send_message_length", 64 << 20)]
+        endpoint = endpoint.removeprefix("https://").removeprefix("http://")
+        if root_certificates is None:
+            self.channel = grpc.insecure_channel(endpoint, options=options, compression=compression)
+        else:
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self.channel = grpc.secure_channel(
+                endpoint, credentials, options=options, compression=compression
+            )
         self._metadata = [("authorization", f"Bearer {token}")] if token else None
         self._traces = self.channel.unary_unary(
             TRACE_METHOD,

@@ -48,6 +48,35 @@ __all__ = ["command"]
     type=float,
     help="Largest accepted request (after decompression), in MiB.",
 )
+@click.option(
+    "--redact",
+    "presets",
+    multiple=True,
+    metavar="PRESET",
+    help="Redact this kind of personal data inside every attribute and log body before it is "
+    "stored: email, phone, credit_card, ssn or ipv4 (repeatable).",
+)
+@click.option(
+    "--redact-attr",
+    "redact_attrs",
+    multiple=True,
+    metavar="NAME",
+    help="Replace the whole value of attributes matching this name or glob, e.g. "
+    "'gen_ai.tool.call.arguments' or '*.email' (repeatable).",
+)
+@click.option(
+    "--redaction-file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="YAML file of redaction rules (attributes, pattern or preset, replacement, apply_to).",
+)
+@click.option(
+    "--tls-cert",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="PEM certificate chain: both receivers then speak TLS only (needs --tls-key).",
+)
+@click.option("--tls-key", default=None, type=click.Path(dir_okay=False), help="PEM private key.")
 def command(
     db_path: str,
     host: str,
@@ -55,9 +84,20 @@ def command(
     http_port: int,
     auth_token_env: str | None,
     max_request_mb: float,
+    presets: tuple[str, ...],
+    redact_attrs: tuple[str, ...],
+    redaction_file: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
 ) -> None:
     """Receive OTLP spans and logs and store them in DuckDB."""
-    from collector import Collector, StoreLocked
+    from collector import (
+        Collector,
+        InvalidRedactionRule,
+        RedactionRule,
+        StoreLocked,
+        load_redaction_file,
+    )
 
     token = None
     if auth_token_env:
@@ -66,14 +106,27 @@ def command(
             raise click.UsageError(
                 f"--auth-token-env {auth_token_env}: that variable is not set or empty"
             )
-    collector = Collector(
-        db_path,
-        host=host,
-        grpc_port=None if grpc_port < 0 else grpc_port,
-        http_port=None if http_port < 0 else http_port,
-        auth_token=token,
-        max_request_bytes=int(max_request_mb * (1 << 20)),
-    )
+    rules = [RedactionRule(preset=name) for name in presets]
+    if redact_attrs:
+        rules.append(RedactionRule(attributes=redact_attrs))
+    try:
+        if redaction_file:
+            rules.extend(load_redaction_file(redaction_file))
+        collector = Collector(
+            db_path,
+            host=host,
+            grpc_port=None if grpc_port < 0 else grpc_port,
+            http_port=None if http_port < 0 else http_port,
+            auth_token=token,
+            max_request_bytes=int(max_request_mb * (1 << 20)),
+            redaction=rules,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+        )
+    except InvalidRedactionRule as error:
+        raise click.UsageError(str(error)) from None
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     stop = threading.Event()
     previous = {
         sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
@@ -97,6 +150,8 @@ def command(
             else ""
         )
         click.echo(f"{', '.join(listening)}, writing {db_path}{replayed}", err=False)
+        if collector.redactor:
+            click.echo(f"redacting with {len(collector.redactor.rules)} rule(s) before storing")
         click.echo("Ctrl-C or SIGTERM to stop.")
         while not stop.wait(3600):
             pass
