@@ -3,22 +3,35 @@
 Three agent types, selected by `agent_type`: a python class (`custom`), an
 OpenAI-compatible chat-completions endpoint, or an A2A agent. Field names
 follow arksim's config where it has one.
+
+HTTP agents may carry a `server` block: the command `tracesim run` starts
+(and stops) around the simulation, so a run needs no hand-started server.
+Its placeholders (`PLACEHOLDERS`) are substituted by `tracesim.agent_server`;
+this module only checks that they are used consistently.
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "A2AAgentConfig",
     "A2AApiConfig",
     "AgentConfig",
+    "AgentServerConfig",
     "ChatCompletionsAgentConfig",
     "ChatCompletionsApiConfig",
     "CustomAgentConfig",
+    "PLACEHOLDERS",
 ]
+
+PLACEHOLDERS = ("{port}", "{python}", "{collector_grpc}", "{collector_http}")
+"""Substituted in `server.command`, `server.env` values and `api_config.endpoint`:
+the server's port, the running python (`sys.executable`), the run's collector
+OTLP/gRPC and OTLP/HTTP endpoints (`http://host:port`)."""
 
 
 class _Strict(BaseModel):
@@ -46,6 +59,63 @@ class CustomAgentConfig(_Strict):
         return self
 
 
+class AgentServerConfig(_Strict):
+    """The agent's HTTP server, started by `tracesim run` and stopped after the last turn.
+
+    The process gets `OTEL_EXPORTER_OTLP_ENDPOINT` (the run's collector) and
+    `OTEL_SERVICE_NAME` (the agent name, unless set); its output goes to
+    `<output_dir>/agent_server.log`. Leave the block out to run against a
+    server you started yourself. A program that cannot be found fails the run
+    with exit code 2 (before anything runs), a server that exits or is not
+    ready within `ready_timeout` with exit code 3 and the log's last lines.
+    """
+
+    command: list[str] = Field(min_length=1)
+    """The program and its arguments, e.g. `["{python}", "-m", "my_agent", "--port", "{port}"]`
+    (a string is split like a shell would, without running one)."""
+    cwd: str | None = None
+    """Working directory, relative to the config file's folder (default: that folder)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment variables (they win over the inherited and the OTEL_* ones)."""
+    ready_timeout: float = Field(default=30.0, gt=0)
+    """Seconds to wait for the server to accept connections (or `ready_path` to answer 2xx)."""
+    ready_path: str | None = None
+    """HTTP path polled until it answers 2xx, e.g. `/.well-known/agent-card.json`;
+    None: ready once the endpoint's port accepts a TCP connection."""
+    port: int = Field(default=0, ge=0, le=65535)
+    """The value of `{port}`; 0 = a free loopback port picked at start."""
+    stop_timeout: float = Field(default=10.0, gt=0)
+    """Seconds between SIGTERM (the server flushes its spans) and SIGKILL."""
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split_string(cls, value: Any) -> Any:
+        return shlex.split(value) if isinstance(value, str) else value
+
+    @field_validator("ready_path")
+    @classmethod
+    def _absolute_path(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("ready_path must start with '/', e.g. /health")
+        return value
+
+
+def _check_server(endpoint: str, server: AgentServerConfig | None) -> None:
+    """`{port}` needs a server to give it a value; a picked port needs `{port}` in the endpoint."""
+    if server is None:
+        if "{port}" in endpoint:
+            raise ValueError(
+                "api_config.endpoint uses {port} but there is no `server` block to give it "
+                "a value: add `server:` or write the port"
+            )
+        return
+    if server.port == 0 and "{port}" not in endpoint:
+        raise ValueError(
+            "server.port 0 picks a free port: write {port} in api_config.endpoint "
+            "(e.g. http://127.0.0.1:{port}/...) or set server.port"
+        )
+
+
 class ChatCompletionsApiConfig(_Strict):
     """How to reach an OpenAI-compatible `/v1/chat/completions` endpoint."""
 
@@ -69,6 +139,13 @@ class ChatCompletionsAgentConfig(_Strict):
     agent_type: Literal["chat_completions"]
     agent_name: str = "agent"
     api_config: ChatCompletionsApiConfig
+    server: AgentServerConfig | None = None
+    """Start the agent's server for the run (see `AgentServerConfig`); None: it is already up."""
+
+    @model_validator(mode="after")
+    def _server_and_port(self) -> ChatCompletionsAgentConfig:
+        _check_server(self.api_config.endpoint, self.server)
+        return self
 
 
 class A2AApiConfig(_Strict):
@@ -90,6 +167,13 @@ class A2AAgentConfig(_Strict):
     agent_type: Literal["a2a"]
     agent_name: str = "agent"
     api_config: A2AApiConfig
+    server: AgentServerConfig | None = None
+    """Start the agent's server for the run (see `AgentServerConfig`); None: it is already up."""
+
+    @model_validator(mode="after")
+    def _server_and_port(self) -> A2AAgentConfig:
+        _check_server(self.api_config.endpoint, self.server)
+        return self
 
 
 AgentConfig = Annotated[

@@ -1,7 +1,9 @@
 """The `tracesim run` pipeline: validate, collect, simulate, settle, evaluate, report.
 
     prepare(config)  -> everything checked before anything runs (exit 2 on error)
-    capture(...)     -> embedded (or remote) collector + simulator; spans in DuckDB
+    capture(...)     -> embedded (or remote) collector, the agent's server (when
+                        `agent_config.server` says; exit 2 if its program is missing,
+                        3 if it fails to start), simulator; spans in DuckDB
     evaluate(...)    -> tool calls, scores, gates, results.json, report.html (exit 1 on a gate)
 
 `run_from_file` is what the CLI calls; `run(loaded)` returns a `RunOutcome`
@@ -38,6 +40,12 @@ from simulator.runner import Runner
 from simulator.scenarios import ScenarioError, load_scenarios
 from simulator.tracing import make_simulator_provider
 from simulator.users import UserConfigError, UserFactory
+from tracesim.agent_server import (
+    AgentServerError,
+    CollectorEndpoints,
+    agent_under_test,
+    check_server,
+)
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
 
 __all__ = ["EXIT_BAD_CONFIG", "EXIT_INTERNAL", "EXIT_OK", "RunOutcome", "run", "run_from_file"]
@@ -102,6 +110,9 @@ def run(
     except _AgentLoadFailed as exc:
         _print_error(console, "agent error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
+    except AgentServerError as exc:  # exit 2 when its command is missing, else 3
+        _print_error(console, "agent server error", exc)
+        return RunOutcome(exit_code=exc.exit_code, error=str(exc), config=config)
     except Exception as exc:  # an internal failure: report it, exit 3
         console.print_exception()
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
@@ -188,6 +199,7 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
         target = (config.agent_config.module_path or "").partition(":")[0]
         if target.endswith(".py") and not (base_dir / target).is_file():
             raise ConfigError(f"agent_config.module_path: file not found: {base_dir / target}")
+    check_server(config.agent_config, base_dir)
     if config.collector.mode == "remote" and config.collector.auth_token_env:
         if not os.environ.get(config.collector.auth_token_env):
             raise ConfigError(
@@ -212,10 +224,16 @@ async def _capture(
     started = time.time()
     with _collector(config, db_path) as (collector, endpoint, headers):
         provider = make_simulator_provider(endpoint, headers=headers)
+        agent = agent_under_test(  # a server stops before settling: it flushes on SIGTERM
+            config.agent_config,
+            base_dir=loaded.base_dir,
+            output_dir=output_dir,
+            collector=CollectorEndpoints.of(collector, endpoint, headers),
+        )
         try:
-            with _agent_endpoint(config, endpoint, headers):
+            with agent as agent_config:
                 try:
-                    factory = make_connector_factory(config.agent_config, base_dir=loaded.base_dir)
+                    factory = make_connector_factory(agent_config, base_dir=loaded.base_dir)
                 except AgentLoadError as exc:
                     raise _AgentLoadFailed(str(exc)) from None
                 result = await _simulate(
@@ -265,30 +283,6 @@ def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dic
         yield collector, collector.grpc_endpoint or "", {}
     finally:
         collector.shutdown()
-
-
-@contextmanager
-def _agent_endpoint(config: RunConfig, endpoint: str, headers: dict[str, str]) -> Iterator[None]:
-    """Point in-process agents at the run's collector for the run's duration.
-
-    Sets `OTEL_EXPORTER_OTLP_ENDPOINT` (read by `instrument()` when the agent
-    module is imported) and re-points an earlier `instrument()` of this process.
-    """
-    if not isinstance(config.agent_config, CustomAgentConfig):
-        yield
-        return
-    from simulator.instrument import retarget
-
-    saved = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
-    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
-    retarget(endpoint, headers=headers)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
-        else:
-            os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = saved
 
 
 async def _simulate(

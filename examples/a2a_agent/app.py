@@ -7,6 +7,10 @@ port before it is served (tests bind port 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import create_jsonrpc_routes
@@ -67,8 +71,12 @@ def build_app(
     streaming: bool = True,
     declare_extension: bool = True,
     quirks: CaptureQuirks | None = None,
+    lifespan: Callable[[Any], AbstractAsyncContextManager[None]] | None = None,
 ) -> Starlette:
-    """The agent app; `app.state.executor.seen` lists the requests it received."""
+    """The agent app; `app.state.executor.seen` lists the requests it received.
+
+    `lifespan` is Starlette's (the server passes `flush_on_shutdown(provider)`).
+    """
     provider = provider or tracer_provider("example-a2a-agent")
     executor = CustomerServiceExecutor(
         shop=shop or default_shop(),
@@ -91,7 +99,7 @@ def build_app(
         Route(AGENT_CARD_WELL_KNOWN_PATH, card, methods=["GET"]),
         *create_jsonrpc_routes(handler, RPC_PATH),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.executor = executor
     app.state.provider = provider
     return app

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,10 +117,12 @@ def build_app(
     provider: TracerProvider | None = None,
     shop: Shop | None = None,
     agent_name: str = "customer-service",
+    lifespan: Callable[[Any], AbstractAsyncContextManager[None]] | None = None,
 ) -> Starlette:
     """The agent app. `provider` defaults to `tracer_provider(...)` (OTLP from the environment).
 
-    `app.state.requests` lists every request received (`SeenRequest`).
+    `app.state.requests` lists every request received (`SeenRequest`); `lifespan`
+    is Starlette's (the server passes `flush_on_shutdown(provider)`).
     """
     provider = provider or tracer_provider("example-chat-completions-agent")
     tracer = provider.get_tracer("examples.chat_completions_agent")
@@ -156,7 +159,9 @@ def build_app(
             return StreamingResponse(_stream(reply, tool_calls), media_type="text/event-stream")
         return JSONResponse(_completion(reply, tool_calls))
 
-    app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+    app = Starlette(
+        routes=[Route("/v1/chat/completions", completions, methods=["POST"])], lifespan=lifespan
+    )
     app.state.requests = seen
     app.state.provider = provider
     return app

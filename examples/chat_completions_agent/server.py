@@ -19,6 +19,7 @@ import uvicorn  # noqa: E402
 
 from examples.chat_completions_agent.app import build_app  # noqa: E402
 from examples.shared_tools import tracer_provider  # noqa: E402
+from examples.shared_tools.telemetry import flush_on_shutdown  # noqa: E402
 
 __all__ = ["main"]
 
@@ -37,9 +38,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     provider = tracer_provider("example-chat-completions-agent", routing=args.routing)
     try:
-        uvicorn.run(build_app(provider=provider), host=args.host, port=args.port, log_level="info")
+        app = build_app(provider=provider, lifespan=flush_on_shutdown(provider))
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     finally:
-        provider.shutdown()  # flush the spans still batched
+        provider.shutdown()  # when the lifespan did not run (startup failed); else a no-op
 
 
 if __name__ == "__main__":

@@ -14,9 +14,11 @@ Routing modes (SPEC §3), chosen per app:
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Literal
 
 from opentelemetry import propagate
 from opentelemetry.context import Context
@@ -28,6 +30,7 @@ __all__ = [
     "RoutingMode",
     "BaggageToAttributes",
     "extract_context",
+    "flush_on_shutdown",
     "otlp_exporter_from_env",
     "tracer_provider",
 ]
@@ -85,6 +88,26 @@ def tracer_provider(
         processor = SimpleSpanProcessor(exporter) if synchronous else BatchSpanProcessor(exporter)
         provider.add_span_processor(processor)
     return provider
+
+
+def flush_on_shutdown(
+    provider: TracerProvider,
+) -> Callable[[Any], AbstractAsyncContextManager[None]]:
+    """A Starlette `lifespan` shutting `provider` down (exporting its batched spans) at stop.
+
+    Why not after `uvicorn.run()` returns: on SIGTERM (how `tracesim run` stops
+    a server it started) uvicorn shuts down gracefully, runs the lifespan's
+    shutdown, then re-raises the signal, so code after `run()` never runs.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(provider.shutdown)
+
+    return lifespan
 
 
 def extract_context(headers: Mapping[str, str]) -> Context:
