@@ -77,3 +77,26 @@ def test_notebooks_are_stored_without_outputs(path: Path) -> None:
             assert cell.outputs == [] and cell.execution_count is None, (
                 f"{path.name}: strip outputs"
             )
+
+
+@pytest.fixture(scope="module")
+def example_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB file produced by the offline example, as the notebooks promise to read."""
+    from tracesim.config_loader import load_run_config
+    from tracesim.run import run
+
+    config = NOTEBOOKS.parent / "examples" / "customer_service" / "config.yaml"
+    out = tmp_path_factory.mktemp("example") / "results"
+    outcome = run(load_run_config(config, {"output_dir": str(out)}), show_progress=False)
+    assert outcome.exit_code == 0, outcome.error
+    return outcome.db_path
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_notebook_runs_on_the_offline_example(
+    path: Path, example_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = _execute(path, {"TRACESIM_DB": str(example_db)}, monkeypatch)
+    outputs = [o for c in book.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    assert any(str(example_db) in o.get("text", "") for o in outputs)
