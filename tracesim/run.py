@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from schemas.agent_config import CustomAgentConfig
@@ -35,7 +34,7 @@ from schemas.scenario import Scenario
 from simulator.connectors.base import AgentConnector
 from simulator.connectors.factory import agent_timeout, make_connector_factory
 from simulator.loader import AgentLoadError
-from simulator.results import ConversationResult, RunResult, TurnResult
+from simulator.results import RunResult
 from simulator.runner import Runner
 from simulator.scenarios import ScenarioError, load_scenarios
 from simulator.tracing import make_simulator_provider
@@ -47,12 +46,22 @@ from tracesim.agent_server import (
     check_server,
 )
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
+from tracesim.progress import RunProgress
 
-__all__ = ["EXIT_BAD_CONFIG", "EXIT_INTERNAL", "EXIT_OK", "RunOutcome", "run", "run_from_file"]
+__all__ = [
+    "EXIT_BAD_CONFIG",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "RunOutcome",
+    "run",
+    "run_from_file",
+]
 
 EXIT_OK = 0
 EXIT_BAD_CONFIG = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 
 
 @dataclass
@@ -113,6 +122,20 @@ def run(
     except AgentServerError as exc:  # exit 2 when its command is missing, else 3
         _print_error(console, "agent server error", exc)
         return RunOutcome(exit_code=exc.exit_code, error=str(exc), config=config)
+    except KeyboardInterrupt:  # the collector was shut down (drained, committed) on the way out
+        db_path = Path(config.resolved_db_path) if config.collector.mode == "embedded" else None
+        _print_error(
+            console,
+            "interrupted",
+            RuntimeError(
+                "The run was stopped. Everything captured so far is stored"
+                + (f" in {db_path}" if db_path else " in the remote collector")
+                + "; score it with `tracesim evaluate --db <file>`."
+            ),
+        )
+        return RunOutcome(
+            exit_code=EXIT_INTERRUPTED, error="interrupted", config=config, db_path=db_path
+        )
     except Exception as exc:  # an internal failure: report it, exit 3
         console.print_exception()
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
@@ -295,7 +318,7 @@ async def _simulate(
     console: Console,
     show_progress: bool,
 ) -> RunResult:
-    progress = _Progress(console, enabled=show_progress)
+    progress = RunProgress(console, enabled=show_progress)
     runner = Runner(
         tracer=provider.get_tracer("tracesim.simulator"),
         connector_factory=factory,
@@ -312,44 +335,6 @@ async def _simulate(
     )
     with progress.running(runner.total_conversations):
         return await runner.run()
-
-
-class _Progress:
-    """A rich progress bar: conversations done / total, turns sent, failures."""
-
-    def __init__(self, console: Console, *, enabled: bool) -> None:
-        self._enabled = enabled and console.is_terminal
-        self._bar = Progress(
-            TextColumn("[bold]conversations"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("turns {task.fields[turns]}  failed {task.fields[failed]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self._task: Any = None
-        self._turns = 0
-        self._failed = 0
-
-    @contextmanager
-    def running(self, total: int) -> Iterator[None]:
-        if not self._enabled:
-            yield
-            return
-        with self._bar:
-            self._task = self._bar.add_task("run", total=total, turns=0, failed=0)
-            yield
-
-    def on_turn_end(self, conversation: ConversationResult, turn: TurnResult) -> None:
-        self._turns += 1
-        self._failed += turn.status != "ok"
-        if self._task is not None:
-            self._bar.update(self._task, turns=self._turns, failed=self._failed)
-
-    def on_conversation_end(self, conversation: ConversationResult) -> None:
-        if self._task is not None:
-            self._bar.advance(self._task)
 
 
 def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
