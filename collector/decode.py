@@ -20,34 +20,11 @@ from collector.redaction import Redactor
 from collector.routing_keys import RULE_NONE, own_key, resource_key, turn_number
 from collector.values import attributes, iso_time
 from schemas.conventions import OTEL, TRACESIM
+from schemas.span import SPAN_COLUMNS
 
 __all__ = ["SPAN_FIELDS", "SpanBatch", "check_spans", "decode_traces", "span_is_valid"]
 
-SPAN_FIELDS: tuple[str, ...] = (
-    "trace_id",
-    "span_id",
-    "parent_span_id",
-    "name",
-    "kind",
-    "start_time",
-    "end_time",
-    "duration_ms",
-    "status_code",
-    "status_message",
-    "service_name",
-    "scope_name",
-    "attributes",
-    "resource_attributes",
-    "events",
-    "links",
-    "chat_id",
-    "turn_id",
-    "operation",
-    "tool_name",
-    "model",
-    "input_tokens",
-    "output_tokens",
-)
+SPAN_FIELDS: tuple[str, ...] = tuple(c for c in SPAN_COLUMNS if c != "received_at")
 """Columns of `spans` that decoding fills (start/end as unix nanoseconds); `received_at` is
 added by the store."""
 
