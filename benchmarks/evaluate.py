@@ -19,6 +19,14 @@ printed too: on a shared machine it is the steadier number.
 Span rows are handed to `extract_tool_calls` with `attributes`/`events` as
 JSON text: extraction parses a span's JSON once, and only for spans that
 can be tool calls (or model spans, when an id must be recovered).
+
+`--pipeline` measures the real thing instead: `evaluate_db` (what `tracesim
+evaluate` runs, minus the HTML report) on a fresh copy of the built file,
+writes included (`tool_calls`, `scores`, `runs`, `results.json`), in a
+freshly spawned process so its peak RSS (`resource.getrusage`) is the
+evaluation's own, not the builder's:
+
+    .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ import gc
 import multiprocessing
 import os
 import pstats
+import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -135,8 +145,52 @@ def _tool_attributes(convention: int, name: str, args: dict, call_id: str, resul
     }
 
 
-def build_database(path: str, turns: int) -> int:
-    """Write `turns` synthetic turns into a fresh DuckDB file; return the span count."""
+def scenario_rows(chat_ids: list[str]) -> dict[str, list[Any]]:
+    """`conversations` rows whose scenario asserts, on every turn, what `evaluate_turn` checks."""
+    expected = [
+        {"name": "search_orders", "args": {"customer": "c-1"}},
+        {"name": "refund", "args": {"order_id": "A-1", "amount": 10.0}},
+    ]
+    assertions = []
+    for turn in range(TURNS_PER_CHAT):
+        assertions += [
+            {"type": "tool_call_args", "expected": expected, "turn": turn},
+            {"type": "tool_call_args", "expected": expected, "subset": True, "turn": turn},
+            {"type": "tool_call_order", "expected": expected, "turn": turn},
+            {
+                "type": "tool_call_count",
+                "expected": {"search_orders": 1, "refund": ["<=", 1]},
+                "turn": turn,
+            },
+            {
+                "type": "tool_calls",
+                "expected": expected,
+                "match_mode": "contains",
+                "forbidden": ["delete_account"],
+                "turn": turn,
+            },
+            {"type": "tool_error_rate", "threshold": 0.5, "turn": turn},
+            {"type": "tool_latency", "threshold": 500, "turn": turn},
+        ]
+    scenario = orjson.dumps(
+        {"scenario_id": "refund", "goal": "get a refund", "assertions": assertions}
+    ).decode()
+    return {
+        "chat_id": chat_ids,
+        "run_id": ["bench-run"] * len(chat_ids),
+        "scenario_id": ["refund"] * len(chat_ids),
+        "num_turns": [TURNS_PER_CHAT] * len(chat_ids),
+        "status": ["completed"] * len(chat_ids),
+        "scenario": [scenario] * len(chat_ids),
+    }
+
+
+def build_database(path: str, turns: int, *, scenarios: bool = False) -> int:
+    """Write `turns` synthetic turns into a fresh DuckDB file; return the span count.
+
+    `scenarios`: also a `conversations` row per chat whose scenario asserts the
+    deterministic checks on every turn (so `--pipeline` runs them too).
+    """
     columns: dict[str, list[Any]] = {name: [] for name in SPAN_COLUMNS}
     turn_rows: dict[str, list[Any]] = {
         "chat_id": [],
@@ -265,6 +319,10 @@ def build_database(path: str, turns: int) -> int:
     con.execute(f"INSERT INTO spans ({', '.join(SPAN_COLUMNS)}) SELECT * FROM spans_arrow")
     turns_arrow = pa.table(turn_rows)  # noqa: F841
     con.execute(f"INSERT INTO turns ({', '.join(turn_rows)}) SELECT * FROM turns_arrow")
+    if scenarios:
+        conv_rows = scenario_rows(sorted(set(turn_rows["chat_id"])))
+        conv_arrow = pa.table(conv_rows)  # noqa: F841
+        con.execute(f"INSERT INTO conversations ({', '.join(conv_rows)}) SELECT * FROM conv_arrow")
     con.close()
     return len(columns["span_id"])
 
@@ -363,6 +421,63 @@ def run(path: str, worker: int = 0, workers: int = 1) -> tuple[int, int, dict[st
     return len(groups), calls, timers
 
 
+def run_pipeline(path: str, profile: bool) -> dict[str, Any]:
+    """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
+    from evaluator.pipeline import evaluate_db
+    from schemas.eval_config import EvalConfig
+
+    out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
+    profiler = cProfile.Profile() if profile else None
+    cpu0 = time.process_time()
+    t0 = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    result = evaluate_db(path, config=EvalConfig(), output_dir=out, progress=False)
+    if profiler:
+        profiler.disable()
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+    size = os.path.getsize(result.results_path) if result.results_path else 0
+    shutil.rmtree(out)
+    return {
+        "turns": result.summary.num_turns,
+        "calls": result.summary.num_tool_calls,
+        "wall": elapsed,
+        "cpu": cpu,
+        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "results_mb": size / 1e6,
+    }
+
+
+def _pipeline_child(path: str, profile: bool, queue: Any) -> None:
+    queue.put(run_pipeline(path, profile))
+
+
+def pipeline_main(path: str, *, profile: bool) -> int:
+    """Copy the built file, evaluate the copy in a spawned process, print the numbers."""
+    copy = f"{path}.pipeline.duckdb"
+    shutil.copyfile(path, copy)
+    try:
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        child = ctx.Process(target=_pipeline_child, args=(copy, profile, queue))
+        child.start()
+        stats = queue.get()
+        child.join()
+    finally:
+        os.remove(copy)
+    print(
+        f"evaluate_db: {stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
+        f"{stats['wall']:.2f} s: {stats['turns'] / stats['wall']:,.0f} turns/s wall "
+        f"(target >= 5,000); {stats['turns'] / stats['cpu']:,.0f} turns per CPU-second; "
+        f"peak RSS {stats['max_rss_mb']:,.0f} MB; results.json {stats['results_mb']:.1f} MB "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100_000)
@@ -376,6 +491,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=1, help="processes, each evaluating a share of the chats"
     )
+    parser.add_argument(
+        "--scenarios",
+        action="store_true",
+        help="build conversations whose scenarios assert the checks on every turn",
+    )
+    parser.add_argument(
+        "--pipeline",
+        action="store_true",
+        help="measure evaluate_db (writes included) on a copy of the file instead",
+    )
     args = parser.parse_args(argv)
 
     workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
@@ -384,10 +509,17 @@ def main(argv: list[str] | None = None) -> int:
         if os.path.exists(path):
             os.remove(path)
         t0 = time.perf_counter()
-        n_spans = build_database(path, args.turns)
+        n_spans = build_database(path, args.turns, scenarios=args.scenarios)
         print(
             f"built {path}: {args.turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
         )
+
+    if args.pipeline:
+        pipeline_main(path, profile=args.profile)
+        if not args.db:
+            os.remove(path)
+            os.rmdir(workdir)
+        return 0
 
     profiler = cProfile.Profile() if args.profile else None
     cpu0 = time.process_time()

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from evaluator.tally import GateStats, MetricTally, tally_values
 from schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
 
 __all__ = [
@@ -96,13 +97,12 @@ def _gate(
     metric: str,
     bound: Literal["min", "max"],
     threshold: float,
-    values: Sequence[float],
+    stats: GateStats,
     config: EvalConfig,
 ) -> GateResult:
     scope = config.gate_scope
-    ok = (lambda v: v >= threshold) if bound == "min" else (lambda v: v <= threshold)
     word = ">=" if bound == "min" else "<="
-    if not values:
+    if not stats.graded:
         passed = False if config.fail_ungraded_gates else None
         verdict = "failed" if passed is False else "skipped"
         return GateResult(
@@ -116,34 +116,41 @@ def _gate(
             passed=passed,
             reason=f"{verdict}: {metric} was not graded anywhere",
         )
-    mean = sum(values) / len(values)
-    failing = sum(1 for v in values if not ok(v))
-    passed = ok(mean) if scope == "mean" else failing == 0
+    mean = stats.total / stats.graded
+    failing = stats.failing
     if scope == "mean":
-        reason = f"mean {metric} {mean:.3f} over {len(values)} value(s), needs {word} {threshold:g}"
+        passed = mean >= threshold if bound == "min" else mean <= threshold
+        reason = (
+            f"mean {metric} {mean:.3f} over {stats.graded} value(s), needs {word} {threshold:g}"
+        )
     else:
-        reason = f"{failing} of {len(values)} {metric} value(s) miss {word} {threshold:g}"
+        passed = failing == 0
+        reason = f"{failing} of {stats.graded} {metric} value(s) miss {word} {threshold:g}"
     return GateResult(
         metric=metric,
         bound=bound,
         threshold=threshold,
         scope=scope,
         observed=mean,
-        graded=len(values),
+        graded=stats.graded,
         failing=failing,
         passed=passed,
         reason=("passed: " if passed else "FAILED: ") + reason,
     )
 
 
-def evaluate_gates(values: Mapping[str, Sequence[float]], config: EvalConfig) -> list[GateResult]:
-    """Every configured gate against `values` (metric name -> its graded values)."""
+def evaluate_gates(
+    values: Mapping[str, Sequence[float]] | MetricTally, config: EvalConfig
+) -> list[GateResult]:
+    """Every configured gate against `values`: metric name -> its graded values, or their
+    running tally (`evaluator.tally`, built with the same config)."""
+    tally = values if isinstance(values, MetricTally) else tally_values(values, config)
     gates = [
-        _gate(name, "min", bound, list(values.get(name, ())), config)
+        _gate(name, "min", bound, tally.gate_stats(name, "min"), config)
         for name, bound in sorted(config.thresholds.items())
     ]
     gates += [
-        _gate(name, "max", bound, list(values.get(name, ())), config)
+        _gate(name, "max", bound, tally.gate_stats(name, "max"), config)
         for name, bound in sorted(config.max_thresholds.items())
     ]
     return gates

@@ -1,28 +1,67 @@
-"""Read what an evaluation needs from a DuckDB file: one query per table, grouped in Python.
+"""Read what an evaluation needs from a DuckDB file, a bounded chunk of conversations at a time.
 
-`load_conversations` runs three queries (turns, conversations, spans), never
-one per turn, so it scales to 100k turns; rows come back through Arrow and
-are grouped by chat_id (and turn_id for spans). JSON columns are parsed:
-`turns.explicit_tool_calls`, `conversations.scenario`, and the spans'
-`attributes`, `resource_attributes`, `events`, `links`.
+`plan_chunks` lists the conversations to evaluate and cuts them into chunks
+of about `max_rows` stored rows (turns + spans) each, so memory stays
+bounded whatever the file holds. `load_chunk` reads one chunk with one query
+per table (turns, conversations, spans), joined against a registered Arrow
+table of the chunk's chat_ids, never one query per turn; rows come back
+through Arrow as column lists and are grouped by chat_id (and turn_id for
+spans).
+
+JSON columns of `turns.explicit_tool_calls` and `conversations.scenario` are
+parsed. The spans' JSON columns are passed through as text: extraction
+skips most spans by a substring scan of the raw attributes and parses only
+the few that can be tool calls (`evaluator.extract_span`); `decode_spans`
+parses them for a metric that reads them (custom metrics).
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import pyarrow as pa
 
 from schemas import ToolCall
 
-__all__ = ["ConversationData", "explicit_calls", "load_conversations", "parse_json"]
+__all__ = [
+    "EXTRACTION_SPAN_COLUMNS",
+    "ChunkPlan",
+    "ConversationData",
+    "decode_spans",
+    "explicit_calls",
+    "load_chunk",
+    "load_conversations",
+    "parse_json",
+    "plan_chunks",
+]
 
 log = logging.getLogger(__name__)
 
-_SPAN_JSON = ("attributes", "resource_attributes", "events", "links")
+SPAN_JSON_COLUMNS = ("attributes", "resource_attributes", "events", "links")
+EXTRACTION_SPAN_COLUMNS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "status_code",
+    "status_message",
+    "attributes",
+    "events",
+    "chat_id",
+    "turn_id",
+    "operation",
+    "tool_name",
+)
+"""The span columns extraction reads: what a chunk loads when no custom metric may read more."""
+
+_CHUNK_TABLE = "_tracesim_chunk_chats"
 
 
 @dataclass
@@ -37,7 +76,7 @@ class ConversationData:
     turns: list[dict[str, Any]] = field(default_factory=list)
     """`turns` rows in turn order."""
     spans_by_turn: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
-    """The conversation's spans by turn_id (None: keyed to the chat but no turn)."""
+    """The conversation's spans by turn_id (None: keyed to the chat but no turn); JSON as text."""
 
 
 def parse_json(value: Any, default: Any) -> Any:
@@ -52,9 +91,20 @@ def parse_json(value: Any, default: Any) -> Any:
     return value
 
 
+def decode_spans(spans: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """Parse the spans' JSON columns in place (idempotent); return `spans`."""
+    for span in spans:
+        for key in SPAN_JSON_COLUMNS:
+            if key in span:
+                span[key] = parse_json(span[key], [] if key in ("events", "links") else {})
+    return spans
+
+
 def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:
     """The turn's explicit tool calls; entries that are not valid ToolCalls are skipped and logged."""
     raw = turn.get("explicit_tool_calls")
+    if not raw:
+        return []
     items = raw if isinstance(raw, list) else []
     calls: list[ToolCall] = []
     for index, item in enumerate(items):
@@ -71,21 +121,104 @@ def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:
     return calls
 
 
-def load_conversations(con: Any, *, run_id: str | None = None) -> list[ConversationData]:
-    """Every conversation of `run_id` (all when None) with its turns and spans."""
-    where = "WHERE run_id = $run_id" if run_id is not None else ""
-    params: dict[str, Any] | None = {"run_id": run_id} if run_id is not None else None
-    chats_sql = f"SELECT chat_id FROM turns {where} UNION SELECT chat_id FROM conversations {where}"
+def _run_filter(run_id: str | None) -> tuple[str, list[Any]]:
+    return ("WHERE run_id = ?", [run_id]) if run_id is not None else ("", [])
 
-    def rows(sql: str) -> list[dict[str, Any]]:
-        return con.sql(sql, params=params).to_arrow_table().to_pylist()
 
-    turns = rows(f"SELECT * FROM turns {where} ORDER BY chat_id, turn_id")
-    conversations = rows(f"SELECT * FROM conversations {where} ORDER BY chat_id")
-    spans = rows(
-        f"SELECT * FROM spans WHERE chat_id IN ({chats_sql}) "
-        "ORDER BY chat_id, turn_id NULLS LAST, start_time NULLS LAST, span_id"
-    )
+@dataclass
+class ChunkPlan:
+    """The conversations to evaluate, cut into chunks."""
+
+    chunks: list[list[str]]
+    """chat_ids, sorted, in chunks of about `max_rows` stored rows."""
+    num_turns: int
+    """Turns over all chunks."""
+
+    @property
+    def num_conversations(self) -> int:
+        """Conversations over all chunks."""
+        return sum(len(chunk) for chunk in self.chunks)
+
+
+def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 40_000) -> ChunkPlan:
+    """The chat_ids to evaluate (sorted), cut into chunks of about `max_rows` turns + spans.
+
+    A conversation is never split; one larger than `max_rows` is a chunk of its own.
+    """
+    where, params = _run_filter(run_id)
+    rows = con.execute(
+        f"WITH chats AS (SELECT chat_id FROM turns {where} "
+        f"UNION SELECT chat_id FROM conversations {where}), "
+        f"t AS (SELECT chat_id, count(*) AS n FROM turns {where} GROUP BY chat_id), "
+        "s AS (SELECT chat_id, count(*) AS n FROM spans "
+        "WHERE chat_id IN (SELECT chat_id FROM chats) GROUP BY chat_id) "
+        "SELECT c.chat_id, coalesce(t.n, 0), coalesce(s.n, 0) FROM chats c "
+        "LEFT JOIN t USING (chat_id) LEFT JOIN s USING (chat_id) "
+        "WHERE c.chat_id IS NOT NULL ORDER BY c.chat_id",
+        params * 3,
+    ).fetchall()
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    size = num_turns = 0
+    for chat_id, turns, spans in rows:
+        weight = turns + spans + 1
+        if current and size + weight > max_rows:
+            chunks.append(current)
+            current, size = [], 0
+        current.append(chat_id)
+        size += weight
+        num_turns += turns
+    if current:
+        chunks.append(current)
+    return ChunkPlan(chunks, num_turns)
+
+
+def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    """Rows as dicts, built from Arrow column lists (cheaper than per-row conversion)."""
+    table = con.sql(sql, params=params or None).to_arrow_table()
+    names = tuple(table.column_names)
+    columns = [table.column(i).to_pylist() for i in range(len(names))]
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
+def load_chunk(
+    con: Any,
+    chat_ids: Sequence[str],
+    *,
+    run_id: str | None = None,
+    span_columns: Sequence[str] | None = None,
+) -> list[ConversationData]:
+    """The conversations `chat_ids` (turns of `run_id` only, when given) with their spans.
+
+    `span_columns` None reads every column of `spans`; else only those (they
+    must include `chat_id` and `turn_id`). Conversations come back in
+    chat_id order.
+    """
+    where, params = _run_filter(run_id)
+    and_run = where.replace("WHERE", "AND") if where else ""
+    con.register(_CHUNK_TABLE, pa.table({"chat_id": pa.array(list(chat_ids), pa.string())}))
+    try:
+        turns = _rows(
+            con,
+            f"SELECT t.* FROM turns t JOIN {_CHUNK_TABLE} c USING (chat_id) "
+            f"WHERE true {and_run} ORDER BY chat_id, turn_id",
+            params,
+        )
+        conversations = _rows(
+            con,
+            f"SELECT v.* FROM conversations v JOIN {_CHUNK_TABLE} c USING (chat_id) "
+            f"WHERE true {and_run} ORDER BY chat_id",
+            params,
+        )
+        select = "s.*" if span_columns is None else ", ".join(f"s.{c}" for c in span_columns)
+        spans = _rows(
+            con,
+            f"SELECT {select} FROM spans s JOIN {_CHUNK_TABLE} c USING (chat_id) "
+            "ORDER BY s.chat_id, s.turn_id NULLS LAST, s.start_time NULLS LAST, s.span_id",
+            [],
+        )
+    finally:
+        con.unregister(_CHUNK_TABLE)
     by_chat: dict[str, ConversationData] = {}
     for row in conversations:
         scenario = parse_json(row.get("scenario"), {})
@@ -97,14 +230,28 @@ def load_conversations(con: Any, *, run_id: str | None = None) -> list[Conversat
         if data is None:
             data = by_chat[row["chat_id"]] = ConversationData(row["chat_id"], {}, {})
         data.turns.append(row)
-    grouped: dict[str, dict[int | None, list[dict[str, Any]]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
+    # Spans come sorted by (chat_id, turn_id): cut the runs instead of hashing every row.
+    last: tuple[Any, Any] = (object(), object())
+    group: list[dict[str, Any]] = []
     for span in spans:
-        for key in _SPAN_JSON:
-            span[key] = parse_json(span.get(key), [] if key in ("events", "links") else {})
-        grouped[span["chat_id"]][span.get("turn_id")].append(span)
-    for chat_id, per_turn in grouped.items():
-        if chat_id in by_chat:
-            by_chat[chat_id].spans_by_turn = dict(per_turn)
+        key = (span["chat_id"], span["turn_id"])
+        if key != last:
+            last = key
+            data = by_chat.get(key[0])
+            group = data.spans_by_turn.setdefault(key[1], []) if data is not None else []
+        group.append(span)
     return [by_chat[chat_id] for chat_id in sorted(by_chat)]
+
+
+def load_conversations(con: Any, *, run_id: str | None = None) -> list[ConversationData]:
+    """Every conversation of `run_id` (all when None) at once, span JSON decoded.
+
+    For small files and tests; the pipeline reads chunk by chunk (`plan_chunks`, `load_chunk`).
+    """
+    out: list[ConversationData] = []
+    for chunk in plan_chunks(con, run_id=run_id).chunks:
+        for data in load_chunk(con, chunk, run_id=run_id):
+            for spans in data.spans_by_turn.values():
+                decode_spans(spans)
+            out.append(data)
+    return out

@@ -1,26 +1,36 @@
-"""Write an evaluation out: `tool_calls`, `scores` and `runs` rows, and `results.json`.
+"""Write an evaluation's rows: `tool_calls`, `scores` and `runs`, chunk by chunk.
 
-Table writes are Arrow inserts inside one transaction (`INSERT ... SELECT`
-from a registered Arrow table; never executemany). `tool_calls` holds the
-current derivation: the rows of the evaluated chats are replaced. `scores`
-is append-only: each evaluation adds its rows under a new `eval_id`.
+Rows are gathered as column lists (`ToolCallColumns`, `ScoreColumns`: no
+object per row) and written as Arrow inserts (`INSERT ... SELECT` from a
+registered Arrow table; never executemany). `tool_calls` holds the current
+derivation: the rows of each chunk's chats are replaced (`write_chunk`).
+`scores` is append-only: each evaluation adds its rows under a new
+`eval_id`. The caller owns the transaction: the pipeline writes every chunk
+and the `runs` row (`write_run`) in one, so an evaluation is stored whole or
+not at all. `results.json` is written by `evaluator.results_file`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pyarrow as pa
 
-from evaluator.results_model import EvaluationReport
 from schemas import ToolCall, ToolCallSource
 from schemas.results import MetricResult
 
-__all__ = ["ScoreRow", "tool_call_rows", "write_report", "write_tables"]
+__all__ = [
+    "SCORES_SCHEMA",
+    "TOOL_CALLS_SCHEMA",
+    "ScoreColumns",
+    "ToolCallColumns",
+    "tool_call_rows",
+    "write_chunk",
+    "write_run",
+]
 
 TOOL_CALLS_SCHEMA = pa.schema(
     [
@@ -58,8 +68,7 @@ SCORES_SCHEMA = pa.schema(
     ]
 )
 
-ScoreRow = tuple[str | None, str, int | None, MetricResult]
-"""(run_id, chat_id, turn_id or None, result)."""
+_TRACED = ToolCallSource.TRACING_PROCESSOR
 
 
 def _naive(value: datetime | None) -> datetime | None:
@@ -69,54 +78,97 @@ def _naive(value: datetime | None) -> datetime | None:
     return value.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value, default=str).decode()
+
+
+class ToolCallColumns:
+    """`tool_calls` rows of a chunk, as one list per column."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {name: [] for name in TOOL_CALLS_SCHEMA.names}
+
+    def __len__(self) -> int:
+        return len(self.columns["chat_id"])
+
+    def add_turn(
+        self, chat_id: str, turn_id: int, run_id: str | None, calls: Sequence[ToolCall]
+    ) -> None:
+        """Append one turn's merged calls; `traced` = derived from spans or matched to a span."""
+        c = self.columns
+        for seq, call in enumerate(calls):
+            source = call.source
+            span_id = call.span_id
+            c["chat_id"].append(chat_id)
+            c["turn_id"].append(turn_id)
+            c["seq"].append(seq)
+            c["run_id"].append(run_id)
+            c["id"].append(call.id)
+            c["name"].append(call.name)
+            c["arguments"].append(_dumps(call.arguments) if call.arguments else "{}")
+            c["result"].append(call.result)
+            c["error"].append(call.error)
+            c["source"].append(source.value if isinstance(source, ToolCallSource) else source)
+            c["traced"].append(source == _TRACED or span_id is not None)
+            c["span_id"].append(span_id)
+            c["start_time"].append(_naive(call.start_time))
+            c["duration_ms"].append(call.duration_ms)
+
+    def table(self) -> pa.Table:
+        """The rows as an Arrow table of `TOOL_CALLS_SCHEMA`."""
+        return pa.Table.from_pydict(self.columns, schema=TOOL_CALLS_SCHEMA)
+
+
 def tool_call_rows(
     chat_id: str, turn_id: int, run_id: str | None, calls: Sequence[ToolCall]
 ) -> list[dict[str, Any]]:
-    """The `tool_calls` rows of one turn; `traced` = derived from spans or matched to a span."""
-    rows = []
-    for seq, call in enumerate(calls):
-        source = call.source.value if isinstance(call.source, ToolCallSource) else call.source
-        traced = source == ToolCallSource.TRACING_PROCESSOR.value or call.span_id is not None
-        rows.append(
-            {
-                "chat_id": chat_id,
-                "turn_id": turn_id,
-                "seq": seq,
-                "run_id": run_id,
-                "id": call.id,
-                "name": call.name,
-                "arguments": orjson.dumps(call.arguments, default=str).decode(),
-                "result": call.result,
-                "error": call.error,
-                "source": source,
-                "traced": traced,
-                "span_id": call.span_id,
-                "start_time": _naive(call.start_time),
-                "duration_ms": call.duration_ms,
-            }
-        )
-    return rows
+    """The `tool_calls` rows of one turn, as dicts (see `ToolCallColumns.add_turn`)."""
+    cols = ToolCallColumns()
+    cols.add_turn(chat_id, turn_id, run_id, calls)
+    return cols.table().to_pylist()
 
 
-def _score_table(eval_id: str, scores: Iterable[ScoreRow], created_at: datetime) -> pa.Table:
-    cols: dict[str, list[Any]] = {name: [] for name in SCORES_SCHEMA.names}
-    for run_id, chat_id, turn_id, result in scores:
-        threshold = result.details.get("threshold")
-        if threshold is None and isinstance(result.details.get("assertion"), dict):
-            threshold = result.details["assertion"].get("threshold")
-        cols["eval_id"].append(eval_id)
-        cols["run_id"].append(run_id)
-        cols["chat_id"].append(chat_id)
-        cols["turn_id"].append(turn_id)
-        cols["metric"].append(result.name)
-        cols["value"].append(result.value)
-        cols["passed"].append(result.passed)
-        cols["threshold"].append(float(threshold) if isinstance(threshold, (int, float)) else None)
-        cols["label"].append(result.label)
-        cols["reason"].append(result.reason)
-        cols["details"].append(orjson.dumps(result.details, default=str).decode())
-        cols["created_at"].append(created_at)
-    return pa.Table.from_pydict(cols, schema=SCORES_SCHEMA)
+class ScoreColumns:
+    """`scores` rows of a chunk, as one list per column (eval_id and created_at added on write)."""
+
+    _NAMES = ("run_id", "chat_id", "turn_id", "metric", "value", "passed", "threshold")
+    _MORE = ("label", "reason", "details")
+
+    def __init__(self) -> None:
+        self.columns: dict[str, list[Any]] = {name: [] for name in (*self._NAMES, *self._MORE)}
+
+    def __len__(self) -> int:
+        return len(self.columns["chat_id"])
+
+    def add(
+        self, run_id: str | None, chat_id: str, turn_id: int | None, result: MetricResult
+    ) -> None:
+        """Append one result."""
+        details = result.details
+        threshold = details.get("threshold")
+        if threshold is None:
+            assertion = details.get("assertion")
+            if isinstance(assertion, dict):
+                threshold = assertion.get("threshold")
+        c = self.columns
+        c["run_id"].append(run_id)
+        c["chat_id"].append(chat_id)
+        c["turn_id"].append(turn_id)
+        c["metric"].append(result.name)
+        c["value"].append(result.value)
+        c["passed"].append(result.passed)
+        c["threshold"].append(float(threshold) if isinstance(threshold, (int, float)) else None)
+        c["label"].append(result.label)
+        c["reason"].append(result.reason)
+        c["details"].append(_dumps(details))
+
+    def table(self, eval_id: str, created_at: datetime) -> pa.Table:
+        """The rows as an Arrow table of `SCORES_SCHEMA`."""
+        n = len(self)
+        cols = dict(self.columns)
+        cols["eval_id"] = [eval_id] * n
+        cols["created_at"] = [created_at] * n
+        return pa.Table.from_pydict({k: cols[k] for k in SCORES_SCHEMA.names}, schema=SCORES_SCHEMA)
 
 
 def _insert(con: Any, table: str, arrow: pa.Table) -> None:
@@ -129,51 +181,32 @@ def _insert(con: Any, table: str, arrow: pa.Table) -> None:
         con.unregister(name)
 
 
-def write_tables(
+def write_chunk(
     con: Any,
     *,
     eval_id: str,
+    created_at: datetime,
     chat_ids: Sequence[str],
-    tool_calls: Sequence[dict[str, Any]],
-    scores: Iterable[ScoreRow],
-    run_row: dict[str, Any],
+    tool_calls: ToolCallColumns,
+    scores: ScoreColumns,
 ) -> None:
-    """Replace the chats' tool calls, append the scores and the runs row, in one transaction."""
-    created_at = run_row["finished_at"]
-    con.execute("BEGIN TRANSACTION")
+    """Replace the chats' tool calls and append the scores (inside the caller's transaction)."""
+    keys = pa.table({"chat_id": pa.array(list(chat_ids), pa.string())})
+    con.register("_tracesim_chats", keys)
     try:
-        keys = pa.table({"chat_id": pa.array(list(chat_ids), pa.string())})
-        con.register("_tracesim_chats", keys)
-        try:
-            con.execute(
-                "DELETE FROM tool_calls WHERE chat_id IN (SELECT chat_id FROM _tracesim_chats)"
-            )
-        finally:
-            con.unregister("_tracesim_chats")
-        if tool_calls:
-            _insert(
-                con, "tool_calls", pa.Table.from_pylist(list(tool_calls), schema=TOOL_CALLS_SCHEMA)
-            )
-        score_table = _score_table(eval_id, scores, created_at)
-        if score_table.num_rows:
-            _insert(con, "scores", score_table)
-        columns = list(run_row)
-        con.execute(
-            f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
-            [run_row[c] for c in columns],
-        )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        con.execute("DELETE FROM tool_calls WHERE chat_id IN (SELECT chat_id FROM _tracesim_chats)")
+    finally:
+        con.unregister("_tracesim_chats")
+    if len(tool_calls):
+        _insert(con, "tool_calls", tool_calls.table())
+    if len(scores):
+        _insert(con, "scores", scores.table(eval_id, created_at))
 
 
-def write_report(report: EvaluationReport, output_dir: str | Path) -> Path:
-    """Write `results.json` (pretty, UTF-8) into `output_dir`; return its path."""
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "results.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_bytes(orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
-    tmp.replace(path)
-    return path
+def write_run(con: Any, run_row: dict[str, Any]) -> None:
+    """Insert the evaluation's `runs` row."""
+    columns = list(run_row)
+    con.execute(
+        f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+        [run_row[c] for c in columns],
+    )

@@ -1,17 +1,27 @@
 """Evaluate a stored DuckDB file: derive tool calls, check, judge, score, gate, write.
 
-`evaluate_db` is what `tracesim evaluate` and the end of `tracesim run` call:
+`evaluate_db` is what `tracesim evaluate` and the end of `tracesim run` call.
+It works through the conversations in chunks of about `chunk_rows` stored
+rows (`evaluator.load.plan_chunks`), so memory stays bounded whatever the
+file holds; per chunk:
 
-1. load turns, conversations and spans (one query per table, `evaluator.load`);
-2. per turn: explicit calls + calls extracted from spans, merged; written to
-   `tool_calls` (the evaluated chats' rows are replaced);
+1. load its turns, conversations and spans (one query per table);
+2. per turn: explicit calls + calls extracted from spans, merged;
 3. deterministic tool checks from each scenario's `assertions`, and the
    conversation's `tool_error_rate`;
-4. LLM judges (async, one shared client: cache, limiter, retries);
+4. LLM judges (async, one shared client for the whole evaluation: cache,
+   limiter, retries);
 5. custom metrics;
 6. turn success, turn success ratio, final score and status (`evaluator.scoring`);
-7. gates (`evaluator.gates`);
-8. `scores` rows under a new `eval_id`, a `runs` row, and `results.json`.
+7. its `tool_calls` rows (the chunk's chats' rows are replaced) and `scores`
+   rows (under a new `eval_id`) are written, and its conversations' entries
+   spooled for `results.json`.
+
+What outlives a chunk is one small summary per conversation and a running
+tally of metric values (`evaluator.tally`). At the end: the run summary,
+the gates (`evaluator.gates`), a `runs` row and `results.json`. Every
+chunk's rows and the `runs` row are written in one transaction: an
+evaluation is stored whole or not at all.
 
 Per-item failures never escape: a bad assertion, a failed judge or a
 raising custom metric becomes a not-graded result with a reason. A bad
@@ -21,7 +31,6 @@ It is synchronous and must not be called from a running event loop.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import uuid
@@ -35,8 +44,7 @@ from typing import Any
 
 import duckdb
 
-from evaluator.cache import LLMCache
-from evaluator.custom import CustomMetric, CustomMetricError, load_custom_metrics, run_custom_metric
+from evaluator.custom import CustomMetricError, load_custom_metrics
 from evaluator.gates import (
     EvalConfigError,
     ExitCode,
@@ -45,17 +53,21 @@ from evaluator.gates import (
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges
-from evaluator.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
-from evaluator.load import load_conversations
-from evaluator.output import ScoreRow, write_report, write_tables
+from evaluator.judging import JudgeStage, judge_task_count, run_custom
+from evaluator.load import EXTRACTION_SPAN_COLUMNS, load_chunk, plan_chunks
+from evaluator.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
 from evaluator.progress import Progress
+from evaluator.results_file import ResultsWriter
 from evaluator.results_model import ConversationResult, EvaluationReport, RunSummary
-from evaluator.rollup import metric_values, run_summary
+from evaluator.rollup import run_summary
 from evaluator.stages import ConversationWork, derive_calls, score_conversation, tool_checks
-from schemas import MetricResult, create_all
+from evaluator.tally import MetricTally
+from schemas import create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
+
+DEFAULT_CHUNK_ROWS = 40_000
+"""Stored rows (turns + spans) per chunk: ~1,000 conversations of 10 turns, ~100 MB at its peak."""
 
 __all__ = ["EvaluationResult", "evaluate_db"]
 
@@ -81,99 +93,6 @@ class EvaluationResult:
         return self.exit_code == ExitCode.OK
 
 
-def _judge_tasks(
-    works: list[ConversationWork], config: EvalConfig
-) -> tuple[list[JudgeTask], list[tuple[int, int | None]]]:
-    tasks: list[JudgeTask] = []
-    where: list[tuple[int, int | None]] = []
-    judges = [BUILTIN_JUDGES[name] for name in config.metrics]
-    for w, work in enumerate(works):
-        for judge in judges:
-            if judge.level == "conversation":
-                tasks.append((judge, work.context(None)))
-                where.append((w, None))
-            else:
-                for index in range(len(work.data.turns)):
-                    tasks.append((judge, work.context(index)))
-                    where.append((w, index))
-    return tasks, where
-
-
-def _run_judges(
-    works: list[ConversationWork],
-    config: EvalConfig,
-    llm: LLMConfig | None,
-    con: Any,
-    progress: Progress,
-) -> LLMUsage:
-    if not config.metrics:
-        return LLMUsage(
-            model=llm.model if llm else None,
-            reason="no judge selected (evaluation.metrics is empty)",
-        )
-    reason = judge_unavailable_reason(llm)
-    if reason is not None:
-        for work in works:  # one not_run per judge and conversation, not per turn
-            for name in config.metrics:
-                result = not_run_result(name, reason)
-                result.details["level"] = BUILTIN_JUDGES[name].level
-                work.conv_results.append(result)
-        return LLMUsage(model=llm.model if llm else None, reason=reason)
-    assert llm is not None
-    tasks, where = _judge_tasks(works, config)
-    advance = progress.task("judging", len(tasks))
-
-    async def go() -> tuple[list[MetricResult], LLMUsage]:
-        client = JudgeClient(llm, cache=LLMCache(con))
-        try:
-            results = await run_judges(tasks, client=client, config=config, on_done=advance)
-        finally:
-            await client.aclose()
-        return results, client.usage
-
-    results, usage = asyncio.run(go())
-    for (w, index), result in zip(where, results, strict=True):
-        if index is None:
-            works[w].conv_results.append(result)
-        else:
-            works[w].turn_results[index].append(result)
-    return usage
-
-
-def _run_custom(
-    works: list[ConversationWork],
-    metrics: list[CustomMetric],
-    config: EvalConfig,
-    progress: Progress,
-) -> None:
-    if not metrics:
-        return
-    advance = progress.task("custom metrics", len(works))
-    for work in works:
-        for item in metrics:
-            if item.level == "conversation":
-                work.conv_results.append(
-                    run_custom_metric(item, work.context(None), thresholds=config.turn_thresholds)
-                )
-            else:
-                for index in range(len(work.data.turns)):
-                    work.turn_results[index].append(
-                        run_custom_metric(
-                            item, work.context(index), thresholds=config.turn_thresholds
-                        )
-                    )
-        advance()
-
-
-def _score_rows(conversations: list[ConversationResult]) -> list[ScoreRow]:
-    rows: list[ScoreRow] = []
-    for conv in conversations:
-        rows.extend((conv.run_id, conv.chat_id, None, r) for r in conv.metrics)
-        for turn in conv.turns:
-            rows.extend((conv.run_id, conv.chat_id, turn.turn_id, r) for r in turn.metrics)
-    return rows
-
-
 @contextmanager
 def _no_gc() -> Iterator[None]:
     """Pause the cyclic GC while building millions of acyclic objects (measured: 1.5x faster
@@ -194,6 +113,15 @@ def _version() -> str | None:
         return None
 
 
+def _single_run_id(con: Any) -> str | None:
+    """The file's run_id when it holds exactly one run, else None."""
+    rows = con.execute(
+        "SELECT DISTINCT run_id FROM (SELECT run_id FROM turns UNION ALL "
+        "SELECT run_id FROM conversations) WHERE run_id IS NOT NULL LIMIT 2"
+    ).fetchall()
+    return rows[0][0] if len(rows) == 1 else None
+
+
 def evaluate_db(
     db_path: str | Path,
     *,
@@ -204,12 +132,14 @@ def evaluate_db(
     output_dir: str | Path | None = None,
     progress: bool = True,
     kind: str = "evaluate",
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> EvaluationResult:
     """Evaluate the DuckDB file `db_path` (read-write: the collector must be stopped).
 
     `llm` is the run config's top-level model, used when `config.llm` is None.
     `base_dir` resolves `custom_metrics_file_paths` (the config file's folder).
     `output_dir` receives `results.json` (default `<db stem>_results/` beside the file).
+    `chunk_rows` bounds the stored rows (turns + spans) held in memory at once.
     Raises EvalConfigError on a bad configuration or a missing file.
     """
     path = Path(db_path)
@@ -224,42 +154,79 @@ def evaluate_db(
     check_gate_names(config, extra=[m.name for m in custom])
     started = datetime.now(timezone.utc).replace(tzinfo=None)
     eval_id = uuid.uuid4().hex
-    judge_llm = config.llm or llm
+    out = Path(output_dir) if output_dir is not None else path.parent / f"{path.stem}_results"
+    # Custom metrics may read any span column; extraction reads a few.
+    span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
+    tally = MetricTally(config)
+    conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
-    with _no_gc():
-        con = duckdb.connect(str(path))
+    con = duckdb.connect(str(path))
+    writer: ResultsWriter | None = None
+    try:
+        create_all(con)
+        plan = plan_chunks(con, run_id=run_id, max_rows=chunk_rows)
+        report_run_id = run_id if run_id is not None else _single_run_id(con)
+        writer = ResultsWriter(out)
+        judges = JudgeStage(config, config.llm or llm, con)
+        con.execute("BEGIN TRANSACTION")
         try:
-            create_all(con)
-            works = [ConversationWork(data) for data in load_conversations(con, run_id=run_id)]
-            if run_id is None:
-                runs = {t.get("run_id") for w in works for t in w.data.turns} | {
-                    w.data.conversation.get("run_id") for w in works if w.data.conversation
-                }
-                runs.discard(None)
-                run_id = next(iter(runs)) if len(runs) == 1 else None
-            with bar:
-                advance = bar.task("tool calls", len(works))
-                tool_rows: list[dict[str, Any]] = []
-                for work in works:
-                    tool_rows.extend(derive_calls(work))
-                    if config.tool_checks:
-                        tool_checks(work)
-                    advance()
-                usage = _run_judges(works, config, judge_llm, con, bar)
-                _run_custom(works, custom, config, bar)
-            conversations = [score_conversation(work, config) for work in works]
+            with bar, judges:
+                n_chats = plan.num_conversations
+                derived = bar.task("tool calls", n_chats)
+                judged = bar.task(
+                    "judging",
+                    judge_task_count(config, conversations=n_chats, turns=plan.num_turns)
+                    if judges.active
+                    else 0,
+                )
+                customized = bar.task("custom metrics", n_chats if custom else 0)
+                for chat_ids in plan.chunks:
+                    with _no_gc():
+                        works = [
+                            ConversationWork(data)
+                            for data in load_chunk(
+                                con, chat_ids, run_id=run_id, span_columns=span_columns
+                            )
+                        ]
+                        tool_rows = ToolCallColumns()
+                        for work in works:
+                            derive_calls(work, tool_rows)
+                            if config.tool_checks:
+                                tool_checks(work)
+                            derived()
+                        judges.run(works, judged)
+                        run_custom(works, custom, config, customized)
+                        scores = ScoreColumns()
+                        for work in works:
+                            conversation, entry = score_conversation(
+                                work, config, scores=scores, tally=tally
+                            )
+                            conversations.append(conversation)
+                            writer.add(entry)
+                        del works
+                        write_chunk(
+                            con,
+                            eval_id=eval_id,
+                            created_at=started,
+                            chat_ids=chat_ids,
+                            tool_calls=tool_rows,
+                            scores=scores,
+                        )
+                        del tool_rows, scores
+            usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(
                 conversations,
+                tally=tally,
                 all_metric_names=names,
                 partial_failure_threshold=config.partial_failure_threshold,
             )
-            gates = evaluate_gates(metric_values(conversations), config)
+            gates = evaluate_gates(tally, config)
             exit_code = exit_code_for(gates)
             finished = datetime.now(timezone.utc).replace(tzinfo=None)
             report = EvaluationReport(
                 eval_id=eval_id,
-                run_id=run_id,
+                run_id=report_run_id,
                 kind=kind,
                 created_at=finished,
                 db_path=str(path),
@@ -272,15 +239,11 @@ def evaluate_db(
                 custom_metrics=[m.name for m in custom],
                 conversations=conversations,
             )
-            write_tables(
+            write_run(
                 con,
-                eval_id=eval_id,
-                chat_ids=[w.data.chat_id for w in works],
-                tool_calls=tool_rows,
-                scores=_score_rows(conversations),
-                run_row={
+                {
                     "eval_id": eval_id,
-                    "run_id": run_id,
+                    "run_id": report_run_id,
                     "kind": kind,
                     "started_at": started,
                     "finished_at": finished,
@@ -295,9 +258,16 @@ def evaluate_db(
                     "tracesim_version": _version(),
                 },
             )
-            con.execute("CHECKPOINT")
-        finally:
-            con.close()
-        out = Path(output_dir) if output_dir is not None else path.parent / f"{path.stem}_results"
-        results_path = write_report(report, out)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("CHECKPOINT")
+        results_path = writer.finish(report)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    finally:
+        con.close()
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)

@@ -1,8 +1,27 @@
 """The shape of `results.json`: one evaluation, as a tree of pydantic models.
 
 `EvaluationReport` is written by the pipeline and read back by anything that
-wants the numbers without SQL (CI, dashboards). The same values are in the
-`scores` and `runs` tables of the DuckDB file, keyed by `eval_id`.
+wants the numbers without SQL (CI, dashboards); `read_results` validates a
+file against it. The full record of every result (per-call explanations of
+passing checks, judge reasoning, ...) is in the `scores` table of the DuckDB
+file (its `details` column), keyed by `eval_id`; `results.json` is the
+digest (schema version 2):
+
+- per conversation: final score, status, the scores' inputs, `turn_success`
+  (one entry per turn), and its conversation-level results as
+  `MetricSummary`s;
+- per turn: status, success, tool-call count and its results as
+  `MetricSummary`s (without `turn_success`, which is the turn's `success`);
+- a `MetricSummary` carries name, value, passed and label; its `reason` only
+  when it failed or could not be graded (a `not_run` judge's reason is
+  `llm_usage.reason`, not repeated); its `details` only for a failed tool
+  check (which calls were missing, extra or mismatched).
+
+Schema version 1 held every result with all its details (92 MB at 100k turns).
+
+In memory (`EvaluationResult.report`) the conversations are summaries only:
+their `metrics` and `turns` are empty, so an evaluation's memory does not
+grow with the number of turns; the file written has them.
 """
 
 from __future__ import annotations
@@ -10,15 +29,43 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from evaluator.gates import GateResult
 from evaluator.llm_client import LLMUsage
-from schemas.results import MetricResult
 
-__all__ = ["ConversationResult", "EvaluationReport", "RunSummary", "TurnResult"]
+__all__ = [
+    "RESULTS_SCHEMA_VERSION",
+    "ConversationResult",
+    "EvaluationReport",
+    "MetricSummary",
+    "RunSummary",
+    "TurnResult",
+]
 
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2
+
+
+class MetricSummary(BaseModel):
+    """One result as `results.json` keeps it (the whole result is in the `scores` table).
+
+    Absent keys in the file mean None.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    """The metric's name."""
+    value: float | None = None
+    """Score (None: not graded)."""
+    passed: bool | None = None
+    """Pass/fail where a threshold applies."""
+    label: str | None = None
+    """Categorical outcome (judge label, `not_run`, `error`, final status, ...)."""
+    reason: str | None = None
+    """Why, only when the result failed or could not be graded."""
+    details: dict[str, Any] | None = None
+    """Only for a failed tool check: its per-call explanations, missing and extra calls."""
 
 
 class TurnResult(BaseModel):
@@ -32,8 +79,8 @@ class TurnResult(BaseModel):
     """Turn success (see evaluator.scoring); None when nothing graded it."""
     num_tool_calls: int
     """Merged tool calls of the turn."""
-    metrics: list[MetricResult] = Field(default_factory=list)
-    """Every turn-level result: judges, tool checks, custom metrics, `turn_success`."""
+    metrics: list[MetricSummary] = Field(default_factory=list)
+    """Turn-level results: judges, tool checks, custom metrics (`turn_success` is `success`)."""
 
 
 class ConversationResult(BaseModel):
@@ -63,10 +110,13 @@ class ConversationResult(BaseModel):
     """Graded tool checks."""
     reason: str
     """How the final score was computed."""
-    metrics: list[MetricResult] = Field(default_factory=list)
-    """Conversation-level results: goal completion, tool checks, custom metrics, scores."""
+    turn_success: list[bool | None] = Field(default_factory=list)
+    """Each turn's success, in turn order (None: nothing graded the turn)."""
+    metrics: list[MetricSummary] = Field(default_factory=list)
+    """Conversation-level results: goal completion, tool checks, custom metrics, scores
+    (in results.json; empty in memory)."""
     turns: list[TurnResult] = Field(default_factory=list)
-    """Per-turn results, in turn order."""
+    """Per-turn results, in turn order (in results.json; empty in memory)."""
 
 
 class RunSummary(BaseModel):
@@ -116,3 +166,4 @@ class EvaluationReport(BaseModel):
     custom_metrics: list[str] = Field(default_factory=list)
     """Names of the custom metrics loaded."""
     conversations: list[ConversationResult] = Field(default_factory=list)
+    """Per conversation, in chat_id order (summaries only in memory, see the module)."""

@@ -3,6 +3,8 @@
 `ConversationWork` carries one conversation through the pipeline: its rows,
 its merged tool calls per turn, and the results gathered at turn and
 conversation level. Every stage records failures as results; none raises.
+Stages append rows to column lists (`evaluator.output`) instead of
+building an object per row: they run once per turn on every stored turn.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from typing import Any
 
 from evaluator.context import MetricContext
 from evaluator.extract import extract_tool_calls
-from evaluator.load import ConversationData, explicit_calls
+from evaluator.load import ConversationData, decode_spans, explicit_calls
 from evaluator.merge import merge_tool_calls
 from evaluator.metrics import tool_error_rate
-from evaluator.output import tool_call_rows
+from evaluator.output import ScoreColumns, ToolCallColumns
+from evaluator.results_file import summarize
 from evaluator.results_model import ConversationResult
-from evaluator.rollup import assertion_counts, turn_result
 from evaluator.scoring import conversation_scores, turn_success
+from evaluator.tally import MetricTally
 from schemas import MetricResult, ToolCall
 from schemas.eval_config import EvalConfig
 
@@ -38,10 +41,13 @@ class ConversationWork:
     conv_results: list[MetricResult] = field(default_factory=list)
 
     def context(self, index: int | None) -> MetricContext:
-        """The MetricContext of turn `index` (by position), or of the conversation (None)."""
+        """The MetricContext of turn `index` (by position), or of the conversation (None).
+
+        The spans' JSON columns are parsed here, on first use: extraction reads them as text.
+        """
         data = self.data
         if index is None:
-            spans = [s for rows in data.spans_by_turn.values() for s in rows]
+            spans = [s for rows in data.spans_by_turn.values() for s in decode_spans(rows)]
             return MetricContext(
                 chat_id=data.chat_id,
                 conversation=data.conversation,
@@ -60,7 +66,7 @@ class ConversationWork:
             turn_tool_calls=self.calls,
             turn=turn,
             tool_calls=self.calls[index],
-            spans=data.spans_by_turn.get(turn["turn_id"], []),
+            spans=decode_spans(data.spans_by_turn.get(turn["turn_id"], [])),
         )
 
 
@@ -71,22 +77,21 @@ def tag(result: MetricResult, kind: str) -> MetricResult:
     return result.model_copy(update={"details": {"kind": kind, **result.details}})
 
 
-def derive_calls(work: ConversationWork) -> list[dict[str, Any]]:
-    """Merge explicit and traced calls of every turn; return the `tool_calls` rows."""
-    rows: list[dict[str, Any]] = []
+def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
+    """Merge explicit and traced calls of every turn; append the `tool_calls` rows to `rows`."""
     data = work.data
+    spans_by_turn = data.spans_by_turn
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(data.spans_by_turn.get(turn_id, []))
+            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()))
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
             merged = explicit_calls(turn)
         work.calls.append(merged)
         work.turn_results.append([])
-        rows.extend(tool_call_rows(data.chat_id, turn_id, turn.get("run_id"), merged))
-    return rows
+        rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
 
 
 def tool_checks(work: ConversationWork) -> None:
@@ -135,19 +140,71 @@ def tool_checks(work: ConversationWork) -> None:
             work.turn_results[by_id[turn_id]].append(result)
 
 
-def score_conversation(work: ConversationWork, config: EvalConfig) -> ConversationResult:
-    """Turn success per turn, then turn success ratio, final score and status."""
+def _record(
+    results: list[MetricResult],
+    turn_id: int | None,
+    keys: tuple[str | None, str],
+    scores: ScoreColumns,
+    tally: MetricTally,
+    skip: MetricResult | None = None,
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Append `results` to `scores` and `tally`; return their summaries (without `skip`) and
+    the (passed, total) count of graded tool checks among them."""
+    run_id, chat_id = keys
+    summaries = []
+    passed = total = 0
+    for result in results:
+        scores.add(run_id, chat_id, turn_id, result)
+        value = result.value
+        if value is not None:
+            tally.add(result.name, value)
+            if result.passed is not None and result.details.get("kind") == "check":
+                total += 1
+                passed += bool(result.passed)
+        if result is not skip:
+            summaries.append(summarize(result))
+    return summaries, passed, total
+
+
+def score_conversation(
+    work: ConversationWork, config: EvalConfig, *, scores: ScoreColumns, tally: MetricTally
+) -> tuple[ConversationResult, dict[str, Any]]:
+    """Turn success per turn, then turn success ratio, final score and status.
+
+    Every result is appended to `scores` and its value to `tally`. Returns the
+    conversation's summary (kept in memory) and its `results.json` entry.
+    """
     data = work.data
-    turns = []
-    successes = []
+    first_turn = data.turns[0] if data.turns else {}
+    run_id = data.conversation.get("run_id") or first_turn.get("run_id")
+    keys = (run_id, data.chat_id)
+    turns: list[dict[str, Any]] = []
+    successes: list[MetricResult] = []
+    flags: list[bool | None] = []
+    passed = total = 0
     for index, turn in enumerate(data.turns):
-        success = turn_success(turn.get("status"), work.turn_results[index])
-        work.turn_results[index].append(success)
+        results = work.turn_results[index]
+        success = turn_success(turn.get("status"), results)
+        results.append(success)
         successes.append(success)
-        turns.append(turn_result(turn, work.turn_results[index], len(work.calls[index])))
+        turn_id = int(turn["turn_id"])
+        summaries, p, t = _record(results, turn_id, keys, scores, tally, skip=success)
+        passed, total = passed + p, total + t
+        flag = None if success.value is None else bool(success.passed)
+        flags.append(flag)
+        turns.append(
+            {
+                "turn_id": turn_id,
+                "status": turn.get("status"),
+                "success": flag,
+                "num_tool_calls": len(work.calls[index]),
+                "metrics": summaries,
+            }
+        )
     goal = next((r for r in work.conv_results if r.name == "goal_completion" and r.graded), None)
-    all_calls = [c for calls in work.calls for c in calls]
-    if config.tool_checks and all_calls:
+    num_calls = sum(len(calls) for calls in work.calls)
+    if config.tool_checks and num_calls:
+        all_calls = [c for calls in work.calls for c in calls]
         work.conv_results.append(tag(tool_error_rate(all_calls), "check_info"))
     ratio, final = conversation_scores(
         successes,
@@ -156,18 +213,16 @@ def score_conversation(work: ConversationWork, config: EvalConfig) -> Conversati
         partial_failure_threshold=config.partial_failure_threshold,
     )
     work.conv_results.extend([ratio, final])
-    passed, total = assertion_counts(
-        [*work.conv_results, *(r for rs in work.turn_results for r in rs)]
-    )
-    first_turn = data.turns[0] if data.turns else {}
-    return ConversationResult(
+    summaries, p, t = _record(work.conv_results, None, keys, scores, tally)
+    passed, total = passed + p, total + t
+    conversation = ConversationResult(
         chat_id=data.chat_id,
-        run_id=data.conversation.get("run_id") or first_turn.get("run_id"),
+        run_id=run_id,
         scenario_id=data.conversation.get("scenario_id")
         or first_turn.get("scenario_id")
         or data.scenario.get("scenario_id"),
         num_turns=len(data.turns),
-        num_tool_calls=len(all_calls),
+        num_tool_calls=num_calls,
         final_score=final.value,
         status=final.label or "",
         turn_success_ratio=ratio.value,
@@ -175,6 +230,9 @@ def score_conversation(work: ConversationWork, config: EvalConfig) -> Conversati
         assertions_passed=passed,
         assertions_total=total,
         reason=final.reason,
-        metrics=work.conv_results,
-        turns=turns,
+        turn_success=flags,
     )
+    entry = conversation.model_dump(exclude={"metrics", "turns"})
+    entry["metrics"] = summaries
+    entry["turns"] = turns
+    return conversation, entry

@@ -11,6 +11,7 @@ from evaluator.context import MetricContext
 from evaluator.custom import CustomMetricError, load_custom_metrics, run_custom_metric
 from evaluator.gates import EvalConfigError
 from evaluator.pipeline import evaluate_db
+from evaluator.results_file import read_results
 from schemas import ToolCall
 from schemas.eval_config import EvalConfig
 from tests.evaluator.test_pipeline import build_db
@@ -129,11 +130,15 @@ def test_custom_metrics_in_the_pipeline(tmp_path: Path) -> None:
         "broken",
         "async_metric",
     ]
-    ok = next(c for c in result.report.conversations if c.chat_id == "chat-ok")
+    # in memory: summaries; results.json: the conversation-level results and the turns
+    (ok,) = [c for c in read_results(result.results_path).conversations if c.chat_id == "chat-ok"]
     conv = {m.name: m for m in ok.metrics}
     assert conv["called_lookup"].value == 1.0 and conv["broken"].label == "error"
+    assert "RuntimeError: boom" in (conv["broken"].reason or "")
     # says_refund (threshold 1.0) decides turn success: turn 0 "Found order 42." fails it
     assert ok.turns[0].success is False and ok.turns[1].success is True
+    summary = next(c for c in result.report.conversations if c.chat_id == "chat-ok")
+    assert summary.turn_success == [False, True] and summary.metrics == summary.turns == []
     gate = result.gates[0]
     assert gate.metric == "called_lookup" and gate.observed == 0.5 and result.exit_code == 1
 

@@ -13,6 +13,7 @@ import pytest
 
 from evaluator.gates import EvalConfigError
 from evaluator.pipeline import evaluate_db
+from evaluator.results_file import read_results
 from schemas import create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
@@ -249,7 +250,11 @@ def test_errored_turn_counts_as_failed(tmp_path: Path) -> None:
         db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "o", progress=False
     )
     bad = next(c for c in result.report.conversations if c.chat_id == "chat-bad")
-    assert bad.turns[0].success is False and bad.final_score == 0.0 and bad.status == "Failed"
+    assert bad.turn_success[0] is False and bad.final_score == 0.0 and bad.status == "Failed"
+    entry = next(
+        c for c in read_results(result.results_path).conversations if c.chat_id == "chat-bad"
+    )
+    assert entry.turns[0].success is False and entry.turns[0].status == "timeout"
 
 
 def test_run_id_filter_and_missing_file(tmp_path: Path) -> None:
