@@ -1,5 +1,6 @@
 """The collector: OTLP receivers (gRPC and HTTP), decoding, routing of spans
-to (chat_id, turn_id), and the DuckDB store, the only writer of spans.
+to (chat_id, turn_id), and the DuckDB store, the only writer of spans. Its
+query endpoint runs guarded read-only SQL (`sql_guard`, also used by `tracesim sql`).
 
 Pipeline: receiver_grpc / receiver_http -> ingest (validate, spool with group
 fsync, acknowledge) -> writer thread (decode, redact, route, batch) -> store (DuckDB).
@@ -8,21 +9,31 @@ Imports `schemas` only; never `simulator` or `evaluator`.
 
 from collector.collector import Collector, CollectorStats
 from collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
-from collector.query import check_read_only
+from collector.query import QueryAnswer
 from collector.redaction import InvalidRedactionRule, RedactionRule, Redactor
 from collector.redaction_file import load_redaction_file
+from collector.sql_guard import (
+    ENDPOINT_TABLE_FUNCTIONS,
+    RefusedQuery,
+    check_read_only,
+    check_safe_for_endpoint,
+)
 
 __all__ = [
+    "ENDPOINT_TABLE_FUNCTIONS",
     "Busy",
     "Collector",
     "CollectorError",
     "CollectorStats",
     "InvalidRedactionRule",
     "InvalidRequest",
+    "QueryAnswer",
     "RedactionRule",
     "Redactor",
+    "RefusedQuery",
     "StoreLocked",
     "TooLarge",
     "check_read_only",
+    "check_safe_for_endpoint",
     "load_redaction_file",
 ]

@@ -22,7 +22,7 @@ from collector.decode import check_spans
 from collector.decode_logs import check_logs
 from collector.http_server import HttpServer
 from collector.ingest import Ingest
-from collector.query import run_query
+from collector.query import QueryAnswer, run_query
 from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
 from collector.redaction import RedactionRule, Redactor
@@ -63,6 +63,8 @@ class Collector:
     applied to attributes before they are stored; raises InvalidRedactionRule when one is bad.
     `tls_cert` / `tls_key`: PEM files; both receivers then speak TLS only (ValueError when
     the pair is unusable).
+    `query_max_rows`: most rows `POST /tracesim/query` answers (the answer says `truncated`);
+    `query_timeout`: seconds after which a query is interrupted (None: no limit).
     """
 
     def __init__(
@@ -84,6 +86,8 @@ class Collector:
         redaction: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None = None,
         tls_cert: str | Path | None = None,
         tls_key: str | Path | None = None,
+        query_max_rows: int = 100_000,
+        query_timeout: float | None = 30.0,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
@@ -99,6 +103,10 @@ class Collector:
         self._router_capacity = router_capacity
         self.redactor = Redactor.from_config(redaction)
         self._tls = tls_config(tls_cert, tls_key)
+        if query_max_rows < 1:
+            raise ValueError(f"query_max_rows must be at least 1, not {query_max_rows}")
+        self._query_max_rows = query_max_rows
+        self._query_timeout = query_timeout
         self._lock = threading.Lock()
         self._started = False
         self._stopped = False
@@ -162,7 +170,7 @@ class Collector:
         if self._http_port is not None:
             app = build_app(
                 self._ingest,
-                query=self.query,
+                query=self.query_capped,
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
@@ -273,14 +281,28 @@ class Collector:
         )
 
     def query(self, sql: str, params: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:
-        """Run a read-only query over fresh data (pending batches are flushed first)."""
+        """Run a guarded read-only query over fresh data; (column names, every row).
+
+        Pending batches are flushed first. The statement passes the same guard as
+        the query endpoint (`collector.check_safe_for_endpoint`) and the time limit.
+        """
+        answer = self._run_query(sql, params, max_rows=None)
+        return answer.columns, answer.rows
+
+    def query_capped(self, sql: str, params: list[Any] | None = None) -> QueryAnswer:
+        """`query` with the row limit of the query endpoint (`truncated` when it cut rows)."""
+        return self._run_query(sql, params, max_rows=self._query_max_rows)
+
+    def _run_query(
+        self, sql: str, params: list[Any] | None, *, max_rows: int | None
+    ) -> QueryAnswer:
         store = self._store
         if store is None:
             raise RuntimeError("collector is not running")
         self.flush()
-        cursor = store.cursor()
+        cursor = store.cursor()  # a reader: the writer's connection is never held
         try:
-            return run_query(cursor, sql, params)
+            return run_query(cursor, sql, params, max_rows=max_rows, timeout=self._query_timeout)
         finally:
             cursor.close()
 

@@ -1,4 +1,11 @@
-"""Read-only SQL while the collector runs: statement check and JSON-safe results."""
+"""Read-only SQL while the collector runs: guarded, capped, timed, JSON-safe results.
+
+`run_query` is what `Collector.query` and `POST /tracesim/query` run: the
+statement must pass `check_safe_for_endpoint` against the database's own
+tables and views, it runs on a reader cursor (never the writer's
+connection), a timer interrupts it after `timeout` seconds, and at most
+`max_rows` rows come back (`QueryAnswer.truncated` says when more matched).
+"""
 
 from __future__ import annotations
 
@@ -6,59 +13,38 @@ import base64
 import datetime as dt
 import decimal
 import math
-import re
+import threading
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
 from collector.errors import InvalidRequest
+from collector.sql_guard import check_safe_for_endpoint
 
-__all__ = ["check_read_only", "json_safe", "run_query"]
+__all__ = ["QueryAnswer", "database_tables", "json_safe", "run_query"]
 
-_READ_PRAGMAS = {
-    "table_info",
-    "show",
-    "show_tables",
-    "show_tables_expanded",
-    "database_list",
-    "database_size",
-    "storage_info",
-    "version",
-    "platform",
-    "functions",
-    "collations",
-    "metadata_info",
-    "user_agent",
-}
-_PRAGMA_NAME = re.compile(r"^\s*pragma\s+([a-z_]+)", re.IGNORECASE)
-_EXPLAIN = re.compile(r"^\s*explain\s+(analyze\s+)?", re.IGNORECASE)
+_TABLES_SQL = """
+    SELECT table_name FROM duckdb_tables() WHERE NOT internal AND schema_name = 'main'
+    UNION
+    SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'
+"""
 
 
-def check_read_only(sql: str) -> None:
-    """Raise InvalidRequest unless every statement only reads."""
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as error:
-        raise InvalidRequest(f"cannot parse SQL: {error}") from None
-    if not statements:
-        raise InvalidRequest("no SQL statement given")
-    for statement in statements:
-        kind = statement.type
-        if kind == duckdb.StatementType.SELECT:
-            continue
-        if kind == duckdb.StatementType.EXPLAIN:
-            check_read_only(_EXPLAIN.sub("", statement.query, count=1))
-            continue
-        if kind == duckdb.StatementType.PRAGMA:
-            match = _PRAGMA_NAME.match(statement.query)
-            if match and match.group(1).lower() in _READ_PRAGMAS:
-                continue
-        raise InvalidRequest(
-            f"only read-only queries are allowed (SELECT, WITH, DESCRIBE, SHOW, EXPLAIN, "
-            f"SUMMARIZE, read PRAGMAs); refused a {kind.name} statement: "
-            f"{statement.query.strip()[:80]!r}"
-        )
+@dataclass(frozen=True)
+class QueryAnswer:
+    """The result of one query: column names, JSON-safe rows, and whether rows were cut."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool = False
+    """True when the query matched more than the row limit; `rows` holds the first ones."""
+
+
+def database_tables(cursor: duckdb.DuckDBPyConnection) -> set[str]:
+    """Names of the user tables and views in the database (schema main)."""
+    return {row[0] for row in cursor.execute(_TABLES_SQL).fetchall()}
 
 
 def json_safe(value: Any) -> Any:
@@ -85,14 +71,45 @@ def json_safe(value: Any) -> Any:
 
 
 def run_query(
-    cursor: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None
-) -> tuple[list[str], list[list[Any]]]:
-    """Run a checked read-only query; returns (column names, JSON-safe rows)."""
-    check_read_only(sql)
+    cursor: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: list[Any] | None = None,
+    *,
+    max_rows: int | None = None,
+    timeout: float | None = None,
+) -> QueryAnswer:
+    """Run a guarded read-only query on `cursor` (a reader cursor, not the writer's).
+
+    Raises RefusedQuery for a statement the guard refuses, InvalidRequest when
+    DuckDB fails or `timeout` seconds pass (the query is interrupted then).
+    """
+    check_safe_for_endpoint(sql, allowed_tables=database_tables(cursor))
+    timer = threading.Timer(timeout, cursor.interrupt) if timeout else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         result = cursor.execute(sql, params or None)
         columns = [column[0] for column in result.description or []]
-        rows = [[json_safe(value) for value in row] for row in result.fetchall()]
+        if result.description is None:
+            fetched: list[Any] = []
+        elif max_rows is None:
+            fetched = result.fetchall()
+        else:
+            fetched = result.fetchmany(max_rows + 1)
+    except duckdb.InterruptException:
+        limit = f" after {timeout:g} s (the collector's query time limit)" if timeout else ""
+        raise InvalidRequest(
+            f"query stopped{limit}; narrow it with WHERE / LIMIT, or stop the collector and "
+            "use `tracesim sql --db FILE`"
+        ) from None
     except duckdb.Error as error:
         raise InvalidRequest(f"query failed: {error}") from None
-    return columns, rows
+    finally:
+        if timer is not None:
+            timer.cancel()
+    truncated = max_rows is not None and len(fetched) > max_rows
+    if truncated:
+        fetched = fetched[:max_rows]
+    rows = [[json_safe(value) for value in row] for row in fetched]
+    return QueryAnswer(columns, rows, truncated)

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from collector.errors import Busy, InvalidRequest, TooLarge
 from collector.ingest import Ingest
+from collector.query import QueryAnswer
 from collector.responses import logs_response as _logs_response
 from collector.responses import trace_response as _trace_response
 
@@ -31,7 +32,7 @@ __all__ = ["build_app"]
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
 
-QueryFn = Callable[[str, list[Any] | None], tuple[list[str], list[list[Any]]]]
+QueryFn = Callable[[str, list[Any] | None], QueryAnswer]
 
 
 def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -135,14 +136,17 @@ def build_app(
             params = document.get("params")
             if params is not None and not isinstance(params, list):
                 raise InvalidRequest('"params" must be a JSON list')
-            columns, rows = await run_in_threadpool(query, document["sql"], params)
+            answer = await run_in_threadpool(query, document["sql"], params)
         except orjson.JSONDecodeError as error:
             return _status_json(400, f"body is not valid JSON: {error}")
         except TooLarge as error:
             return _status_json(413, str(error))
         except InvalidRequest as error:
             return _status_json(400, str(error))
-        return Response(orjson.dumps({"columns": columns, "rows": rows}), media_type=_JSON)
+        payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
+        if answer.truncated:  # absent means every row is there
+            payload["truncated"] = True
+        return Response(orjson.dumps(payload), media_type=_JSON)
 
     routes = [
         Route(

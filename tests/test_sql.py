@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -168,3 +170,77 @@ def test_report_command_writes_the_file(db: Path, tmp_path: Path) -> None:
     assert out.exists() and "report written to" in result.output
     bad = CliRunner().invoke(cli, ["report", "--db", str(db), "--out", str(out), "--eval-id", "x"])
     assert bad.exit_code == 1 and "eval-2, eval-1" in bad.output
+
+
+def test_the_local_path_may_read_files(db: Path, tmp_path: Path) -> None:
+    """`--db FILE` runs in the user's own process: reading files is the user's privilege."""
+    extra = tmp_path / "extra.csv"
+    extra.write_text("k,v\na,1\n")
+    result = _sql(f"SELECT k, v FROM read_csv('{extra}')", "--db", str(db), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["k,v", "a,1"]
+
+
+def test_one_statement_per_query() -> None:
+    with pytest.raises(SqlError, match="2 statements given"):
+        check_read_only("SELECT 1; SELECT 2")
+
+
+@contextmanager
+def _locked_behind(db: Path, answer: tuple[int, dict]) -> Iterator[str]:
+    """`db` locked by another process and a fake collector answering `answer`; its URL."""
+    status, payload = answer
+    body = json.dumps(payload).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
+            " sys.stdin.read()",
+            str(db),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_a_truncated_answer_is_noted_on_stderr(db: Path) -> None:
+    answer = {"columns": ["n"], "rows": [[1], [2]], "truncated": True}
+    with _locked_behind(db, (200, answer)) as endpoint:
+        result = _sql(
+            "SELECT n FROM t", "--db", str(db), "--endpoint", endpoint, "--format", "json"
+        )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == [{"n": 1}, {"n": 2}]
+    assert "only the first 2 rows were returned" in result.stderr
+
+
+def test_the_collectors_refusal_is_shown_as_is(db: Path) -> None:
+    refusal = {"code": 400, "message": "table function read_csv() is not allowed"}
+    with _locked_behind(db, (400, refusal)) as endpoint:
+        result = _sql("SELECT * FROM read_csv('x')", "--db", str(db), "--endpoint", endpoint)
+    assert result.exit_code == 1
+    assert "HTTP 400: table function read_csv() is not allowed" in result.output

@@ -1,31 +1,33 @@
 """Read-only SQL over a tracesim DuckDB file, or over a running collector's query endpoint.
 
-`run_query(sql, db_path=..., endpoint=...)` refuses any statement that is
-not a SELECT (or an EXPLAIN of one), opens the file read-only, and, when a
-running `tracesim collect` holds the file's lock, sends the query to the
-collector instead: `POST {endpoint}/tracesim/query` with `{"sql": ...}`,
-answered `{"columns": [...], "rows": [[...]]}` (bearer token if given).
-Every failure is a `SqlError` whose message says what to do.
+`run_query(sql, db_path=..., endpoint=...)` refuses any statement that does
+not only read (`collector.check_read_only`, the one statement check shared
+with the collector), opens the file read-only, and, when a running `tracesim
+collect` holds the file's lock, sends the query to the collector instead:
+`POST {endpoint}/tracesim/query` with `{"sql": ...}`, answered `{"columns":
+[...], "rows": [[...]]}` plus `"truncated": true` when the collector's row
+limit cut the rows (bearer token if given). The file path may read files and
+call any function: it runs with the user's own privileges; the endpoint
+refuses that (`collector.check_safe_for_endpoint`). Every failure is a
+`SqlError` whose message says what to do.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from collector import RefusedQuery
+from collector import check_read_only as _check_read_only
 from schemas.views import VIEW_NAMES, create_views
 
 __all__ = ["DEFAULT_ENDPOINT", "QueryResult", "SqlError", "check_read_only", "run_query"]
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:4318"
 """The collector's OTLP/HTTP address, which also serves `/tracesim/query`."""
-
-_READ_ONLY_TYPES = {duckdb.StatementType.SELECT}
-_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALYZE)?\s+", re.IGNORECASE)
 
 
 class SqlError(Exception):
@@ -39,28 +41,15 @@ class QueryResult:
     columns: list[str]
     rows: list[list[Any]]
     source: str  # the file path or the endpoint URL that answered
+    truncated: bool = False  # the collector's row limit cut the rows
 
 
 def check_read_only(sql: str) -> None:
-    """Raise SqlError unless every statement in `sql` only reads (SELECT, EXPLAIN SELECT)."""
+    """Raise SqlError unless `sql` is one statement that only reads (the collector's check)."""
     try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise SqlError(f"the query does not parse: {exc}") from exc
-    if not statements:
-        raise SqlError("no SQL statement given")
-    for statement in statements:
-        kind = statement.type
-        if kind == duckdb.StatementType.EXPLAIN:
-            check_read_only(_EXPLAIN.sub("", statement.query, count=1))
-            continue
-        if kind not in _READ_ONLY_TYPES:
-            name = getattr(kind, "name", str(kind))
-            raise SqlError(
-                f"{name} statements are refused: `tracesim sql` is read-only. "
-                "Use SELECT (or EXPLAIN SELECT); to change data, open the file with the "
-                "duckdb client while no collector is running."
-            )
+        _check_read_only(sql)
+    except RefusedQuery as exc:
+        raise SqlError(str(exc)) from exc
 
 
 def _is_lock_error(exc: duckdb.Error) -> bool:
@@ -117,12 +106,18 @@ def _query_endpoint(endpoint: str, sql: str, token: str | None) -> QueryResult:
         )
     if response.status_code >= 400:
         try:
-            detail = response.json().get("error") or response.text
-        except ValueError:
+            document = response.json()
+            detail = document.get("message") or document.get("error") or response.text
+        except (ValueError, AttributeError):
             detail = response.text
         raise SqlError(f"{url} answered HTTP {response.status_code}: {detail}")
     body = response.json()
-    return QueryResult(list(body.get("columns", [])), [list(r) for r in body.get("rows", [])], url)
+    return QueryResult(
+        list(body.get("columns", [])),
+        [list(r) for r in body.get("rows", [])],
+        url,
+        truncated=bool(body.get("truncated", False)),
+    )
 
 
 def run_query(

@@ -14,7 +14,7 @@ import orjson
 
 from tracesim.sql_client import DEFAULT_ENDPOINT, QueryResult, SqlError, run_query
 
-__all__ = ["command", "print_result"]
+__all__ = ["command", "print_result", "truncation_note"]
 
 
 def _cell(value: Any) -> str:
@@ -59,6 +59,17 @@ def print_result(result: QueryResult, fmt: str) -> None:
         console = Console(width=max(80, _natural_width(result.columns, result.rows)))
     console.print(table)
     console.print(f"[dim]{len(result.rows)} row(s) from {result.source}[/dim]")
+
+
+def truncation_note(result: QueryResult) -> str | None:
+    """What to tell the user when the collector's row limit cut the rows (None otherwise)."""
+    if not result.truncated:
+        return None
+    return (
+        f"note: only the first {len(result.rows)} rows were returned: the collector at "
+        f"{result.source} caps query answers. Aggregate or add LIMIT/OFFSET, or stop the "
+        "collector and query the file with `tracesim sql --db FILE`."
+    )
 
 
 def _natural_width(columns: list[str], rows: list[Any]) -> int:
@@ -118,3 +129,6 @@ def command(query: str, db_path: str, fmt: str, endpoint: str, auth_token_env: s
     except SqlError as exc:
         raise click.ClickException(str(exc)) from exc
     print_result(result, fmt)
+    note = truncation_note(result)
+    if note:  # on stderr, so CSV / JSON output stays parseable
+        click.echo(note, err=True)
