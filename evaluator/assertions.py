@@ -233,11 +233,13 @@ def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
 
 
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:
+    """Set `passed` from the assertion's threshold, in place (the metric's result is ours)."""
     if assertion.threshold is None or result.value is None:
         return result
     if assertion.type in ("tool_error_rate", "tool_latency"):
         return result  # the metric applied it (max rate / max ms)
-    return result.model_copy(update={"passed": result.value >= assertion.threshold})
+    result.passed = result.value >= assertion.threshold
+    return result
 
 
 def check_assertions(
@@ -276,5 +278,6 @@ def check_assertions(
                 "threshold": assertion.threshold,
             },
         }
-        results.append((assertion.turn, result.model_copy(update={"details": details})))
+        result.details = details  # in place: a copy per result is measurable at 100k turns
+        results.append((assertion.turn, result))
     return results

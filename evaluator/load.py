@@ -9,7 +9,8 @@ through Arrow as column lists and are grouped by chat_id (and turn_id for
 spans).
 
 JSON columns of `turns.explicit_tool_calls` and `conversations.scenario` are
-parsed. The spans' JSON columns are passed through as text: extraction
+parsed (a scenario once per chunk: the conversations playing it share the
+parsed dict, which nobody mutates). The spans' JSON columns are passed through as text: extraction
 skips most spans by a substring scan of the raw attributes and parses only
 the few that can be tool calls (`evaluator.extract_span`); `decode_spans`
 parses them for a metric that reads them (custom metrics).
@@ -140,7 +141,7 @@ class ChunkPlan:
         return sum(len(chunk) for chunk in self.chunks)
 
 
-def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 40_000) -> ChunkPlan:
+def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) -> ChunkPlan:
     """The chat_ids to evaluate (sorted), cut into chunks of about `max_rows` turns + spans.
 
     A conversation is never split; one larger than `max_rows` is a chunk of its own.
@@ -220,9 +221,16 @@ def load_chunk(
     finally:
         con.unregister(_CHUNK_TABLE)
     by_chat: dict[str, ConversationData] = {}
+    scenarios: dict[Any, dict[str, Any]] = {}  # the conversations of a scenario share its text
     for row in conversations:
-        scenario = parse_json(row.get("scenario"), {})
-        row["scenario"] = scenario if isinstance(scenario, dict) else {}
+        text = row.get("scenario")
+        scenario = scenarios.get(text) if isinstance(text, str) else None
+        if scenario is None:
+            scenario = parse_json(text, {})
+            scenario = scenario if isinstance(scenario, dict) else {}
+            if isinstance(text, str):
+                scenarios[text] = scenario
+        row["scenario"] = scenario
         by_chat[row["chat_id"]] = ConversationData(row["chat_id"], row, row["scenario"])
     for row in turns:
         row["explicit_tool_calls"] = parse_json(row.get("explicit_tool_calls"), [])

@@ -5,9 +5,9 @@ object per row) and written as Arrow inserts (`INSERT ... SELECT` from a
 registered Arrow table; never executemany). `tool_calls` holds the current
 derivation: the rows of each chunk's chats are replaced (`write_chunk`).
 `scores` is append-only: each evaluation adds its rows under a new
-`eval_id`. The caller owns the transaction: the pipeline writes every chunk
-and the `runs` row (`write_run`) in one, so an evaluation is stored whole or
-not at all. `results.json` is written by `evaluator.results_file`.
+`eval_id`. Each chunk is one transaction (`write_chunk`); the `runs` row
+(`write_run`) marks the evaluation complete. `results.json` is written by
+`evaluator.results_file`.
 """
 
 from __future__ import annotations
@@ -190,17 +190,25 @@ def write_chunk(
     tool_calls: ToolCallColumns,
     scores: ScoreColumns,
 ) -> None:
-    """Replace the chats' tool calls and append the scores (inside the caller's transaction)."""
+    """Replace the chats' tool calls and append the scores, in one transaction."""
     keys = pa.table({"chat_id": pa.array(list(chat_ids), pa.string())})
-    con.register("_tracesim_chats", keys)
+    con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM tool_calls WHERE chat_id IN (SELECT chat_id FROM _tracesim_chats)")
-    finally:
-        con.unregister("_tracesim_chats")
-    if len(tool_calls):
-        _insert(con, "tool_calls", tool_calls.table())
-    if len(scores):
-        _insert(con, "scores", scores.table(eval_id, created_at))
+        con.register("_tracesim_chats", keys)
+        try:
+            con.execute(
+                "DELETE FROM tool_calls WHERE chat_id IN (SELECT chat_id FROM _tracesim_chats)"
+            )
+        finally:
+            con.unregister("_tracesim_chats")
+        if len(tool_calls):
+            _insert(con, "tool_calls", tool_calls.table())
+        if len(scores):
+            _insert(con, "scores", scores.table(eval_id, created_at))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def write_run(con: Any, run_row: dict[str, Any]) -> None:

@@ -21,14 +21,35 @@ import orjson
 from evaluator.results_model import EvaluationReport
 from schemas.results import MetricResult
 
-__all__ = ["ResultsWriter", "read_results", "summarize"]
+__all__ = ["ResultsWriter", "failure_details", "read_results", "summarize"]
 
 _CHECK_KINDS = frozenset({"check", "check_info"})
 
 
+def failure_details(details: dict[str, Any]) -> dict[str, Any]:
+    """A failed tool check's details without what went right: `calls` keeps the entries
+    that did not match, `tools` the tools that failed; `pairs` (matched pairs) and
+    empty or null entries are dropped. The `scores` table keeps the whole."""
+    out: dict[str, Any] = {}
+    for key, value in details.items():
+        if key == "pairs" or value is None or value == [] or value == {}:
+            continue
+        if key == "calls" and isinstance(value, list):
+            value = [c for c in value if not (isinstance(c, dict) and c.get("matched") is True)]
+        elif key == "tools" and isinstance(value, dict):
+            value = {
+                tool: item
+                for tool, item in value.items()
+                if isinstance(item, dict) and item.get("passed") is False
+            }
+        if value or value in (0, False):
+            out[key] = value
+    return out
+
+
 def summarize(result: MetricResult) -> dict[str, Any]:
-    """The `MetricSummary` dict of one result: reason if failed or not graded, details if a
-    failed tool check; keys whose value is None are left out."""
+    """The `MetricSummary` dict of one result: reason if failed or not graded, the failure
+    details if a failed tool check; keys whose value is None are left out."""
     out: dict[str, Any] = {"name": result.name}
     value, passed, label = result.value, result.passed, result.label
     if value is not None:
@@ -40,7 +61,7 @@ def summarize(result: MetricResult) -> dict[str, Any]:
     if (passed is False or value is None) and label != "not_run" and result.reason:
         out["reason"] = result.reason
     if passed is False and result.details.get("kind") in _CHECK_KINDS:
-        out["details"] = result.details
+        out["details"] = failure_details(result.details)
     return out
 
 

@@ -15,7 +15,9 @@ digest (schema version 2):
 - a `MetricSummary` carries name, value, passed and label; its `reason` only
   when it failed or could not be graded (a `not_run` judge's reason is
   `llm_usage.reason`, not repeated); its `details` only for a failed tool
-  check (which calls were missing, extra or mismatched).
+  check, and only what failed: the calls that did not match, missing,
+  extra and forbidden calls, the tools whose count was off
+  (`evaluator.results_file.failure_details`).
 
 Schema version 1 held every result with all its details (92 MB at 100k turns).
 
@@ -65,7 +67,7 @@ class MetricSummary(BaseModel):
     reason: str | None = None
     """Why, only when the result failed or could not be graded."""
     details: dict[str, Any] | None = None
-    """Only for a failed tool check: its per-call explanations, missing and extra calls."""
+    """Only for a failed tool check: the calls that did not match, missing and extra calls."""
 
 
 class TurnResult(BaseModel):

@@ -13,6 +13,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from evaluator.context import MetricContext
 from evaluator.extract import extract_tool_calls
 from evaluator.load import ConversationData, decode_spans, explicit_calls
@@ -71,10 +73,11 @@ class ConversationWork:
 
 
 def tag(result: MetricResult, kind: str) -> MetricResult:
-    """`result` with `details["kind"]` set (judge, check, check_info, custom, score)."""
-    if result.details.get("kind") == kind:
-        return result
-    return result.model_copy(update={"details": {"kind": kind, **result.details}})
+    """`result` with `details["kind"]` set (judge, check, check_info, custom, score), in place:
+    callers tag results they just made (a copy per result is measurable at 100k turns)."""
+    if result.details.get("kind") != kind:
+        result.details = {"kind": kind, **result.details}
+    return result
 
 
 def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
@@ -94,8 +97,16 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
         rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
 
 
-def tool_checks(work: ConversationWork) -> None:
-    """Check the scenario's assertions; a bad assertion is one not-graded result."""
+_PARSED_LIMIT = 1024
+"""Distinct assertion lists kept parsed (a run plays few scenarios, many times each)."""
+
+
+def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None = None) -> None:
+    """Check the scenario's assertions; a bad assertion is one not-graded result.
+
+    `parsed` caches parsed assertion lists across conversations (keyed by their
+    JSON): the conversations of one scenario share them.
+    """
     from evaluator.assertions import AssertionConfigError, check_assertions, parse_assertions
 
     data = work.data
@@ -104,7 +115,12 @@ def tool_checks(work: ConversationWork) -> None:
         return
     where = f"scenario {data.scenario.get('scenario_id') or data.conversation.get('scenario_id')!r} (chat {data.chat_id})"
     try:
-        assertions = parse_assertions(list(raw), where=where)
+        key = orjson.dumps(raw, default=repr) if parsed is not None else b""
+        assertions = parsed.get(key) if parsed is not None else None
+        if assertions is None:
+            assertions = parse_assertions(list(raw), where=where)
+            if parsed is not None and len(parsed) < _PARSED_LIMIT:
+                parsed[key] = assertions
     except AssertionConfigError as exc:
         work.conv_results.append(
             MetricResult(

@@ -8,7 +8,7 @@ import duckdb
 
 from evaluator.load import load_chunk, plan_chunks
 from evaluator.pipeline import evaluate_db
-from evaluator.results_file import read_results
+from evaluator.results_file import failure_details, read_results
 from evaluator.tally import MetricTally
 from schemas.eval_config import EvalConfig
 from tests.evaluator.test_pipeline import build_db
@@ -76,7 +76,8 @@ def test_results_json_is_a_digest(tmp_path: Path) -> None:
     # a failed check keeps why, call by call
     (missed,) = [m for m in bad.metrics if m.name == "trajectory"]
     assert missed.passed is False and missed.reason and missed.details
-    assert missed.details["kind"] == "check"
+    assert missed.details["kind"] == "check" and missed.details["missing"]
+    assert "pairs" not in missed.details and "extra" not in missed.details  # nothing went right
     # judges that could not run: label only, the reason is llm_usage.reason
     not_run = [m for m in ok.metrics if m.label == "not_run"]
     assert len(not_run) == 7 and all(m.reason is None for m in not_run)
@@ -92,3 +93,22 @@ def test_tally_counts_failing_values_per_gate() -> None:
     assert tally.gate_stats("a", "min").failing == 1
     assert tally.gate_stats("a", "max").failing == 1
     assert tally.gate_stats("a", "max").graded == 3
+
+
+def test_failure_details_keep_what_failed() -> None:
+    details = {
+        "kind": "check",
+        "calls": [{"expected": "a()", "matched": True}, {"expected": "b()", "matched": False}],
+        "pairs": [{"expected": "a()", "actual": "a()"}],
+        "tools": {"a": {"passed": True}, "b": {"passed": False, "actual": 0}},
+        "missing": ["b()"],
+        "extra": [],
+        "matched": 0,
+    }
+    assert failure_details(details) == {
+        "kind": "check",
+        "calls": [{"expected": "b()", "matched": False}],
+        "tools": {"b": {"passed": False, "actual": 0}},
+        "missing": ["b()"],
+        "matched": 0,
+    }
