@@ -1,0 +1,41 @@
+"""`tracesim init` writes a project that runs as written, offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tracesim.cli import cli
+from tracesim.config_loader import load_run_config
+from tracesim.run import run
+
+
+def test_init_writes_a_custom_project_that_runs(tmp_path: Path) -> None:
+    target = tmp_path / "my-eval"
+    result = CliRunner().invoke(cli, ["init", str(target)])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in target.iterdir()} == {"config.yaml", "scenarios.json", "agent.py"}
+    outcome = run(load_run_config(target / "config.yaml"), show_progress=False)
+    assert outcome.exit_code == 0, outcome.error
+    assert outcome.result.num_turns == 3
+    assert outcome.tool_spans == 0  # the skeleton reports its calls explicitly, no tool spans
+    report = outcome.extra["report_path"].read_text()
+    assert "lookup_order" in report
+
+
+@pytest.mark.parametrize("agent_type", ["chat_completions", "a2a"])
+def test_init_remote_configs_validate(tmp_path: Path, agent_type: str) -> None:
+    result = CliRunner().invoke(cli, ["init", str(tmp_path), "--agent-type", agent_type])
+    assert result.exit_code == 0, result.output
+    loaded = load_run_config(tmp_path / "config.yaml")
+    assert loaded.config.agent_config.agent_type == agent_type
+    assert not (tmp_path / "agent.py").exists()
+
+
+def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("mine")
+    result = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert result.exit_code != 0 and "--force" in result.output
+    assert (tmp_path / "config.yaml").read_text() == "mine"

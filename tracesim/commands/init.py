@@ -1,0 +1,59 @@
+"""`tracesim init DIR --agent-type TYPE`: write a config, scenarios (and an agent) to start from.
+
+The custom-agent project runs as written (`tracesim run DIR/config.yaml`),
+offline, so a newcomer sees a passing run before wiring in their own agent.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import click
+
+__all__ = ["command", "write_project"]
+
+AGENT_TYPES = ("custom", "chat_completions", "a2a")
+
+
+def _template(name: str) -> str:
+    return resources.files("tracesim").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def write_project(directory: Path, *, agent_type: str, force: bool = False) -> list[Path]:
+    """Write the project files into `directory`; refuse to overwrite unless `force`."""
+    files = {
+        "config.yaml": _template(f"config.{agent_type}.yaml.tmpl").replace("{dir}", str(directory)),
+        "scenarios.json": _template("scenarios.json.tmpl"),
+    }
+    if agent_type == "custom":
+        files["agent.py"] = _template("agent.py.tmpl")
+    existing = [name for name in files if (directory / name).exists()]
+    if existing and not force:
+        raise click.ClickException(
+            f"{directory} already has {', '.join(existing)}; pick another folder or pass --force"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+@click.command("init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--agent-type",
+    type=click.Choice(AGENT_TYPES),
+    default="custom",
+    show_default=True,
+    help="How tracesim reaches your agent.",
+)
+@click.option("--force", is_flag=True, help="Overwrite files that exist.")
+def command(directory: Path, agent_type: str, force: bool) -> None:
+    """Write config.yaml and scenarios.json (and agent.py for a custom agent) into DIRECTORY."""
+    for path in write_project(directory, agent_type=agent_type, force=force):
+        click.echo(f"wrote {path}")
+    click.echo(f"next: tracesim run {directory / 'config.yaml'}")
