@@ -458,6 +458,9 @@ def _pipeline_child(path: str, profile: bool, queue: Any) -> None:
 def pipeline_main(path: str, *, profile: bool) -> int:
     """Copy the built file, evaluate the copy in a spawned process, print the numbers."""
     copy = f"{path}.pipeline.duckdb"
+    for stale in (copy, f"{copy}.wal"):  # a WAL left by an interrupted run would not replay
+        if os.path.exists(stale):
+            os.remove(stale)
     shutil.copyfile(path, copy)
     try:
         ctx = multiprocessing.get_context("spawn")
@@ -467,7 +470,9 @@ def pipeline_main(path: str, *, profile: bool) -> int:
         stats = queue.get()
         child.join()
     finally:
-        os.remove(copy)
+        for leftover in (copy, f"{copy}.wal"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
     print(
         f"evaluate_db: {stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
         f"{stats['wall']:.2f} s: {stats['turns'] / stats['wall']:,.0f} turns/s wall "

@@ -46,7 +46,6 @@ SPAN_JSON_COLUMNS = ("attributes", "resource_attributes", "events", "links")
 EXTRACTION_SPAN_COLUMNS = (
     "trace_id",
     "span_id",
-    "parent_span_id",
     "name",
     "start_time",
     "end_time",
@@ -57,10 +56,9 @@ EXTRACTION_SPAN_COLUMNS = (
     "events",
     "chat_id",
     "turn_id",
-    "operation",
-    "tool_name",
 )
-"""The span columns extraction reads: what a chunk loads when no custom metric may read more."""
+"""The span columns extraction reads: what a chunk loads when no custom metric may read more
+(every column read costs: a timestamp ~1.5 us a value, a row dict ~0.1 us a key)."""
 
 _CHUNK_TABLE = "_tracesim_chunk_chats"
 
@@ -195,28 +193,35 @@ def load_chunk(
     must include `chat_id` and `turn_id`). Conversations come back in
     chat_id order.
     """
-    where, params = _run_filter(run_id)
-    and_run = where.replace("WHERE", "AND") if where else ""
+    if not chat_ids:
+        return []
+    # The range lets DuckDB skip row groups by their min/max (zone maps) before the join:
+    # measured 3x faster than the join alone on 400k spans. Chunks are ranges of sorted ids.
+    within = "chat_id BETWEEN ? AND ?"
+    bounds = [min(chat_ids), max(chat_ids)]
+    run_filter = " AND run_id = ?" if run_id is not None else ""
+    run_params = [run_id] if run_id is not None else []
     con.register(_CHUNK_TABLE, pa.table({"chat_id": pa.array(list(chat_ids), pa.string())}))
     try:
         turns = _rows(
             con,
             f"SELECT t.* FROM turns t JOIN {_CHUNK_TABLE} c USING (chat_id) "
-            f"WHERE true {and_run} ORDER BY chat_id, turn_id",
-            params,
+            f"WHERE t.{within}{run_filter} ORDER BY chat_id, turn_id",
+            [*bounds, *run_params],
         )
         conversations = _rows(
             con,
             f"SELECT v.* FROM conversations v JOIN {_CHUNK_TABLE} c USING (chat_id) "
-            f"WHERE true {and_run} ORDER BY chat_id",
-            params,
+            f"WHERE v.{within}{run_filter} ORDER BY chat_id",
+            [*bounds, *run_params],
         )
         select = "s.*" if span_columns is None else ", ".join(f"s.{c}" for c in span_columns)
         spans = _rows(
             con,
             f"SELECT {select} FROM spans s JOIN {_CHUNK_TABLE} c USING (chat_id) "
+            f"WHERE s.{within} "
             "ORDER BY s.chat_id, s.turn_id NULLS LAST, s.start_time NULLS LAST, s.span_id",
-            [],
+            bounds,
         )
     finally:
         con.unregister(_CHUNK_TABLE)

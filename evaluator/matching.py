@@ -37,23 +37,32 @@ def max_matching(n_left: int, n_right: int, fits: Fits) -> list[tuple[int, int]]
     """
     adjacency = [[j for j in range(n_right) if fits(i, j)] for i in range(n_left)]
     match_of_right: list[int] = [-1] * n_right
-
-    def augment(i: int, seen: list[bool]) -> bool:
-        for j in adjacency[i]:
-            if seen[j]:
-                continue
-            seen[j] = True
-            if match_of_right[j] < 0 or augment(match_of_right[j], seen):
-                match_of_right[j] = i
-                return True
-        return False
-
     for i in range(n_left):
         if adjacency[i]:
-            augment(i, [False] * n_right)
+            _augment(i, [False] * n_right, adjacency, match_of_right)
     pairs = [(i, j) for j, i in enumerate(match_of_right) if i >= 0]
     pairs.sort()
     return pairs
+
+
+def _augment(
+    i: int, seen: list[bool], adjacency: list[list[int]], match_of_right: list[int]
+) -> bool:
+    """Kuhn's augmenting path from left item `i`; updates `match_of_right` in place.
+
+    A module-level function, not a recursive closure: a closure that calls
+    itself is a reference cycle, and one per matching left every call's
+    lists (and the caller's calls, through `fits`) to the cyclic GC, which
+    the evaluator pauses while it scores a chunk.
+    """
+    for j in adjacency[i]:
+        if seen[j]:
+            continue
+        seen[j] = True
+        if match_of_right[j] < 0 or _augment(match_of_right[j], seen, adjacency, match_of_right):
+            match_of_right[j] = i
+            return True
+    return False
 
 
 def _lcs_table(n_a: int, n_b: int, fits: Fits) -> list[list[int]]:

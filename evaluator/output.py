@@ -191,13 +191,17 @@ def write_chunk(
     scores: ScoreColumns,
 ) -> None:
     """Replace the chats' tool calls and append the scores, in one transaction."""
+    if not chat_ids:
+        return
     keys = pa.table({"chat_id": pa.array(list(chat_ids), pa.string())})
     con.execute("BEGIN TRANSACTION")
     try:
         con.register("_tracesim_chats", keys)
         try:
-            con.execute(
-                "DELETE FROM tool_calls WHERE chat_id IN (SELECT chat_id FROM _tracesim_chats)"
+            con.execute(  # the range prunes row groups before the semi-join (see load_chunk)
+                "DELETE FROM tool_calls WHERE chat_id BETWEEN ? AND ? "
+                "AND chat_id IN (SELECT chat_id FROM _tracesim_chats)",
+                [min(chat_ids), max(chat_ids)],
             )
         finally:
             con.unregister("_tracesim_chats")

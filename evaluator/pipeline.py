@@ -101,10 +101,14 @@ class EvaluationResult:
 
 @contextmanager
 def _no_gc() -> Iterator[None]:
-    """Pause the cyclic GC while building millions of acyclic objects (measured: 1.5x faster
-    on 50k turns, as gen-2 passes otherwise rescan every live result)."""
+    """Pause the cyclic GC while a chunk builds its many acyclic objects (measured: 1.3x
+    faster with 7 checks per turn), and freeze what lived before it (modules, the
+    summaries of earlier chunks): the collection that follows each chunk then scans the
+    chunk's leftovers only, not every object of the process (~0.1 s a chunk otherwise).
+    `evaluate_db` unfreezes at the end, unless its caller had frozen objects itself."""
     enabled = gc.isenabled()
     gc.disable()
+    gc.freeze()
     try:
         yield
     finally:
@@ -177,6 +181,7 @@ def evaluate_db(
     bar = Progress(enabled=progress)
     con = duckdb.connect(str(path))
     writer: ResultsWriter | None = None
+    frozen_before = gc.get_freeze_count()
     try:
         create_all(con)
         plan = plan_chunks(con, run_id=run_id, max_rows=chunk_rows)
@@ -283,4 +288,6 @@ def evaluate_db(
         raise
     finally:
         con.close()
+        if not frozen_before:
+            gc.unfreeze()
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)
