@@ -12,14 +12,15 @@ JSON columns of `turns.explicit_tool_calls` and `conversations.scenario` are
 parsed (a scenario once per chunk: the conversations playing it share the
 parsed dict, which nobody mutates). The spans' JSON columns are passed through as text: extraction
 skips most spans by a substring scan of the raw attributes and parses only
-the few that can be tool calls (`evaluator.extract_span`); `decode_spans`
-parses them for a metric that reads them (custom metrics).
+the few that can be tool calls (`evaluator.extract_span`); a metric that
+reads spans (a custom metric) sees them parsed, on first access
+(`DecodedSpans`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "EXTRACTION_SPAN_COLUMNS",
     "ChunkPlan",
     "ConversationData",
+    "DecodedSpans",
     "decode_spans",
     "explicit_calls",
     "load_chunk",
@@ -93,10 +95,42 @@ def parse_json(value: Any, default: Any) -> Any:
 def decode_spans(spans: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """Parse the spans' JSON columns in place (idempotent); return `spans`."""
     for span in spans:
-        for key in SPAN_JSON_COLUMNS:
-            if key in span:
-                span[key] = parse_json(span[key], [] if key in ("events", "links") else {})
+        _decode_span(span)
     return spans
+
+
+def _decode_span(span: dict[str, Any]) -> dict[str, Any]:
+    for key in SPAN_JSON_COLUMNS:
+        if key in span:
+            span[key] = parse_json(span[key], [] if key in ("events", "links") else {})
+    return span
+
+
+class DecodedSpans(Sequence):
+    """A read-only view of span rows whose JSON columns are parsed on first access.
+
+    What `MetricContext.spans` holds: a judge never reads the spans, a custom
+    metric may; neither pays for parsing spans it does not touch.
+    """
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: Sequence[dict[str, Any]]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [_decode_span(row) for row in self._rows[index]]
+        return _decode_span(self._rows[index])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (_decode_span(row) for row in self._rows)
+
+    def __repr__(self) -> str:
+        return f"DecodedSpans({len(self._rows)} spans)"
 
 
 def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:

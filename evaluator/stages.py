@@ -17,7 +17,7 @@ import orjson
 
 from evaluator.context import MetricContext
 from evaluator.extract import extract_tool_calls
-from evaluator.load import ConversationData, decode_spans, explicit_calls
+from evaluator.load import ConversationData, DecodedSpans, explicit_calls
 from evaluator.merge import merge_tool_calls
 from evaluator.metrics import tool_error_rate
 from evaluator.output import ScoreColumns, ToolCallColumns
@@ -45,11 +45,12 @@ class ConversationWork:
     def context(self, index: int | None) -> MetricContext:
         """The MetricContext of turn `index` (by position), or of the conversation (None).
 
-        The spans' JSON columns are parsed here, on first use: extraction reads them as text.
+        The spans' JSON columns are parsed on first access (`DecodedSpans`): extraction
+        reads them as text, judges not at all.
         """
         data = self.data
         if index is None:
-            spans = [s for rows in data.spans_by_turn.values() for s in decode_spans(rows)]
+            spans = DecodedSpans([s for rows in data.spans_by_turn.values() for s in rows])
             return MetricContext(
                 chat_id=data.chat_id,
                 conversation=data.conversation,
@@ -68,7 +69,7 @@ class ConversationWork:
             turn_tool_calls=self.calls,
             turn=turn,
             tool_calls=self.calls[index],
-            spans=decode_spans(data.spans_by_turn.get(turn["turn_id"], [])),
+            spans=DecodedSpans(data.spans_by_turn.get(turn["turn_id"], [])),
         )
 
 

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import duckdb
 
-from evaluator.load import load_chunk, plan_chunks
+from evaluator.load import DecodedSpans, load_chunk, plan_chunks
 from evaluator.pipeline import evaluate_db
 from evaluator.results_file import failure_details, read_results
 from evaluator.tally import MetricTally
 from schemas.eval_config import EvalConfig
-from tests.evaluator.test_pipeline import build_db
+from schemas.llm_config import LLMConfig
+from tests.evaluator.test_pipeline import _judge_answers, build_db
+from tests.fakes.openai_server import fake_openai
 
 SCORE_COLUMNS = "chat_id, turn_id, metric, value, passed, threshold, label, reason, details"
 
@@ -112,3 +114,30 @@ def test_failure_details_keep_what_failed() -> None:
         "missing": ["b()"],
         "matched": 0,
     }
+
+
+def test_decoded_spans_parse_json_on_access() -> None:
+    rows = [{"attributes": '{"a": 1}', "events": "[]", "links": None}, {"attributes": "junk"}]
+    spans = DecodedSpans(rows)
+    assert len(spans) == 2 and isinstance(rows[0]["attributes"], str)  # nothing parsed yet
+    assert spans[0]["attributes"] == {"a": 1} and spans[0]["links"] == []
+    assert [s["attributes"] for s in spans] == [{"a": 1}, {}]  # junk: the column's default
+
+
+def test_judges_share_one_client_and_cache_across_chunks(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "t.duckdb")
+    config = EvalConfig(thresholds={"final_score": 0.7})
+    with fake_openai(_judge_answers) as fake:
+        llm = LLMConfig(base_url=fake.base_url, model="judge", input_cost_per_mtok=2.0)
+        first = evaluate_db(
+            db, config=config, llm=llm, output_dir=tmp_path / "a", progress=False, chunk_rows=1
+        )
+        made = len(fake.requests)
+        second = evaluate_db(
+            db, config=config, llm=llm, output_dir=tmp_path / "b", progress=False, chunk_rows=1
+        )
+        assert len(fake.requests) == made == 2 * 1 + 3 * 6
+    assert first.report.llm_usage.requests == made and first.report.llm_usage.cost_usd > 0
+    assert second.report.llm_usage.cached == made and second.report.llm_usage.requests == 0
+    finals = {c.chat_id: (c.final_score, c.status) for c in first.report.conversations}
+    assert finals == {"chat-ok": (1.0, "Done"), "chat-bad": (0.75, "Partial Failure")}
