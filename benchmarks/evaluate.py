@@ -27,6 +27,13 @@ freshly spawned process so its peak RSS (`resource.getrusage`) is the
 evaluation's own, not the builder's:
 
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
+    .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
+
+Those turns belong to no scenario, so the pipeline runs no tool check on
+them; `--scenarios` also writes a `conversations` row per chat whose
+scenario asserts, on every turn, the 7 checks the in-memory path runs.
+Measured here at 100k turns (load ~1.5): 7,100 turns/s, peak RSS 330 MB,
+results.json 17 MB; with `--scenarios` 2,660 turns/s, 625 MB, 102 MB.
 """
 
 from __future__ import annotations
