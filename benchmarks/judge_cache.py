@@ -22,22 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from evaluator.pipeline import evaluate_db  # noqa: E402
-from schemas.eval_config import EvalConfig  # noqa: E402
+from schemas.eval_config import JUDGE_NAMES, EvalConfig  # noqa: E402
 from schemas.llm_config import LLMConfig  # noqa: E402
 from tests.fakes.openai_server import chat_completion, fake_openai  # noqa: E402
 from tracesim.config_loader import load_run_config  # noqa: E402
 from tracesim.run import run  # noqa: E402
 
-JUDGES = [
-    "goal_completion",
-    "helpfulness",
-    "coherence",
-    "relevance",
-    "faithfulness",
-    "verbosity",
-    "agent_behavior_failure",
-    "tool_use",
-]
+JUDGES = list(JUDGE_NAMES)  # every built-in judge, tool_use included
 
 
 def _answer(body: dict[str, Any]) -> dict[str, Any]:

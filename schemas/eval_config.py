@@ -53,15 +53,7 @@ CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion",)
 JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
 """Every built-in judge name."""
 
-DEFAULT_JUDGES: tuple[str, ...] = (
-    "goal_completion",
-    "helpfulness",
-    "coherence",
-    "relevance",
-    "faithfulness",
-    "verbosity",
-    "agent_behavior_failure",
-)
+DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name != "tool_use")
 """arksim's seven built-in metrics; `tool_use` is opt-in (one more request per turn)."""
 
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
