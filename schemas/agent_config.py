@@ -133,19 +133,24 @@ class ChatCompletionsApiConfig(_Strict):
     """Retries on 429 and 5xx, with exponential backoff honouring Retry-After."""
 
 
-class ChatCompletionsAgentConfig(_Strict):
-    """An agent behind an OpenAI-compatible chat-completions endpoint."""
+class _RemoteAgentConfig(_Strict):
+    """What every agent reached over HTTP has: a name, an endpoint, optionally a server to start."""
 
-    agent_type: Literal["chat_completions"]
     agent_name: str = "agent"
-    api_config: ChatCompletionsApiConfig
     server: AgentServerConfig | None = None
     """Start the agent's server for the run (see `AgentServerConfig`); None: it is already up."""
 
     @model_validator(mode="after")
-    def _server_and_port(self) -> ChatCompletionsAgentConfig:
-        _check_server(self.api_config.endpoint, self.server)
+    def _server_and_port(self) -> _RemoteAgentConfig:
+        _check_server(self.api_config.endpoint, self.server)  # type: ignore[attr-defined]
         return self
+
+
+class ChatCompletionsAgentConfig(_RemoteAgentConfig):
+    """An agent behind an OpenAI-compatible chat-completions endpoint."""
+
+    agent_type: Literal["chat_completions"]
+    api_config: ChatCompletionsApiConfig
 
 
 class A2AApiConfig(_Strict):
@@ -161,19 +166,11 @@ class A2AApiConfig(_Strict):
     """Seconds per turn before it is recorded as a timeout."""
 
 
-class A2AAgentConfig(_Strict):
+class A2AAgentConfig(_RemoteAgentConfig):
     """An agent speaking the A2A protocol (a2a-sdk)."""
 
     agent_type: Literal["a2a"]
-    agent_name: str = "agent"
     api_config: A2AApiConfig
-    server: AgentServerConfig | None = None
-    """Start the agent's server for the run (see `AgentServerConfig`); None: it is already up."""
-
-    @model_validator(mode="after")
-    def _server_and_port(self) -> A2AAgentConfig:
-        _check_server(self.api_config.endpoint, self.server)
-        return self
 
 
 AgentConfig = Annotated[
