@@ -40,7 +40,7 @@ def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> 
     db = tmp_path / "live.duckdb"
     collector = _tracesim(
         "collect", "--db", str(db), "--grpc-port", "0", "--http-port", "0",
-        "--auth-token-env", "SQL_TOKEN",
+        "--auth-token-env", "SQL_TOKEN", "--query-max-rows", "1",
     )
     try:
         banner = collector.stdout.readline()
@@ -56,7 +56,14 @@ def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> 
             "--format", "json", "--auth-token-env", "SQL_TOKEN",
         )
         assert answer.returncode == 0, answer.stderr
-        assert [row["name"] for row in json.loads(answer.stdout)] == ["lookup", "refund"]
+        assert [row["name"] for row in json.loads(answer.stdout)] == ["lookup"]  # --query-max-rows 1
+        assert "only the first 1 rows were returned" in answer.stderr
+
+        counted = _sql(
+            "SELECT count(*) AS n FROM spans", db, http_endpoint,
+            "--format", "json", "--auth-token-env", "SQL_TOKEN",
+        )
+        assert json.loads(counted.stdout) == [{"n": 2}]
 
         refused = _sql(
             "DELETE FROM spans", db, http_endpoint, "--auth-token-env", "SQL_TOKEN"

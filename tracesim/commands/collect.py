@@ -77,6 +77,20 @@ __all__ = ["command"]
     help="PEM certificate chain: both receivers then speak TLS only (needs --tls-key).",
 )
 @click.option("--tls-key", default=None, type=click.Path(dir_okay=False), help="PEM private key.")
+@click.option(
+    "--query-max-rows",
+    default=100_000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Most rows a live `tracesim sql` query answers (the answer says it was truncated).",
+)
+@click.option(
+    "--query-timeout",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds after which a live query is interrupted.",
+)
 def command(
     db_path: str,
     host: str,
@@ -89,6 +103,8 @@ def command(
     redaction_file: str | None,
     tls_cert: str | None,
     tls_key: str | None,
+    query_max_rows: int,
+    query_timeout: float,
 ) -> None:
     """Receive OTLP spans and logs and store them in DuckDB."""
     from collector import (
@@ -122,6 +138,8 @@ def command(
             redaction=rules,
             tls_cert=tls_cert,
             tls_key=tls_key,
+            query_max_rows=query_max_rows,
+            query_timeout=query_timeout,
         )
     except InvalidRedactionRule as error:
         raise click.UsageError(str(error)) from None
