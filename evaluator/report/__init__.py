@@ -7,38 +7,64 @@ to their conversations, and per conversation the transcript with each
 turn's tool calls (explicit / traced / both) and span waterfall, drawn
 lazily when the conversation is opened.
 
-Modules: `data.py` (queries), `aggregate.py` and `shape.py` (pure
-shaping), `charts.py` (plotly figures), `html.py` (assembly), `assets.py`
-and `app_js.py` (inline CSS and script).
+Memory stays bounded by a chunk of conversations, not by the file: the
+summary, charts and conversation index are SQL aggregates (`data.py`,
+`aggregate.py`), and each conversation's details are streamed from DuckDB
+in chat_id chunks (`details.py`), gzip-compressed and written to the page
+as they come (`embed.py`, `html.py`); the browser decompresses one when it
+is opened.
+
+Modules: `data.py` and `aggregate.py` (summary queries), `details.py` and
+`shape.py` (per-conversation details), `charts.py` (plotly figures),
+`embed.py` and `html.py` (assembly), `assets.py` and `app_js.py` (inline
+CSS and script).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import TextIO
 
 import duckdb
 from plotly.offline import get_plotlyjs
 
 from evaluator.report.charts import build_charts
 from evaluator.report.data import ReportData, load_report_data
-from evaluator.report.html import render_html
+from evaluator.report.details import iter_details
+from evaluator.report.html import write_page
 
-__all__ = ["ReportData", "build_report_html", "load_report_data", "write_report"]
+__all__ = ["ReportData", "build_report_html", "iter_details", "load_report_data", "write_report"]
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection, out: TextIO, *, db_path: str, eval_id: str | None
+) -> None:
+    data = load_report_data(con, db_path=db_path, eval_id=eval_id)
+    write_page(
+        out, data, build_charts(data), plotly_js=get_plotlyjs(), details=iter_details(con, data)
+    )
 
 
 def build_report_html(
     con: duckdb.DuckDBPyConnection, *, db_path: str, eval_id: str | None = None
 ) -> str:
-    """The report page of `eval_id` (default: the newest evaluation) as a string."""
-    data = load_report_data(con, db_path=db_path, eval_id=eval_id)
-    return render_html(data, build_charts(data), plotly_js=get_plotlyjs())
+    """The report page of `eval_id` (default: the newest evaluation) as a string.
+
+    Holds the whole page in memory; `write_report` streams it to a file instead.
+    """
+    out = io.StringIO()
+    _write(con, out, db_path=db_path, eval_id=eval_id)
+    return out.getvalue()
 
 
 def write_report(db_path: str | Path, out_path: str | Path, *, eval_id: str | None = None) -> Path:
     """Write the HTML report of `db_path` to `out_path` and return `out_path`.
 
-    The DuckDB file is opened read-only. Raises FileNotFoundError when it is
-    missing and ValueError when `eval_id` is not in it (naming the ones that are).
+    The DuckDB file is opened read-only; the page is written to `out_path`.tmp
+    as it is built and renamed into place when complete. Raises
+    FileNotFoundError when the file is missing and ValueError when `eval_id`
+    is not in it (naming the ones that are).
     """
     db_path, out_path = Path(db_path), Path(out_path)
     if not db_path.exists():
@@ -46,13 +72,16 @@ def write_report(db_path: str | Path, out_path: str | Path, *, eval_id: str | No
             f"{db_path}: no such DuckDB file; create one with `tracesim run config.yaml` "
             "or `tracesim collect --db PATH`"
         )
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
-        page = build_report_html(con, db_path=str(db_path), eval_id=eval_id)
-    finally:
-        con.close()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        with tmp.open("w", encoding="utf-8", buffering=1 << 20) as out:
+            _write(con, out, db_path=str(db_path), eval_id=eval_id)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        con.close()
     tmp.replace(out_path)
     return out_path

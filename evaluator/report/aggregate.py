@@ -1,7 +1,14 @@
 """Aggregate the chosen evaluation's scores and tool calls for the summary and charts.
 
-Pure functions over the rows `data.py` reads: metric summaries, failures
-grouped by label, per-tool counts and latencies.
+Every number is a SQL aggregate, so the summary never holds a score or a
+tool call per row in Python: metric summaries and histograms, means per
+scenario, final status per scenario, per-tool counts and latencies, and
+failures grouped by label (the first `MAX_FAILURE_ITEMS` of each, plus the
+count, and per conversation the labels it fails on, for the list filter).
+
+They read the temporary tables `data.py` creates on the connection:
+`_report_chats` (the reported conversations), `_report_final` (their
+`final_score` row) and `_report_failures` (see `FAILURES_SQL`).
 """
 
 from __future__ import annotations
@@ -10,11 +17,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.report.shape import call_entry, clip
+from evaluator.report.shape import clip
 
 __all__ = [
+    "FAILURES_SQL",
+    "FAILURE_GROUPS",
+    "MAX_FAILURE_ITEMS",
     "NON_FAILURE_LABELS",
+    "LabelFailures",
     "MetricSummary",
+    "failure_tags",
     "group_failures",
     "metric_summaries",
     "scenario_means",
@@ -24,6 +36,29 @@ __all__ = [
 
 NON_FAILURE_LABELS = frozenset({"no failure", "no_failure", "none", "not_run", "pass", "ok"})
 """agent_behavior_failure labels that are not failures (arksim's positive labels)."""
+FAILURE_GROUPS = ("Final status", "Agent behaviour failure", "Failed metric")
+"""How failures are grouped on the page, in order."""
+MAX_FAILURE_ITEMS = 25
+"""Conversations listed per failure label; the rest are one click away in the list's filter."""
+
+_NON_FAILURE_SQL = ", ".join(f"'{label}'" for label in sorted(NON_FAILURE_LABELS))
+FAILURES_SQL = f"""
+CREATE OR REPLACE TEMP TABLE _report_failures AS
+SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason
+  FROM _report_final WHERE label IS NOT NULL AND label NOT IN ('', 'Done')
+UNION ALL
+SELECT 1, trim(label), chat_id, turn_id, reason FROM scores
+  WHERE eval_id = $eval_id AND metric = 'agent_behavior_failure' AND chat_id IS NOT NULL
+  AND trim(label) <> '' AND lower(trim(label)) NOT IN ({_NON_FAILURE_SQL})
+UNION ALL
+SELECT 2, metric, chat_id, turn_id, reason FROM (
+  SELECT DISTINCT ON (metric, chat_id) metric, chat_id, turn_id, reason FROM scores
+  WHERE eval_id = $eval_id AND passed = false AND metric <> 'final_score' AND chat_id IS NOT NULL
+  ORDER BY metric, chat_id, turn_id NULLS FIRST)
+"""
+"""Failing conversations as (group index into FAILURE_GROUPS, label, chat_id, turn_id,
+reason): a final status other than Done; an agent_behavior_failure label that is
+a failure (one item per score); a failed metric (one item per conversation and metric)."""
 
 
 @dataclass
@@ -41,121 +76,125 @@ class MetricSummary:
     histogram: list[int] = field(default_factory=list)  # 10 bins over [0, 1]
 
 
-def metric_summaries(scores: list[dict[str, Any]]) -> list[MetricSummary]:
-    by_metric: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for s in scores:
-        by_metric[s["metric"]].append(s)
-    out = []
-    for metric in sorted(by_metric):
-        rows = by_metric[metric]
-        values = [r["value"] for r in rows if r["value"] is not None]
-        levels = {"turn" if r["turn_id"] is not None else "conversation" for r in rows}
-        bounded = all(0.0 <= v <= 1.0 for v in values)
-        hist = [0] * 10
-        if bounded:
-            for v in values:
-                hist[min(int(v * 10), 9)] += 1
-        out.append(
-            MetricSummary(
-                metric=metric,
-                level=levels.pop() if len(levels) == 1 else "mixed",
-                total=len(rows),
-                graded=len(values),
-                mean=sum(values) / len(values) if values else None,
-                passed=sum(1 for r in rows if r["passed"] is True),
-                failed=sum(1 for r in rows if r["passed"] is False),
-                bounded=bounded,
-                histogram=hist,
-            )
+@dataclass
+class LabelFailures:
+    """The conversations failing on one label: how many, and the first few to list."""
+
+    count: int
+    items: list[dict[str, Any]]  # chat_id, scenario, turn_id, reason
+
+
+def metric_summaries(con: Any, eval_id: str | None) -> list[MetricSummary]:
+    """Per metric: level, counts, mean of graded values, pass/fail, 10-bin histogram."""
+    rows = con.execute(
+        "SELECT metric, bool_and(turn_id IS NOT NULL), bool_or(turn_id IS NOT NULL), count(*),"
+        " count(value), avg(value), count(*) FILTER (passed), count(*) FILTER (NOT passed),"
+        " coalesce(min(value) >= 0 AND max(value) <= 1, true)"
+        " FROM scores WHERE eval_id = ? GROUP BY metric ORDER BY metric",
+        [eval_id],
+    ).fetchall()
+    bins: dict[str, list[int]] = defaultdict(lambda: [0] * 10)
+    for metric, b, n in con.execute(
+        "SELECT metric, least(floor(value * 10)::INTEGER, 9), count(*) FROM scores"
+        " WHERE eval_id = ? AND value BETWEEN 0 AND 1 GROUP BY ALL",
+        [eval_id],
+    ).fetchall():
+        bins[metric][b] += n
+    return [
+        MetricSummary(
+            metric=metric,
+            level="turn" if all_turn else "mixed" if any_turn else "conversation",
+            total=total,
+            graded=graded,
+            mean=mean,
+            passed=passed,
+            failed=failed,
+            bounded=bounded,
+            histogram=bins[metric] if bounded else [0] * 10,
         )
-    return out
-
-
-def group_failures(
-    scores: list[dict[str, Any]], final: dict[str, dict[str, Any]], scenario_of: dict[str, str]
-) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """Failing conversations grouped by status, behaviour-failure label and failed metric."""
-    groups: dict[str, dict[str, list[dict[str, Any]]]] = {
-        "Final status": defaultdict(list),
-        "Agent behaviour failure": defaultdict(list),
-        "Failed metric": defaultdict(list),
-    }
-    for chat_id, f in final.items():
-        if f["label"] and f["label"] != "Done":
-            groups["Final status"][f["label"]].append(
-                {
-                    "chat_id": chat_id,
-                    "scenario": scenario_of.get(chat_id),
-                    "turn_id": None,
-                    "reason": clip(f["reason"], 300),
-                }
-            )
-    seen_metric: set[tuple[str, str]] = set()
-    for s in scores:
-        item = {
-            "chat_id": s["chat_id"],
-            "scenario": scenario_of.get(s["chat_id"]),
-            "turn_id": s["turn_id"],
-            "reason": clip(s["reason"], 300),
-        }
-        if s["metric"] == "agent_behavior_failure":
-            label = (s["label"] or "").strip()
-            if label and label.lower() not in NON_FAILURE_LABELS:
-                groups["Agent behaviour failure"][label].append(item)
-        elif s["passed"] is False and s["metric"] != "final_score":
-            key = (s["metric"], s["chat_id"])
-            if key not in seen_metric:  # one entry per conversation and metric
-                seen_metric.add(key)
-                groups["Failed metric"][s["metric"]].append(item)
-    return {
-        g: dict(sorted(labels.items(), key=lambda kv: -len(kv[1]))) for g, labels in groups.items()
-    }
-
-
-def tool_rows(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per tool: calls by how they were observed, errors and latency percentiles."""
-    by_name: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for c in calls:
-        by_name[c["name"] or "(unnamed)"].append(call_entry(c))
-    out = []
-    for name, group in sorted(by_name.items(), key=lambda kv: -len(kv[1])):
-        ms = sorted(c["ms"] for c in group if c["ms"] is not None)
-
-        def pct(p: float, ms: list[float] = ms) -> float | None:
-            return ms[min(len(ms) - 1, int(round(p * (len(ms) - 1))))] if ms else None
-
-        out.append(
-            {
-                "name": name,
-                "calls": len(group),
-                "errors": sum(1 for c in group if c["error"]),
-                "explicit": sum(1 for c in group if c["observed"] == "explicit"),
-                "traced": sum(1 for c in group if c["observed"] == "traced"),
-                "both": sum(1 for c in group if c["observed"] == "both"),
-                "p50_ms": pct(0.5),
-                "p95_ms": pct(0.95),
-            }
-        )
-    return out
+        for metric, all_turn, any_turn, total, graded, mean, passed, failed, bounded in rows
+    ]
 
 
 def scenario_means(
-    scores: list[dict[str, Any]], scenario_of: dict[str, str], summaries: list[MetricSummary]
+    con: Any, eval_id: str | None, summaries: list[MetricSummary]
 ) -> list[tuple[str, str, float, int]]:
     """(scenario, metric, mean of graded values, graded count) for metrics within [0, 1]."""
-    bounded = {m.metric for m in summaries if m.bounded}
-    acc: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for s in scores:
-        if s["value"] is not None and s["metric"] in bounded:
-            acc[(scenario_of.get(s["chat_id"], "(none)"), s["metric"])].append(s["value"])
-    return [(sc, m, sum(v) / len(v), len(v)) for (sc, m), v in sorted(acc.items())]
+    bounded = [m.metric for m in summaries if m.bounded]
+    if not bounded:
+        return []
+    return con.execute(
+        "SELECT coalesce(c.scenario_id, '(none)') AS sc, s.metric, avg(s.value), count(s.value)"
+        " FROM scores s LEFT JOIN _report_chats c USING (chat_id)"
+        " WHERE s.eval_id = ? AND s.value IS NOT NULL AND list_contains(?, s.metric)"
+        " GROUP BY ALL ORDER BY sc, s.metric",
+        [eval_id, bounded],
+    ).fetchall()
 
 
-def status_by_scenario(
-    final: dict[str, dict[str, Any]], scenario_of: dict[str, str]
-) -> list[tuple[str, str, int]]:
+def status_by_scenario(con: Any) -> list[tuple[str, str, int]]:
     """(scenario, final status label, conversations) from the final_score rows."""
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    for chat_id, f in final.items():
-        counts[(scenario_of.get(chat_id, "(none)"), f["label"] or "(no label)")] += 1
-    return [(sc, label, n) for (sc, label), n in sorted(counts.items())]
+    return con.execute(
+        "SELECT coalesce(c.scenario_id, '(none)') AS sc,"
+        " coalesce(nullif(f.label, ''), '(no label)') AS label, count(*)"
+        " FROM _report_final f LEFT JOIN _report_chats c USING (chat_id)"
+        " GROUP BY ALL ORDER BY sc, label"
+    ).fetchall()
+
+
+def tool_rows(con: Any) -> list[dict[str, Any]]:
+    """Per tool: calls by how they were observed, errors and latency percentiles."""
+    explicit = "(k.source IS NOT NULL AND k.source <> 'tracing_processor')"
+    rows = con.execute(
+        "SELECT coalesce(k.name, '(unnamed)') AS name, count(*) AS calls,"
+        " count(*) FILTER (k.error <> ''),"
+        f" count(*) FILTER ({explicit} AND NOT coalesce(k.traced, false)),"
+        f" count(*) FILTER (NOT {explicit}),"
+        f" count(*) FILTER ({explicit} AND coalesce(k.traced, false)),"
+        " quantile_disc(round(k.duration_ms, 3), 0.5), quantile_disc(round(k.duration_ms, 3), 0.95)"
+        " FROM tool_calls k JOIN _report_chats USING (chat_id)"
+        " GROUP BY ALL ORDER BY calls DESC, name"
+    ).fetchall()
+    keys = ("name", "calls", "errors", "explicit", "traced", "both", "p50_ms", "p95_ms")
+    return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
+    """Failing conversations by group and label (most frequent label first)."""
+    counts = con.execute(
+        "SELECT grp, label, count(*) AS n FROM _report_failures GROUP BY ALL"
+        " ORDER BY grp, n DESC, label"
+    ).fetchall()
+    groups: dict[str, dict[str, LabelFailures]] = {g: {} for g in FAILURE_GROUPS}
+    for grp, label, n in counts:
+        groups[FAILURE_GROUPS[grp]][label] = LabelFailures(n, [])
+    for grp, label, chat_id, turn_id, reason, scenario in con.execute(
+        "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, coalesce(c.scenario_id, '(none)')"
+        " FROM (SELECT *, row_number() OVER (PARTITION BY grp, label"
+        "   ORDER BY chat_id, turn_id NULLS FIRST) AS rn FROM _report_failures) f"
+        " LEFT JOIN _report_chats c USING (chat_id) WHERE f.rn <= ? ORDER BY f.grp, f.label, f.rn",
+        [MAX_FAILURE_ITEMS],
+    ).fetchall():
+        groups[FAILURE_GROUPS[grp]][label].items.append(
+            {
+                "chat_id": chat_id,
+                "scenario": scenario,
+                "turn_id": turn_id,
+                "reason": clip(reason, 300),
+            }
+        )
+    return groups
+
+
+def failure_tags(con: Any) -> dict[str, list[str]]:
+    """Per conversation, the `group: label` tags it fails on (the list's failure filter)."""
+    names = "[" + ", ".join(f"'{g}'" for g in FAILURE_GROUPS) + "]"
+    return dict(
+        con.execute(
+            f"SELECT chat_id, list({names}[grp + 1] || ': ' || label ORDER BY grp, n DESC, label)"
+            " FROM (SELECT DISTINCT f.chat_id, f.grp, f.label, n.n FROM _report_failures f"
+            "   JOIN (SELECT grp, label, count(*) AS n FROM _report_failures GROUP BY ALL) n"
+            "   USING (grp, label))"
+            " GROUP BY chat_id"
+        ).fetchall()
+    )

@@ -2,9 +2,12 @@
 
 Everything user-provided reaches the DOM through `textContent` or text
 nodes (never `innerHTML`), and strings drawn by plotly are entity-escaped,
-so agent text holding HTML shows as text. A conversation's JSON is parsed
-and its transcript and span waterfalls are drawn only when it is opened
-(`#conv=<chat_id>`), which keeps a 1,000-conversation report fast to load.
+so agent text holding HTML shows as text. A conversation's block (gzip +
+base64, see `embed.py`) is decompressed with the browser's own
+`DecompressionStream('gzip')`, parsed, and its transcript and span
+waterfalls drawn only when it is opened (`#conv=<chat_id>`); the latest
+opened wins when several are in flight. This keeps a 10,000-conversation
+report small and fast to load, offline, with no library.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ APP_JS = r"""
 "use strict";
 const PAGE = 50;
 const json = (id) => JSON.parse(document.getElementById(id).textContent);
-const INDEX = json("report-index");
+const TAGS = json("report-tags");  // html._compact_index: rows name tags by position
+const INDEX = json("report-index").map((row) => ({ ...row, tags: row.tags.map((t) => TAGS[t]) }));
 const BY_ID = new Map(INDEX.map((row, i) => [row.chat_id, i]));
 const state = { page: 0, rows: INDEX };
 
@@ -131,17 +135,20 @@ function callsTable(calls) {
   return table;
 }
 
+// a span (shape.span_tree): [name, offset ms, duration ms, depth, flags, service, model,
+// input tokens, output tokens, error message]; flags: 1 error, 2 tool
+const S_ERROR = 1, S_TOOL = 2;
 function waterfall(div, spans) {
-  const color = (s) => s[4] === "ERROR" ? "#d9534f" : s[7] ? "#3f6fb0" : s[8] ? "#9b7ad1"
+  const color = (s) => s[4] & S_ERROR ? "#d9534f" : s[4] & S_TOOL ? "#3f6fb0" : s[6] ? "#9b7ad1"
     : s[0] === "tracesim.turn" ? "#9aa3b2" : "#7fb3d5";
   const ys = spans.map((_, i) => i);
   const labels = spans.map((s) => "\u00a0\u00a0".repeat(Math.min(s[3], 8)) + String(s[0] ?? "").slice(0, 40));
   const width = Math.max(...labels.map((l) => l.length));
   const hover = spans.map((s) => [
     `<b>${plotText(s[0])}</b>`, `${fmt(s[2], 1)} ms at +${fmt(s[1], 1)} ms`,
-    s[5] ? `service: ${plotText(s[5])}` : "", s[8] ? `model: ${plotText(s[8])}` : "",
-    s[9] !== undefined && s[9] !== null ? `tokens: ${s[9]} in / ${s[10] ?? "–"} out` : "",
-    s[4] === "ERROR" ? `ERROR ${plotText(s[11] ?? "")}` : "",
+    s[5] ? `service: ${plotText(s[5])}` : "", s[6] ? `model: ${plotText(s[6])}` : "",
+    s[7] !== undefined && s[7] !== null ? `tokens: ${s[7]} in / ${s[8] ?? "–"} out` : "",
+    s[4] & S_ERROR ? `ERROR ${plotText(s[9] ?? "")}` : "",
   ].filter(Boolean).join("<br>"));
   Plotly.newPlot(div, [{
     type: "bar", orientation: "h", y: ys, base: spans.map((s) => s[1]),
@@ -180,15 +187,37 @@ function renderTurn(t) {
   return box;
 }
 
-function openConversation(chatId) {
+async function inflate(id) {  // a gzip+base64 block (embed.py) -> its JSON value
+  const text = atob(document.getElementById(id).textContent);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+let opening = 0;  // the latest requested conversation wins
+async function openConversation(chatId) {
+  const token = ++opening;
   const i = BY_ID.get(chatId);
   const panel = document.getElementById("conversation");
   if (i === undefined) {
     panel.replaceChildren(el("p", "muted", `No conversation ${chatId} in this report.`));
     return;
   }
+  if (typeof DecompressionStream === "undefined") {
+    panel.replaceChildren(el("p", "muted", "This browser cannot decompress the report's " +
+      "conversations (DecompressionStream: Chrome 80+, Firefox 113+, Safari 16.4+)."));
+    return;
+  }
   const row = INDEX[i];
-  const conv = json("conv-" + i);
+  let conv;
+  try {
+    conv = await inflate("conv-" + i);
+  } catch (err) {
+    if (token === opening) panel.replaceChildren(el("p", "muted", `Could not read conversation ${chatId}: ${err}`));
+    return;
+  }
+  if (token !== opening) return;
   const head = el("div", "conv-head", el("h2", null, `Conversation ${row.chat_id}`),
     row.scenario ? badge(row.scenario, "scenario") : null, row.label ? badge(row.label) : null,
     row.final !== null ? `final score ${fmt(row.final, 2)}` : null,
@@ -228,6 +257,7 @@ function init() {
   renderList();
   window.addEventListener("hashchange", route);
   route();
+  document.body.dataset.readyAt = performance.now().toFixed(0);
   document.body.dataset.ready = "1";
 }
 

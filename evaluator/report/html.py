@@ -1,37 +1,30 @@
-"""Assemble the report page: summary and failures as escaped HTML, the rest as embedded JSON.
+"""Assemble the report page: summary and failures as escaped HTML, the rest as embedded data.
 
-The page is one file: the CSS, plotly.js (once), the chart figures, the
-conversation index and one `<script type="application/json">` block per
-conversation (parsed only when opened). Every string from the database is
-HTML-escaped here or handed to the page as JSON with `<` escaped, so agent
-text cannot close a script block or inject markup.
+The page is one file, written in order to a text stream: the CSS, the
+summary, plotly.js (once), the chart figures and the conversation index as
+JSON, then one compressed block per conversation as `details.py` yields it
+(decompressed only when opened), then the script. Every string from the
+database is HTML-escaped here or handed to the page through `embed.py`, so
+agent text cannot close a script block or inject markup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from html import escape
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 import orjson
 
+from evaluator.report.aggregate import MAX_FAILURE_ITEMS
 from evaluator.report.app_js import APP_JS
 from evaluator.report.assets import CSS
 from evaluator.report.charts import Chart
 from evaluator.report.data import ReportData
+from evaluator.report.embed import gzip_script, json_script
 
-__all__ = ["MAX_FAILURE_ITEMS", "json_script", "render_html"]
-
-MAX_FAILURE_ITEMS = 25
-"""Conversations listed per failure label; the rest are one click away in the list's filter."""
-
-
-def json_script(element_id: str, value: Any) -> str:
-    """A `<script type="application/json">` block that no embedded string can break out of."""
-    text = orjson.dumps(value, default=str).decode()
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="{escape(element_id)}">{text}</script>'
+__all__ = ["write_page"]
 
 
 def _e(value: Any) -> str:
@@ -213,7 +206,7 @@ def _failures(data: ReportData) -> str:
         if not labels:
             continue
         parts = []
-        for label, items in labels.items():
+        for label, failing in labels.items():
             lis = "".join(
                 f'<li><a href="#conv={escape(quote(str(it["chat_id"]), safe=""))}">'
                 f"{_e(it['chat_id'])}</a>"
@@ -221,18 +214,18 @@ def _failures(data: ReportData) -> str:
                 + (f" <span class='muted'>[{_e(it['scenario'])}]</span>" if it["scenario"] else "")
                 + (f" <span class='reason'>{_e(it['reason'])}</span>" if it["reason"] else "")
                 + "</li>"
-                for it in items[:MAX_FAILURE_ITEMS]
+                for it in failing.items[:MAX_FAILURE_ITEMS]
             )
             tag = f"{group}: {label}"
             more = (
-                f"<li><a href='#conversations' data-tag=\"{escape(tag)}\">show all {len(items)} "
-                "in the conversation list</a></li>"
-                if len(items) > MAX_FAILURE_ITEMS
+                f"<li><a href='#conversations' data-tag=\"{escape(tag)}\">show all "
+                f"{failing.count} in the conversation list</a></li>"
+                if failing.count > len(failing.items[:MAX_FAILURE_ITEMS])
                 else ""
             )
             parts.append(
                 f'<details class="group"><summary>{_e(label)} '
-                f'<span class="badge">{len(items)}</span></summary>'
+                f'<span class="badge">{failing.count}</span></summary>'
                 f'<ul class="items">{lis}{more}</ul></details>'
             )
         groups.append(f"<h3>{_e(group)}</h3><div class='groupgrid'>{''.join(parts)}</div>")
@@ -260,12 +253,33 @@ and span waterfalls.</p></div>
 """
 
 
-def render_html(data: ReportData, charts: list[Chart], *, plotly_js: str) -> str:
-    """The complete report page."""
+def _compact_index(rows: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The distinct failure tags, and the index rows with each tag as its position there
+    (a 10,000-conversation list repeats a few dozen tags ~100,000 times)."""
+    positions: dict[str, int] = {}
+    compact = [
+        {**row, "tags": [positions.setdefault(t, len(positions)) for t in row["tags"]]}
+        for row in rows
+    ]
+    return list(positions), compact
+
+
+def write_page(
+    out: TextIO,
+    data: ReportData,
+    charts: list[Chart],
+    *,
+    plotly_js: str,
+    details: Iterable[tuple[int, dict[str, Any]]],
+) -> None:
+    """Write the complete report page to `out`, one conversation block at a time.
+
+    `details` yields (position in `data.conversations`, details); each is
+    compressed into block `conv-<position>` as it arrives and then dropped.
+    """
     title = f"tracesim report: {data.eval_id or 'no evaluation'}"
-    details = "\n".join(json_script(f"conv-{i}", d) for i, d in enumerate(data.details))
     chart_specs = [{"id": c.id, "figure": c.figure_json} for c in charts]
-    return (
+    out.write(
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<link rel='icon' href='data:,'><title>{escape(title)}</title>"
@@ -275,8 +289,14 @@ def render_html(data: ReportData, charts: list[Chart], *, plotly_js: str) -> str
         "<nav class='sections'><a href='#summary'>Summary</a><a href='#charts'>Charts</a>"
         "<a href='#failures'>Failures</a><a href='#conversations'>Conversations</a></nav>"
         f"<main>{_summary(data)}{_charts(charts)}{_failures(data)}{_CONVERSATIONS}</main>"
-        f"<script>{plotly_js}</script>"
-        f"{json_script('report-index', data.conversations)}"
-        f"{json_script('report-charts', chart_specs)}\n{details}\n"
-        f"<script>{APP_JS}</script></body></html>\n"
     )
+    out.write(f"<script>{plotly_js}</script>")
+    tags, index = _compact_index(data.conversations)
+    out.write(json_script("report-tags", tags))
+    out.write(json_script("report-index", index))
+    out.write(json_script("report-charts", chart_specs))
+    out.write("\n")
+    for position, detail in details:
+        out.write(gzip_script(f"conv-{position}", detail))
+        out.write("\n")
+    out.write(f"<script>{APP_JS}</script></body></html>\n")

@@ -1,22 +1,34 @@
-"""Shape single records for embedding in the report: clipped text, compact lists.
+"""Shape records for embedding in the report: clipped text, one turn's span tree.
 
-Pure functions, no I/O: one tool call, one score, one turn's span tree.
+Pure functions, no I/O. `clip_sql` is `clip` as a SQL expression, for the
+columns `details.py` shapes in SQL (tool calls, scores, messages).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
 from typing import Any
 
 import orjson
 
-__all__ = ["MAX_SPANS_PER_TURN", "MAX_TEXT", "call_entry", "clip", "score_entry", "span_tree"]
+__all__ = [
+    "MAX_SPANS_PER_TURN",
+    "MAX_TEXT",
+    "SPAN_ERROR",
+    "SPAN_TOOL",
+    "clip",
+    "clip_sql",
+    "span_tree",
+]
 
 MAX_TEXT = 4000
 """Longest message / tool result / reason embedded per field (the rest is cut, marked)."""
 MAX_SPANS_PER_TURN = 300
 """Spans drawn per turn waterfall; the rest is counted, not embedded."""
+SPAN_ERROR = 1
+"""Span flag: its status is ERROR (drawn red, status message in the hover)."""
+SPAN_TOOL = 2
+"""Span flag: it executes a tool (drawn blue)."""
 
 
 def clip(text: Any, limit: int = MAX_TEXT) -> str | None:
@@ -29,77 +41,43 @@ def clip(text: Any, limit: int = MAX_TEXT) -> str | None:
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
-def score_entry(s: dict[str, Any]) -> list[Any]:
-    """A score as embedded in the page: [metric, value, passed, label, reason]."""
-    return [s["metric"], s["value"], s["passed"], s["label"], clip(s["reason"], 600)]
+def clip_sql(expr: str, limit: int = MAX_TEXT) -> str:
+    """`clip` as a SQL expression over the VARCHAR `expr` (lengths in code points, as here)."""
+    return (
+        f"CASE WHEN length({expr}) <= {limit} THEN {expr} ELSE left({expr}, {limit})"
+        f" || '… [' || (length({expr}) - {limit}) || ' more characters]' END"
+    )
 
 
-def span_tree(spans: list[dict[str, Any]]) -> list[list[Any]]:
-    """Spans in tree order (parents before children, siblings by start) with their depth.
+def span_tree(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
+    """One turn's spans in tree order (parents before children) with their depth.
 
-    Each entry: [name, start offset ms, duration ms, depth, status code,
-    service name, operation, tool name, model, input tokens, output
-    tokens, status message], trailing nulls dropped.
+    `rows`: (span_id, parent_span_id, name, start offset ms, duration ms,
+    flags, service name, model, input tokens, output tokens, status
+    message), siblings already in start order (`details.py` sorts in SQL).
+    A span whose parent is not among them is a root. Each entry holds only
+    what the waterfall draws: [name, start offset ms, duration ms, depth,
+    flags (`SPAN_ERROR` | `SPAN_TOOL`), service name, model, input tokens,
+    output tokens, status message (of errors)], trailing nulls dropped; at
+    most `MAX_SPANS_PER_TURN` entries.
     """
-    if not spans:
-        return []
-    ids = {s["span_id"] for s in spans}
-    children: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
-    for s in spans:
-        parent = s["parent_span_id"] if s["parent_span_id"] in ids else None
-        children[parent].append(s)
-    for group in children.values():
-        group.sort(key=lambda s: (s["start_time"] or datetime.min, s["span_id"]))
-    t0 = min((s["start_time"] for s in spans if s["start_time"]), default=None)
+    ids = {r[0] for r in rows}
+    children: dict[str | None, list[tuple[Any, ...]]] = defaultdict(list)
+    for r in rows:
+        children[r[1] if r[1] in ids else None].append(r)
     out: list[list[Any]] = []
-    stack = [(s, 0) for s in reversed(children[None])]
+    stack = [(r, 0) for r in reversed(children[None])]
     seen: set[str] = set()
     while stack and len(out) < MAX_SPANS_PER_TURN:
-        span, depth = stack.pop()
-        if span["span_id"] in seen:
+        r, depth = stack.pop()
+        if r[0] in seen:
             continue
-        seen.add(span["span_id"])
-        offset = (
-            (span["start_time"] - t0).total_seconds() * 1000 if t0 and span["start_time"] else 0
-        )
-        entry = [
-            span["name"],
-            round(offset, 3),
-            round(span["duration_ms"] or 0.0, 3),
-            depth,
-            span["status_code"],
-            span["service_name"],
-            span["operation"],
-            span["tool_name"],
-            span["model"],
-            span["input_tokens"],
-            span["output_tokens"],
-            clip(span["status_message"], 300),
-        ]
+        seen.add(r[0])
+        entry = [r[2], r[3], r[4], depth, *r[5:]]
         while entry[-1] is None:  # trailing nulls cost bytes at 30k spans
             entry.pop()
         out.append(entry)
-        stack.extend((c, depth + 1) for c in reversed(children.get(span["span_id"], [])))
+        kids = children.get(r[0])
+        if kids:
+            stack.extend((c, depth + 1) for c in reversed(kids))
     return out
-
-
-def call_entry(c: dict[str, Any]) -> dict[str, Any]:
-    """A `tool_calls` row as embedded in the page, with how it was observed.
-
-    `observed`: `explicit` (the agent reported it, no span matched), `traced`
-    (from spans only), `both` (reported explicitly and matched to a span).
-    """
-    explicit = c["source"] not in (None, "tracing_processor")
-    observed = "both" if explicit and c["traced"] else "explicit" if explicit else "traced"
-    return {
-        "seq": c["seq"],
-        "id": c["id"] or "",
-        "name": c["name"],
-        "arguments": clip(c["arguments"]),
-        "result": clip(c["result"]),
-        "error": clip(c["error"]),
-        "source": c["source"],
-        "observed": observed,
-        "ms": round(c["duration_ms"], 3) if c["duration_ms"] is not None else None,
-        "span_id": c["span_id"],
-    }

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.report.embed import GZIP_SCRIPT_TYPE
 from tests.report.cdp import CHROMIUM, Browser
 from tests.report.conftest import ARTIFACTS
+from tests.report.fixture_db import XSS_TEXT
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),
@@ -59,6 +61,26 @@ def test_opening_a_conversation_shows_its_tool_calls_and_waterfalls(
     assert "<script>window.__xss = 1</script>" in text
     assert browser.evaluate("typeof window.__xss") == "undefined"
     browser.screenshot(ARTIFACTS / "report_conversation.png")
+    assert browser.errors == []
+
+
+def test_a_conv_link_opens_the_conversation_after_decompressing_it(
+    browser: Browser, report_path: Path
+) -> None:
+    browser.open("about:blank")  # a real load, not a same-document hash change
+    browser.open(report_path.as_uri() + "#conv=chat-0001")
+    browser.wait_for("document.body.dataset.ready === '1'")
+    assert browser.evaluate(
+        f'document.querySelector(\'script[id="conv-1"]\').type === "{GZIP_SCRIPT_TYPE}"'
+    )
+    browser.wait_for('document.getElementById("conversation").dataset.chatId === "chat-0001"')
+    assert browser.evaluate('document.querySelectorAll("#conversation .turn").length') == 3
+    assert browser.evaluate('document.querySelectorAll("#conversation .tool-call").length') > 0
+    text = browser.evaluate('document.getElementById("conversation").innerText')
+    assert "Conversation chat-0001" in text and "Sure, I looked into order status" in text
+    assert XSS_TEXT.split(">")[0] in text  # shown as text, decompressed intact
+    browser.wait_for('document.querySelector("#conversation .waterfall svg.main-svg")')
+    assert browser.evaluate("typeof window.__xss") == "undefined"
     assert browser.errors == []
 
 

@@ -10,8 +10,8 @@ import orjson
 import pytest
 from plotly.offline import get_plotlyjs
 
-from evaluator.report import load_report_data, write_report
-from evaluator.report.html import json_script
+from evaluator.report import iter_details, load_report_data, write_report
+from evaluator.report.embed import GZIP_SCRIPT_TYPE, gzip_script, json_script, read_gzip_script
 from tests.report.fixture_db import XSS_TEXT
 
 
@@ -21,6 +21,18 @@ def _data(db: Path, eval_id: str | None = None):
         return load_report_data(con, db_path=str(db), eval_id=eval_id)
     finally:
         con.close()
+
+
+def _details(db: Path, *, chunk_turns: int = 5000) -> list[dict]:
+    """Every conversation's details as the page gets them (JSON round trip), in list order."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        data = load_report_data(con, db_path=str(db))
+        out = dict(iter_details(con, data, chunk_turns=chunk_turns))
+    finally:
+        con.close()
+    assert sorted(out) == list(range(len(data.conversations)))
+    return [orjson.loads(orjson.dumps(out[i])) for i in range(len(out))]
 
 
 def test_the_newest_evaluation_is_reported_by_default(fixture_db: Path) -> None:
@@ -41,7 +53,8 @@ def test_judges_not_run_are_not_graded_never_zero(fixture_db: Path) -> None:
 
 def test_tool_calls_say_how_they_were_observed(fixture_db: Path) -> None:
     data = _data(fixture_db)
-    observed = {c["observed"] for d in data.details for t in d["turns"] for c in t["calls"]}
+    details = _details(fixture_db)
+    observed = {c["observed"] for d in details for t in d["turns"] for c in t["calls"]}
     assert observed == {"explicit", "traced", "both"}
     con = duckdb.connect(str(fixture_db), read_only=True)
     rows = con.execute(
@@ -54,7 +67,7 @@ def test_tool_calls_say_how_they_were_observed(fixture_db: Path) -> None:
 
 
 def test_turn_spans_come_as_a_tree(fixture_db: Path) -> None:
-    turn = _data(fixture_db).details[0]["turns"][0]
+    turn = _details(fixture_db)[0]["turns"][0]
     names_depths = [(s[0], s[3]) for s in turn["spans"]]
     assert names_depths[0] == ("tracesim.turn", 0)
     assert names_depths[1] == ("invoke_agent support", 1)
@@ -67,9 +80,38 @@ def test_failures_are_grouped_by_status_and_behaviour_label(fixture_db: Path) ->
     assert set(failures["Final status"]) <= {"Failed", "Partial Failure"}
     labels = set(failures["Agent behaviour failure"])
     assert labels and "no failure" not in labels
-    assert all(
-        item["chat_id"] for items in labels and failures["Final status"].values() for item in items
+    for group in failures.values():
+        for failing in group.values():
+            assert failing.count >= len(failing.items) > 0
+            assert all(item["chat_id"] for item in failing.items)
+
+
+def test_details_do_not_depend_on_the_chunking(fixture_db: Path) -> None:
+    whole = _details(fixture_db)
+    assert _details(fixture_db, chunk_turns=1) == whole
+    assert [d["chat_id"] for d in whole] == [r["chat_id"] for r in _data(fixture_db).conversations]
+    assert sum(len(d["turns"]) for d in whole) == 36
+    assert all(len(d["scores"]) == 3 for d in whole)  # agent_behavior, goal, final
+
+
+def test_summary_counts_match_the_tables(fixture_db: Path) -> None:
+    data = _data(fixture_db)
+    con = duckdb.connect(str(fixture_db), read_only=True)
+    calls, errors = con.execute(
+        "SELECT count(*), count(*) FILTER (error <> '') FROM tool_calls"
+    ).fetchall()[0]
+    (final_failed,) = con.execute(
+        "SELECT count(*) FROM scores WHERE eval_id = 'eval-2' AND metric = 'final_score'"
+        " AND label <> 'Done'"
+    ).fetchall()[0]
+    con.close()
+    assert data.totals["tool_calls"] == sum(t["calls"] for t in data.tools) == calls
+    assert data.totals["tool_errors"] == errors
+    assert sum(f.count for f in data.failures["Final status"].values()) == final_failed
+    tagged = sum(
+        1 for r in data.conversations if any(t.startswith("Final status") for t in r["tags"])
     )
+    assert tagged == final_failed
 
 
 def test_the_page_is_self_contained_with_plotly_once(report_path: Path) -> None:
@@ -77,7 +119,7 @@ def test_the_page_is_self_contained_with_plotly_once(report_path: Path) -> None:
     assert page.count(get_plotlyjs()[:200]) == 1
     assert not re.search(r"<script[^>]+src=", page), "no external scripts: the report opens offline"
     assert "cdn.plot.ly" not in page.replace(get_plotlyjs(), "")
-    assert page.count('type="application/json" id="conv-') == 12
+    assert page.count(f'type="{GZIP_SCRIPT_TYPE}" id="conv-') == 12
 
 
 def test_user_content_is_escaped(report_path: Path) -> None:
@@ -92,6 +134,23 @@ def test_json_script_cannot_be_closed_by_content() -> None:
     assert block.count("</script>") == 1
     inner = block.split(">", 1)[1].rsplit("</script>", 1)[0]
     assert orjson.loads(inner)["text"] == "</script><script>alert(1)</script>&"
+
+
+def test_a_compressed_block_round_trips_and_holds_no_markup() -> None:
+    value = {"text": "</script><script>alert(1)</script>&", "n": [1, 2.5, None]}
+    block = gzip_script("conv-0", value)
+    assert block.count("<") == 2 and "alert" not in block
+    assert read_gzip_script(block) == value
+
+
+def test_the_page_embeds_every_conversation_compressed(report_path: Path) -> None:
+    page = report_path.read_text(encoding="utf-8")
+    blocks = re.findall(rf'<script type="{GZIP_SCRIPT_TYPE}" id="conv-(\d+)">[^<]*</script>', page)
+    assert sorted(int(i) for i in blocks) == list(range(12))
+    first = re.search(r'<script type="[^"]+" id="conv-1">[^<]*</script>', page).group(0)
+    detail = read_gzip_script(first)
+    assert detail["chat_id"] == "chat-0001"
+    assert any(XSS_TEXT in (t["agent"] or "") for t in detail["turns"])
 
 
 def test_an_unknown_eval_id_names_the_known_ones(fixture_db: Path, tmp_path: Path) -> None:

@@ -1,0 +1,187 @@
+"""Stream each conversation's transcript, tool calls, scores and span trees, in chunks.
+
+`iter_details` reads the conversations of a `ReportData` index in chat_id
+order, a chunk of about `CHUNK_TURNS` turns at a time: one query per table
+restricted to the chunk's chat_id range (DuckDB skips row groups outside
+it), shaped by `shape.py`, yielded, and dropped. Memory is bounded by the
+chunk, not by the file; the writer compresses and writes each conversation
+as it comes (`html.write_page`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import groupby
+from typing import Any
+
+import orjson
+
+from evaluator.report.data import ReportData
+from evaluator.report.shape import clip_sql, span_tree
+
+__all__ = ["CHUNK_TURNS", "iter_details"]
+
+CHUNK_TURNS = 5000
+"""Turns read per chunk (a chunk holds at least one conversation)."""
+_MAX_CHATS_PER_CHUNK = 2000
+
+_IN_CHUNK = "BETWEEN $lo AND $hi AND {col} IN (SELECT chat_id FROM _report_detail_chats)"
+_TURNS = (
+    f"SELECT chat_id, turn_id, {clip_sql('user_message')}, {clip_sql('agent_message')}, status,"
+    f" {clip_sql('error')}, round(duration_ms, 1) FROM turns"
+    " WHERE chat_id " + _IN_CHUNK.format(col="chat_id")
+)
+_OBSERVED = (  # explicit: the agent reported it; traced: from spans only; both: matched
+    "CASE WHEN source IS NULL OR source = 'tracing_processor' THEN 'traced'"
+    " WHEN traced THEN 'both' ELSE 'explicit' END"
+)
+_CALLS = (  # one JSON list per turn: the page's tool-call rows
+    "SELECT chat_id, turn_id, to_json(list({"
+    "'seq': seq, 'id': coalesce(id, ''), 'name': name,"
+    f" 'arguments': {clip_sql('arguments::VARCHAR')}, 'result': {clip_sql('result')},"
+    f" 'error': {clip_sql('error')}, 'source': source, 'observed': {_OBSERVED},"
+    " 'ms': round(duration_ms, 1)} ORDER BY seq))::VARCHAR"
+    " FROM tool_calls WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + " GROUP BY ALL"
+)
+_SCORES = (  # one JSON list per turn (turn_id NULL: the conversation's own scores)
+    "SELECT chat_id, turn_id, to_json(list(json_array(metric, value, passed, label,"
+    f" {clip_sql('reason', 600)}) ORDER BY metric))::VARCHAR FROM scores"
+    " WHERE eval_id = $eval_id AND chat_id " + _IN_CHUNK.format(col="chat_id") + " GROUP BY ALL"
+)
+_SPAN_COLUMNS = (
+    "span_id, parent_span_id, name, start_time, duration_ms, status_code, status_message,"
+    " tool_name, model, input_tokens, output_tokens, service_name"
+)
+_SPANS_KEYED = (
+    f"SELECT chat_id, turn_id, {_SPAN_COLUMNS} FROM spans"
+    " WHERE turn_id IS NOT NULL AND chat_id " + _IN_CHUNK.format(col="chat_id")
+)
+_SPANS_BY_TRACE = (  # spans exported without tracesim.chat_id: their turn's trace
+    "SELECT t.chat_id, coalesce(s.turn_id, t.turn_id),"
+    + ", ".join(f" s.{c.strip()}" for c in _SPAN_COLUMNS.split(","))
+    + " FROM spans s JOIN turns t ON t.trace_id = s.trace_id"
+    " WHERE s.chat_id IS NULL AND t.chat_id " + _IN_CHUNK.format(col="t.chat_id")
+)
+_SPANS = (  # the rows `shape.span_tree` takes, siblings in start order
+    "SELECT chat_id, turn_id, span_id, parent_span_id, name, coalesce(round((epoch_us(start_time)"
+    " - min(epoch_us(start_time)) OVER (PARTITION BY chat_id, turn_id)) / 1000.0, 2), 0),"
+    " round(coalesce(duration_ms, 0), 2),"
+    " CASE WHEN status_code = 'ERROR' THEN 1 ELSE 0 END + CASE WHEN tool_name <> '' THEN 2 ELSE 0"
+    " END, service_name, model, input_tokens, output_tokens,"
+    f" CASE WHEN status_code = 'ERROR' THEN {clip_sql('status_message', 300)} END"
+    " FROM ({source}) ORDER BY chat_id, turn_id, start_time NULLS FIRST, span_id"
+)
+_ERRORS = (
+    f"SELECT chat_id, {clip_sql('error')} FROM conversations WHERE error IS NOT NULL"
+    " AND chat_id " + _IN_CHUNK.format(col="chat_id")
+)
+
+
+def _fetch(con: Any, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return con.execute(sql, {k: v for k, v in params.items() if f"${k}" in sql}).fetchall()
+
+
+def _chunks(index: list[dict[str, Any]], chunk_turns: int) -> Iterator[list[tuple[str, int]]]:
+    """(chat_id, list position) pairs in chat_id order, cut into chunks of ~chunk_turns turns."""
+    chunk: list[tuple[str, int]] = []
+    turns = 0
+    for position, row in sorted(enumerate(index), key=lambda pr: pr[1]["chat_id"]):
+        chunk.append((row["chat_id"], position))
+        turns += row["turns"] or 0
+        if turns >= chunk_turns or len(chunk) >= _MAX_CHATS_PER_CHUNK:
+            yield chunk
+            chunk, turns = [], 0
+    if chunk:
+        yield chunk
+
+
+_EMPTY = orjson.Fragment(b"[]")
+
+
+def _new_turn(turn_id: int) -> dict[str, Any]:
+    return {
+        "turn_id": turn_id,
+        "user": None,
+        "agent": None,
+        "status": None,
+        "error": None,
+        "ms": None,
+        "calls": _EMPTY,
+        "scores": _EMPTY,
+        "spans": [],
+        "spans_total": 0,
+    }
+
+
+def _chunk_details(
+    con: Any, chunk: list[tuple[str, int]], *, eval_id: str | None, spans_sql: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The details of one chunk's conversations, in chat_id order.
+
+    Tool calls and scores arrive as JSON text shaped in SQL and are embedded
+    as `orjson.Fragment`s, never parsed in Python.
+    """
+    params = {"lo": chunk[0][0], "hi": chunk[-1][0], "eval_id": eval_id}
+    by_turn: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def turn(chat_id: str, turn_id: int) -> dict[str, Any]:
+        key = (chat_id, turn_id)
+        entry = by_turn.get(key)
+        if entry is None:
+            entry = by_turn[key] = _new_turn(turn_id)
+        return entry
+
+    for chat_id, turn_id, user, agent, status, error, ms in _fetch(con, _TURNS, params):
+        entry = turn(chat_id, turn_id)
+        entry.update(user=user, agent=agent, status=status, error=error, ms=ms)
+    for chat_id, turn_id, calls in _fetch(con, _CALLS, params):
+        turn(chat_id, turn_id)["calls"] = orjson.Fragment(calls)
+    for (chat_id, turn_id), rows in groupby(
+        _fetch(con, spans_sql, params), key=lambda r: (r[0], r[1])
+    ):
+        group = [r[2:] for r in rows]
+        entry = turn(chat_id, turn_id)
+        entry["spans"], entry["spans_total"] = span_tree(group), len(group)
+    conv_scores: dict[str, orjson.Fragment] = {}
+    for chat_id, turn_id, scores in _fetch(con, _SCORES, params):
+        if turn_id is None:
+            conv_scores[chat_id] = orjson.Fragment(scores)
+        else:
+            turn(chat_id, turn_id)["scores"] = orjson.Fragment(scores)
+    errors = dict(_fetch(con, _ERRORS, params))
+    turns_by_chat: dict[str, list[dict[str, Any]]] = {}
+    for (chat_id, _), entry in sorted(by_turn.items(), key=lambda kv: kv[0]):
+        turns_by_chat.setdefault(chat_id, []).append(entry)
+    for chat_id, position in chunk:
+        detail = {
+            "chat_id": chat_id,
+            "error": errors.get(chat_id),
+            "scores": conv_scores.get(chat_id, _EMPTY),
+            "turns": turns_by_chat.get(chat_id, []),
+        }
+        yield position, detail
+
+
+def iter_details(
+    con: Any, data: ReportData, *, chunk_turns: int = CHUNK_TURNS
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(list position, details) of every conversation in `data.conversations`.
+
+    Details: `chat_id`, `error`, conversation `scores` and `turns`, each turn
+    with its clipped messages, tool calls, scores and span tree (tool calls
+    and scores as `orjson.Fragment`: serialise with orjson). Yielded in
+    chat_id order; a temporary table is created on `con` and dropped at the end.
+    """
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _report_detail_chats AS"
+        " SELECT unnest(?::VARCHAR[]) AS chat_id",
+        [[row["chat_id"] for row in data.conversations]],
+    )
+    try:
+        (unkeyed,) = con.execute("SELECT count(*) FROM spans WHERE chat_id IS NULL").fetchone()
+        source = f"{_SPANS_KEYED} UNION ALL {_SPANS_BY_TRACE}" if unkeyed else _SPANS_KEYED
+        spans_sql = _SPANS.format(source=source)
+        for chunk in _chunks(data.conversations, chunk_turns):
+            yield from _chunk_details(con, chunk, eval_id=data.eval_id, spans_sql=spans_sql)
+    finally:
+        con.execute("DROP TABLE IF EXISTS _report_detail_chats")
