@@ -231,13 +231,16 @@ def tool_result(attributes: Mapping[str, Any]) -> str | None:
 
 
 def tool_error(span: SpanView) -> str | None:
-    """Status ERROR (its message) > an `exception` event's message > `error.type`."""
+    """Status ERROR (its message) > an `exception` event's message > `error.type`.
+
+    A status ERROR without a message still marks the call failed; its text then
+    comes from the next source in that order ("error" when there is none).
+    """
     attributes = span.attributes
     error_type = attributes.get(OTEL.ERROR_TYPE)
-    if span.status_code == "ERROR":
-        if span.status_message:
-            return str(span.status_message)
-        return str(error_type) if _present(error_type) else "error"
+    failed = span.status_code == "ERROR"
+    if failed and span.status_message:
+        return str(span.status_message)
     for event in span.events:
         if event.get("name") == OTEL.EXCEPTION_EVENT:
             event_attributes = event.get("attributes") or {}
@@ -248,4 +251,4 @@ def tool_error(span: SpanView) -> str | None:
             return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
     if _present(error_type):
         return str(error_type)
-    return None
+    return "error" if failed else None
