@@ -161,12 +161,20 @@ class SpanView:
                 self._start = None  # an unreadable time sorts last, it does not fail
         return self._start  # type: ignore[return-value]
 
-    def sort_key(self) -> tuple[bool, float, str]:
-        """Order by start time (unknown last), then span id."""
+    def sort_key(self) -> tuple[bool, int, str]:
+        """Order by start time in ns (unknown last), then span id.
+
+        An SDK span's epoch-ns start is used as it is: `start_time` (a datetime)
+        keeps microseconds only, and calls less than 1 us apart must still sort
+        by time, not by span id.
+        """
+        raw = self._start_raw
+        if type(raw) is int:
+            return (False, raw, self.span_id)
         start = self.start_time
         if start is None:
-            return (True, 0.0, self.span_id)
-        return (False, (start - _EPOCH) / timedelta(microseconds=1), self.span_id)
+            return (True, 0, self.span_id)
+        return (False, (start - _EPOCH) // timedelta(microseconds=1) * 1000, self.span_id)
 
     def may_be_tool_span(self) -> bool:
         """Cheap necessary condition for being a tool span (see _TOOL_MARKERS)."""
