@@ -151,7 +151,10 @@ class Collector:
         )
         loaded = self._loaded_at_start = self._store.loaded_seq()
         self._writer.load(self._replay_items(self._spool, loaded))
-        self._spool.drop_recovered()
+        if self._writer.has_failed:  # keep what could not be loaded for the next start
+            log.error("replaying the spool %s failed; its segments are kept", self._spool_dir)
+        else:
+            self._spool.drop_recovered()
         self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
         self._ingest = Ingest(self._spool, self._writer, max_pending_bytes=self._max_pending)
         self._writer._on_committed = self._ingest.committed
@@ -206,7 +209,7 @@ class Collector:
         if self._spool is not None:
             loaded = None
             if self._writer is not None:
-                loaded = max(self._writer.stats.committed_seq, self._loaded_at_start)
+                loaded = max(self._writer.durable_seq, self._loaded_at_start)
             self._spool.close(loaded=loaded)
         if self._store is not None:
             self._store.close()

@@ -87,7 +87,23 @@ class Writer:
         self._thread: threading.Thread | None = None
         self._db_thread: threading.Thread | None = None
         self._prepared: queue.Queue[tuple[list[Item], PreparedBatch] | None] = queue.Queue(2)
+        self._failed_from: int | None = None
         self.stats = WriterStats()
+
+    @property
+    def durable_seq(self) -> int:
+        """Every request up to this sequence number is committed in DuckDB (below the
+        first request of a batch that failed, if any; `stats.committed_seq` counts
+        requests handled, stored or not)."""
+        committed = self.stats.committed_seq
+        if self._failed_from is None:
+            return committed
+        return min(committed, self._failed_from - 1)
+
+    @property
+    def has_failed(self) -> bool:
+        """True when a batch could not be committed (its requests stay in the spool)."""
+        return self._failed_from is not None
 
     def start(self) -> None:
         """Start the writer thread."""
@@ -212,8 +228,11 @@ class Writer:
         return prepare(spans, logs, backfill)
 
     def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
-        """Commit one prepared batch (one retry), then publish progress."""
+        """Commit one prepared batch (one retry), then publish progress. The spool position
+        stored with it never passes a batch that failed (replayed at the next start)."""
         seq = max(item.seq for item in items)
+        if self._failed_from is not None:
+            seq = min(seq, self._failed_from - 1)
         for attempt in (1, 2):
             try:
                 stored_spans, stored_logs = self._store.write(prepared, seq)
@@ -228,6 +247,15 @@ class Writer:
             break
         else:
             self.stats.failed_requests += len(items)
+            first = min(item.seq for item in items)
+            if self._failed_from is None or first < self._failed_from:
+                self._failed_from = first
+            log.error(
+                "requests %d..%d could not be stored; they stay in the spool and are "
+                "replayed when the collector starts again",
+                first,
+                max(item.seq for item in items),
+            )
         self._done(items)
 
     def _done(self, items: list[Item]) -> None:
@@ -238,4 +266,4 @@ class Writer:
             self.stats.committed_seq = max(self.stats.committed_seq, seq)
             self._cond.notify_all()
         if self._on_committed is not None:
-            self._on_committed(self.stats.committed_seq, sum(item.nbytes for item in items))
+            self._on_committed(self.durable_seq, sum(item.nbytes for item in items))
