@@ -3,8 +3,9 @@
 Some instrumentations record the tool-call id only on the model (LLM) span
 whose response asked for the call, not on the tool span. Such a tool span
 gets its id back from a requested call of the same trace with the same tool
-name; when several unused requests share the name, the one with the same
-canonical arguments wins, else the earliest. Each requested id is used
+name: first every tool call whose canonical arguments equal an unused
+request's takes that request, then each remaining call (in start order)
+takes the earliest unused request of its name. Each requested id is used
 once, requests are consumed in the model spans' start order.
 
 Requested calls are read from:
@@ -135,18 +136,26 @@ def assign_recovered_ids(
     `taken` the ids tool spans already carry (never handed out twice).
     """
     used = set(taken)
-    found: list[str] = []
-    for name, arguments in missing:
-        candidates = [r for r in requested if r.name == name and r.id not in used]
-        if not candidates:
-            found.append("")
+    found = [""] * len(missing)
+    # First every call whose arguments equal an unused request of its name, so an
+    # earlier call that fits no request by arguments cannot take that one...
+    for index, (name, arguments) in enumerate(missing):
+        key = canonical_args(arguments)
+        choice = next(
+            (r for r in requested if r.name == name and r.id not in used and r.args_key == key),
+            None,
+        )
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice.id
+    # ... then the rest, each the earliest unused request of its name.
+    for index, (name, _) in enumerate(missing):
+        if found[index]:
             continue
-        choice = candidates[0]
-        if len(candidates) > 1:
-            key = canonical_args(arguments)
-            choice = next((r for r in candidates if r.args_key == key), choice)
-        used.add(choice.id)
-        found.append(choice.id)
+        choice = next((r for r in requested if r.name == name and r.id not in used), None)
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice.id
     return found
 
 
