@@ -1,6 +1,7 @@
 """The collector: OTLP receivers (gRPC and HTTP), decoding, routing of spans
 to (chat_id, turn_id), and the DuckDB store, the only writer of spans. Its
-query endpoint runs guarded read-only SQL (`sql_guard`, also used by `tracesim sql`).
+query endpoint runs guarded read-only SQL (`sql_guard`, also used by `tracesim sql`),
+announced to readers in `<db>.collector.json` while it runs (`sidecar`).
 
 Pipeline: receiver_grpc / receiver_http -> ingest (validate, spool with group
 fsync, acknowledge) -> writer thread (decode, redact, route, batch) -> store (DuckDB).
@@ -12,6 +13,7 @@ from collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, 
 from collector.query import QueryAnswer
 from collector.redaction import InvalidRedactionRule, RedactionRule, Redactor
 from collector.redaction_file import load_redaction_file
+from collector.sidecar import read_sidecar, sidecar_path
 from collector.sql_guard import (
     ENDPOINT_TABLE_FUNCTIONS,
     RefusedQuery,
@@ -36,4 +38,6 @@ __all__ = [
     "check_read_only",
     "check_safe_for_endpoint",
     "load_redaction_file",
+    "read_sidecar",
+    "sidecar_path",
 ]

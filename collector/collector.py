@@ -1,6 +1,7 @@
 """`Collector`: receivers -> ingest (spool) -> writer -> DuckDB store, with start/shutdown.
 
 The embedded collector of `tracesim run` and the process behind `tracesim collect`.
+While its HTTP receiver runs it announces it in `<db>.collector.json` (`sidecar`).
 `shutdown` is safe twice and before `start`. Configuration (redaction rules, TLS
 files) is validated in the constructor, so bad settings fail before anything listens.
 """
@@ -27,6 +28,7 @@ from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
 from collector.redaction import RedactionRule, Redactor
 from collector.routing import Router
+from collector.sidecar import remove_sidecar, write_sidecar
 from collector.spool import Spool, SpoolRecord
 from collector.store import Store
 from collector.tls import tls_config
@@ -118,6 +120,7 @@ class Collector:
         self._http: HttpServer | None = None
         self._replayed = 0
         self._loaded_at_start = 0
+        self._sidecar = False
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
@@ -179,6 +182,13 @@ class Collector:
             )
             self._http = HttpServer(app, host=self.host, port=self._http_port, tls=self._tls)
             self._http.start()
+            write_sidecar(
+                self.db_path,
+                http_endpoint=self.http_endpoint,
+                grpc_endpoint=self.grpc_endpoint,
+                token_required=self._auth_token is not None,
+            )
+            self._sidecar = True
 
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
         """Spool records not yet in DuckDB, parsed for the writer."""
@@ -198,6 +208,9 @@ class Collector:
                 if self._stopped and self._store is None:
                     return
             self._stopped = True
+        if self._sidecar:  # only ours: another collector may own the file
+            remove_sidecar(self.db_path)
+            self._sidecar = False
         if self._ingest is not None:
             self._ingest.close()
         if self._grpc is not None:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,3 +78,68 @@ def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> 
         collector.send_signal(signal.SIGTERM)
         out, _ = collector.communicate(timeout=60)
     assert "stored 2 spans" in out
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collector import sidecar_path
+    from tracesim import sql_client
+
+    db = tmp_path / "side.duckdb"
+    sidecar = sidecar_path(db)
+    collector = _tracesim(
+        "collect", "--db", str(db), "--grpc-port", "0", "--http-port", "0",
+        "--auth-token-env", "SQL_TOKEN",
+    )
+    try:
+        banner = collector.stdout.readline()
+        match = re.search(r"OTLP gRPC on (\S+), OTLP/HTTP on (\S+), writing", banner)
+        assert match, banner
+        grpc_endpoint, http_endpoint = match.groups()
+        written = json.loads(sidecar.read_text())
+        assert written["http_endpoint"] == http_endpoint
+        assert written["token_required"] is True
+        assert "s3cret" not in sidecar.read_text()  # never the token itself
+        client = GrpcClient(grpc_endpoint, token="s3cret")
+        client.export(trace_request([span("lookup")]))
+        client.close()
+
+        process = _tracesim(  # no --endpoint: the sidecar names the non-default port
+            "sql", "SELECT name FROM spans", "--db", str(db), "--format", "json",
+            "--auth-token-env", "SQL_TOKEN",
+        )
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+        assert json.loads(out) == [{"name": "lookup"}]
+
+        # a stale sidecar (its collector died): ignored, the default endpoint is tried
+        sidecar.write_text(json.dumps({"http_endpoint": f"http://127.0.0.1:{_closed_port()}"}))
+        monkeypatch.setattr(sql_client, "DEFAULT_ENDPOINT", http_endpoint)
+        result = sql_client.run_query("SELECT name FROM spans", db_path=db, token="s3cret")
+        assert result.rows == [["lookup"]]
+        assert result.source.startswith(http_endpoint)
+        monkeypatch.setattr(
+            sql_client, "DEFAULT_ENDPOINT", f"http://127.0.0.1:{_closed_port()}"
+        )
+        try:
+            sql_client.run_query("SELECT 1", db_path=db, token="s3cret")
+        except sql_client.SqlError as exc:
+            assert "does not answer" in str(exc) and "--endpoint" in str(exc)
+        else:
+            raise AssertionError("a stale sidecar and no collector must fail")
+        sidecar.write_text(json.dumps({"http_endpoint": http_endpoint}))
+    finally:
+        collector.send_signal(signal.SIGTERM)
+        out, _ = collector.communicate(timeout=60)
+    assert "stored 1 spans" in out
+    assert not sidecar.exists()  # removed on clean shutdown

@@ -10,6 +10,11 @@ limit cut the rows (bearer token if given). The file path may read files and
 call any function: it runs with the user's own privileges; the endpoint
 refuses that (`collector.check_safe_for_endpoint`). Every failure is a
 `SqlError` whose message says what to do.
+
+Which collector: `endpoint` when given; otherwise the one the file's sidecar
+`<db>.collector.json` names (written by a running collector, so a non-default
+port is found), unless it does not answer (a stale sidecar left by a crash);
+then DEFAULT_ENDPOINT.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 
 import duckdb
 
-from collector import RefusedQuery
+from collector import RefusedQuery, read_sidecar, sidecar_path
 from collector import check_read_only as _check_read_only
 from schemas.views import VIEW_NAMES, create_views
 
@@ -32,6 +37,10 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:4318"
 
 class SqlError(Exception):
     """A query that could not run; the message is meant for the user as is."""
+
+
+class _Unreachable(SqlError):
+    """Nothing answered at the endpoint (no connection)."""
 
 
 @dataclass
@@ -94,6 +103,11 @@ def _query_endpoint(endpoint: str, sql: str, token: str | None) -> QueryResult:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
         response = httpx.post(url, json={"sql": sql}, headers=headers, timeout=60.0)
+    except httpx.ConnectError as exc:
+        raise _Unreachable(
+            f"could not reach the collector at {url}: {exc}. Is `tracesim collect` running "
+            "there? Pass its address with --endpoint."
+        ) from exc
     except httpx.HTTPError as exc:
         raise SqlError(
             f"could not reach the collector at {url}: {exc}. Is `tracesim collect` running "
@@ -120,14 +134,42 @@ def _query_endpoint(endpoint: str, sql: str, token: str | None) -> QueryResult:
     )
 
 
+def _sidecar_endpoint(db_path: Path) -> str | None:
+    """The HTTP endpoint the file's sidecar names (None when there is no usable sidecar)."""
+    document = read_sidecar(db_path)
+    endpoint = document.get("http_endpoint") if document else None
+    return endpoint if isinstance(endpoint, str) and endpoint else None
+
+
+def _query_collector(db_path: Path, sql: str, token: str | None) -> QueryResult:
+    """Query the collector named by the sidecar, falling back to DEFAULT_ENDPOINT when it is
+    stale (nothing answers there)."""
+    endpoint = _sidecar_endpoint(db_path)
+    if endpoint is not None and endpoint.rstrip("/") != DEFAULT_ENDPOINT:
+        try:
+            return _query_endpoint(endpoint, sql, token)
+        except _Unreachable:
+            pass  # left by a collector that did not shut down cleanly
+    try:
+        return _query_endpoint(DEFAULT_ENDPOINT, sql, token)
+    except _Unreachable as exc:
+        stale = f" ({sidecar_path(db_path)} names {endpoint}, which does not answer)"
+        raise SqlError(
+            f"{db_path} is locked by another process, and no collector answered at "
+            f"{DEFAULT_ENDPOINT}{stale if endpoint else ''}. Pass the collector's address "
+            "with --endpoint."
+        ) from exc
+
+
 def run_query(
     sql: str,
     *,
     db_path: str | Path,
-    endpoint: str | None = DEFAULT_ENDPOINT,
+    endpoint: str | None = None,
     token: str | None = None,
 ) -> QueryResult:
-    """Run a read-only query on `db_path`, or on `endpoint` when a collector locks the file."""
+    """Run a read-only query on `db_path`, or through the collector that locks the file:
+    `endpoint` when given, else the one the file's sidecar names, else DEFAULT_ENDPOINT."""
     check_read_only(sql)
     db_path = Path(db_path)
     if not db_path.exists():
@@ -141,8 +183,5 @@ def run_query(
         if not _is_lock_error(exc):
             raise SqlError(f"{db_path}: {exc}") from exc
         if not endpoint:
-            raise SqlError(
-                f"{db_path} is locked by another process (a running `tracesim collect`?) and "
-                "no --endpoint was given to query it through."
-            ) from exc
+            return _query_collector(db_path, sql, token)
         return _query_endpoint(endpoint, sql, token)

@@ -100,9 +100,11 @@ def _natural_width(columns: list[str], rows: list[Any]) -> int:
 )
 @click.option(
     "--endpoint",
-    default=DEFAULT_ENDPOINT,
-    show_default=True,
-    help="A running collector to query when it holds the file's lock.",
+    default=None,
+    help=(
+        "A running collector to query when it holds the file's lock. Default: the one "
+        f"named in <db>.collector.json (written by a running collector), else {DEFAULT_ENDPOINT}."
+    ),
 )
 @click.option(
     "--auth-token-env",
@@ -110,7 +112,9 @@ def _natural_width(columns: list[str], rows: list[Any]) -> int:
     metavar="VAR",
     help="Environment variable holding the collector's bearer token.",
 )
-def command(query: str, db_path: str, fmt: str, endpoint: str, auth_token_env: str | None) -> None:
+def command(
+    query: str, db_path: str, fmt: str, endpoint: str | None, auth_token_env: str | None
+) -> None:
     """Run a read-only SQL QUERY (SELECT / EXPLAIN) and print the rows.
 
     Tables: spans, logs, turns, conversations, tool_calls, scores, runs.
