@@ -3,7 +3,8 @@
 `JudgeStage` keeps one event loop (`asyncio.Runner`) and one `JudgeClient`
 (cache, limiter, retries, usage) for the whole evaluation, so judging chunk
 after chunk costs what judging everything at once did, and the usage adds
-up across chunks. The cache reads and writes through its own cursor: the
+up across chunks. Traced-only chats (`evaluator.traced`) are not judged: they
+hold no user or agent message. The cache reads and writes through its own cursor: the
 pipeline's connection holds the evaluation's transaction, while an answer
 paid for stays cached even if the evaluation fails later.
 """
@@ -26,7 +27,10 @@ __all__ = ["JudgeStage", "judge_task_count", "run_custom"]
 
 
 def judge_task_count(config: EvalConfig, *, conversations: int, turns: int) -> int:
-    """How many judge requests an evaluation of this size asks for (for the progress bar)."""
+    """How many judge requests an evaluation of this size asks for (for the progress bar).
+
+    `conversations` and `turns` count simulated ones only (traced-only chats are not judged).
+    """
     levels = [BUILTIN_JUDGES[name].level for name in config.metrics]
     return sum(conversations if level == "conversation" else turns for level in levels)
 
@@ -38,6 +42,8 @@ def _judge_tasks(
     where: list[tuple[int, int | None]] = []
     judges = [BUILTIN_JUDGES[name] for name in config.metrics]
     for w, work in enumerate(works):
+        if work.data.traced_only:
+            continue  # production traces: no user or agent message to judge
         for judge in judges:
             if judge.level == "conversation":
                 tasks.append((judge, work.context(None)))
@@ -107,6 +113,8 @@ class JudgeStage:
             return
         if self._reason is not None:
             for work in works:  # one not_run per judge and conversation, not per turn
+                if work.data.traced_only:
+                    continue  # never judged: nothing was not run
                 for name in config.metrics:
                     result = not_run_result(name, self._reason)
                     result.details["level"] = BUILTIN_JUDGES[name].level

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from evaluator.traced import derive_trace_turns
 from schemas import ToolCall
 
 __all__ = [
@@ -78,6 +79,9 @@ class ConversationData:
     """`turns` rows in turn order."""
     spans_by_turn: dict[int | None, list[dict[str, Any]]] = field(default_factory=dict)
     """The conversation's spans by turn_id (None: keyed to the chat but no turn); JSON as text."""
+    traced_only: bool = False
+    """True for a chat with spans but no `turns` or `conversations` row (production traces):
+    its `turns` are derived from the spans (`evaluator.traced`)."""
 
 
 def parse_json(value: Any, default: Any) -> Any:
@@ -165,7 +169,9 @@ class ChunkPlan:
     chunks: list[list[str]]
     """chat_ids, sorted, in chunks of about `max_rows` stored rows."""
     num_turns: int
-    """Turns over all chunks."""
+    """Turns over all chunks (stored `turns` rows: traced-only chats count none)."""
+    num_traced_only: int = 0
+    """Chats with spans but no `turns` or `conversations` row (see `evaluator.traced`)."""
 
     @property
     def num_conversations(self) -> int:
@@ -177,11 +183,14 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
     """The chat_ids to evaluate (sorted), cut into chunks of about `max_rows` turns + spans.
 
     A conversation is never split; one larger than `max_rows` is a chunk of its own.
+    Without `run_id`, chats that only have spans (traced-only, `evaluator.traced`) are
+    evaluated too; with one, only that run's conversations.
     """
     where, params = _run_filter(run_id)
+    traced = "" if run_id is not None else " UNION SELECT chat_id FROM spans"
     rows = con.execute(
         f"WITH chats AS (SELECT chat_id FROM turns {where} "
-        f"UNION SELECT chat_id FROM conversations {where}), "
+        f"UNION SELECT chat_id FROM conversations {where}{traced}), "
         f"t AS (SELECT chat_id, count(*) AS n FROM turns {where} GROUP BY chat_id), "
         "s AS (SELECT chat_id, count(*) AS n FROM spans "
         "WHERE chat_id IN (SELECT chat_id FROM chats) GROUP BY chat_id) "
@@ -193,6 +202,16 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
     chunks: list[list[str]] = []
     current: list[str] = []
     size = num_turns = 0
+    if run_id is None:
+        simulated = {
+            chat_id
+            for (chat_id,) in con.execute(
+                "SELECT chat_id FROM turns UNION SELECT chat_id FROM conversations"
+            ).fetchall()
+        }
+        traced_only = sum(1 for chat_id, _, _ in rows if chat_id not in simulated)
+    else:
+        traced_only = 0
     for chat_id, turns, spans in rows:
         weight = turns + spans + 1
         if current and size + weight > max_rows:
@@ -203,7 +222,7 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
         num_turns += turns
     if current:
         chunks.append(current)
-    return ChunkPlan(chunks, num_turns)
+    return ChunkPlan(chunks, num_turns, traced_only)
 
 
 def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -223,6 +242,8 @@ def load_chunk(
 ) -> list[ConversationData]:
     """The conversations `chat_ids` (turns of `run_id` only, when given) with their spans.
 
+    Without `run_id`, a chat with spans but no turns or conversation row comes back
+    traced-only, its turns derived from its spans (`evaluator.traced`).
     `span_columns` None reads every column of `spans`; else only those (they
     must include `chat_id` and `turn_id`). Conversations come back in
     chat_id order.
@@ -278,6 +299,8 @@ def load_chunk(
             data = by_chat[row["chat_id"]] = ConversationData(row["chat_id"], {}, {})
         data.turns.append(row)
     # Spans come sorted by (chat_id, turn_id): cut the runs instead of hashing every row.
+    # A chat with spans only (no turns, no conversation row) is traced-only.
+    traced_only = run_id is None
     last: tuple[Any, Any] = (object(), object())
     group: list[dict[str, Any]] = []
     for span in spans:
@@ -285,8 +308,13 @@ def load_chunk(
         if key != last:
             last = key
             data = by_chat.get(key[0])
+            if data is None and traced_only:
+                data = by_chat[key[0]] = ConversationData(key[0], {}, {}, traced_only=True)
             group = data.spans_by_turn.setdefault(key[1], []) if data is not None else []
         group.append(span)
+    for data in by_chat.values():
+        if data.traced_only:
+            data.turns, data.spans_by_turn = derive_trace_turns(data.chat_id, data.spans_by_turn)
     return [by_chat[chat_id] for chat_id in sorted(by_chat)]
 
 

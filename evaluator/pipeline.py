@@ -6,7 +6,10 @@ rows (`evaluator.load.plan_chunks`), so memory stays bounded whatever the
 file holds; per chunk:
 
 1. load its turns, conversations and spans (one query per table);
-2. per turn: explicit calls + calls extracted from spans, merged;
+2. per turn: explicit calls + calls extracted from spans, merged (a chat
+   with spans but no simulated turns, e.g. production traces from
+   `tracesim collect`, gets one turn per trace: `evaluator.traced`; it is
+   evaluated only when no `run_id` is given, and never judged);
 3. deterministic tool checks from each scenario's `assertions`, and the
    conversation's `tool_error_rate`;
 4. LLM judges (async, one shared client for the whole evaluation: cache,
@@ -195,7 +198,11 @@ def evaluate_db(
                 derived = bar.task("tool calls", n_chats)
                 judged = bar.task(
                     "judging",
-                    judge_task_count(config, conversations=n_chats, turns=plan.num_turns)
+                    judge_task_count(
+                        config,
+                        conversations=n_chats - plan.num_traced_only,
+                        turns=plan.num_turns,
+                    )
                     if judges.active
                     else 0,
                 )
