@@ -20,6 +20,7 @@ import pyarrow as pa
 from collector.decode import SPAN_FIELDS, SpanBatch
 from collector.decode_logs import LOG_FIELDS, LogBatch
 from collector.errors import StoreLocked
+from schemas.conventions import ARKSIM, TRACESIM
 from schemas.ddl import create_all
 
 __all__ = ["PreparedBatch", "Store", "prepare"]
@@ -73,6 +74,24 @@ _CONVERSATION_FIELDS = (
     "span_id",
 )
 _LOADED_KEY = "spool_loaded_seq"
+_EXPLICIT_CHAT_KEYS = (TRACESIM.CHAT_ID, ARKSIM.CONVERSATION_ID)
+
+
+def _backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a newly known turn's trace that turn (SPEC §3 rule 3), except
+    rows whose own chat id (rule 1 or 2, on the span or its resource) names another chat:
+    those keep it, as they would had they arrived after the turn span."""
+    explicit = ", ".join(
+        f"nullif({table}.{column} ->> '$.\"{key}\"', '')"
+        for column in ("attributes", "resource_attributes")
+        for key in _EXPLICIT_CHAT_KEYS
+    )
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
+        f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
+        f"AND {table}.turn_id IS NULL AND ({table}.chat_id IS NULL "
+        f"OR {table}.chat_id = m.chat_id OR coalesce({explicit}) IS NULL)"
+    )
 
 
 def _table(columns: dict[str, list[Any]], names: tuple[str, ...]) -> pa.Table:
@@ -248,15 +267,7 @@ class Store:
                 )
             if batch.backfill is not None:
                 for table in ("spans", "logs"):
-                    self._run_with(
-                        batch.backfill,
-                        "batch_turnmap",
-                        (
-                            f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
-                            f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
-                            f"AND {table}.turn_id IS NULL"
-                        ),
-                    )
+                    self._run_with(batch.backfill, "batch_turnmap", _backfill_sql(table))
             con.execute(
                 "INSERT INTO tracesim_meta VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
