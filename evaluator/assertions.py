@@ -243,27 +243,29 @@ def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult
 
 
 def check_assertions(
-    assertions: Sequence[Assertion], turns: Sequence[Sequence[ToolCall]]
+    assertions: Sequence[Assertion], turns: Sequence[Sequence[ToolCall] | None]
 ) -> list[tuple[int | None, MetricResult]]:
     """Check each assertion; (turn_id or None for the conversation, result) in order.
 
-    `turns[i]` holds the merged tool calls of turn i. An assertion about a
-    turn that was not run is not graded (value None), not failed.
+    `turns[i]` holds the merged tool calls of turn i, None when turn i was not
+    stored (a gap between turns). An assertion about a turn that was not run
+    is not graded (value None), not failed.
     """
-    everything = [call for turn in turns for call in turn]
+    everything = [call for turn in turns if turn is not None for call in turn]
     results: list[tuple[int | None, MetricResult]] = []
     for assertion in assertions:
         if assertion.turn is None:
             calls = everything
-        elif assertion.turn < len(turns):
-            calls = list(turns[assertion.turn])
+        elif assertion.turn < len(turns) and turns[assertion.turn] is not None:
+            calls = list(turns[assertion.turn])  # type: ignore[arg-type]
         else:
             results.append(
                 (
                     assertion.turn,
                     not_graded(
                         assertion.type,
-                        f"turn {assertion.turn} was not run (the conversation has {len(turns)} turns)",
+                        f"turn {assertion.turn} was not run (the conversation has "
+                        f"{sum(turn is not None for turn in turns)} turns)",
                         label="not_run",
                     ),
                 )

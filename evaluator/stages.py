@@ -131,7 +131,7 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         return
     by_id = {int(t["turn_id"]): i for i, t in enumerate(data.turns)}
     size = max(by_id, default=-1) + 1
-    aligned: list[list[ToolCall]] = [[] for _ in range(size)]
+    aligned: list[list[ToolCall] | None] = [None] * size  # None: turn not stored
     for turn_id, index in by_id.items():
         aligned[turn_id] = work.calls[index]
     try:
