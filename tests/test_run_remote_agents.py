@@ -49,11 +49,16 @@ def _query(db: Path | None, sql: str, params: list[Any] | None = None) -> list[t
 
 
 def _gone(pid: int) -> bool:
+    """No such process, or only its zombie (an orphan's exit waits for init to reap it)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    return False
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in status
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
@@ -166,6 +171,18 @@ def test_a_server_that_exits_at_once_fails_the_run_with_its_log_tail(tmp_path: P
     assert LOG_NAME in outcome.error and "leave `server:` out" in outcome.error
     pid = int(re.search(r"pid (\d+)", outcome.error).group(1))
     assert _gone(pid)
+
+
+def test_a_server_that_exits_leaves_no_child_behind(tmp_path: Path) -> None:
+    script = (
+        "import subprocess, sys; "
+        "child = subprocess.Popen([sys.executable, '-c', 'import signal; signal.pause()']); "
+        "print('child', child.pid, flush=True); sys.exit(5)"  # the leader dies, its child lives
+    )
+    outcome = _run(_config(tmp_path, ["{python}", "-c", script]))
+    assert outcome.exit_code == 3 and "exited with code 5" in outcome.error
+    child = int(re.search(r"child (\d+)", outcome.error).group(1))
+    assert _gone(child)
 
 
 @pytest.mark.parametrize("ignores_sigterm", [False, True])

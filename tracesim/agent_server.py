@@ -302,6 +302,7 @@ class _ServerProcess:
                     popen.returncode,
                     self.log_path,
                 )
+            _signal_group(popen, signal.SIGKILL)  # what it started must not outlive the run
             return
         _signal_group(popen, signal.SIGTERM)
         try:
