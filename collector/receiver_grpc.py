@@ -46,8 +46,9 @@ class GrpcReceiver:
     ) -> None:
         self._ingest = ingest
         self._expected = f"Bearer {auth_token}".encode() if auth_token else None
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracesim-grpc")
         self._server = grpc.server(
-            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracesim-grpc"),
+            self._pool,
             options=[
                 ("grpc.max_receive_message_length", max_request_bytes),
                 ("grpc.so_reuseport", 0),
@@ -77,19 +78,30 @@ class GrpcReceiver:
         )
         address = f"{host}:{port}"
         try:
-            if tls is None:
-                self.port = self._server.add_insecure_port(address)
-            else:
-                credentials = grpc.ssl_server_credentials([tls.pem()])
-                self.port = self._server.add_secure_port(address, credentials)
-        except RuntimeError:
-            self.port = 0
-        if not self.port:
-            raise OSError(
-                f"cannot listen for OTLP gRPC on {address}: port in use? "
-                "choose another with --grpc-port (0 picks a free one)"
-            )
+            try:
+                if tls is None:
+                    self.port = self._server.add_insecure_port(address)
+                else:
+                    credentials = grpc.ssl_server_credentials([tls.pem()])
+                    self.port = self._server.add_secure_port(address, credentials)
+            except RuntimeError:
+                self.port = 0
+            if not self.port:
+                raise OSError(
+                    f"cannot listen for OTLP gRPC on {address}: port in use? "
+                    "choose another with --grpc-port (0 picks a free one)"
+                )
+        except BaseException:
+            self._release()
+            raise
         self.host = host
+
+    def _release(self) -> None:
+        """Free a server that will never start: stop it, drop it (its handlers refer back to
+        this receiver, so keeping it would leave both to the cyclic GC) and shut the pool."""
+        server, self._server = self._server, None
+        server.stop(None)
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _authorized(self, context: grpc.ServicerContext) -> bool:
         """Check the bearer token of a call (constant-time)."""
