@@ -2,7 +2,7 @@
 
 The embedded collector of `tracesim run` and the process behind `tracesim collect`.
 While its HTTP receiver runs it announces it in `<db>.collector.json` (`sidecar`).
-`shutdown` is safe twice and before `start`. Configuration (redaction rules, TLS
+`shutdown` is safe twice, concurrently and before `start`. Configuration (redaction rules, TLS
 files) is validated in the constructor, so bad settings fail before anything listens.
 """
 
@@ -109,9 +109,11 @@ class Collector:
             raise ValueError(f"query_max_rows must be at least 1, not {query_max_rows}")
         self._query_max_rows = query_max_rows
         self._query_timeout = query_timeout
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _started / _stopped
         self._started = False
         self._stopped = False
+        self._opened = threading.Event()  # set when `start` finished, well or not
+        self._torn_down = threading.Event()  # set when the first `shutdown` finished
         self._store: Store | None = None
         self._spool: Spool | None = None
         self._writer: Writer | None = None
@@ -132,8 +134,10 @@ class Collector:
         try:
             self._open()
         except BaseException:
+            self._opened.set()
             self.shutdown()
             raise
+        self._opened.set()
         return self
 
     def _open(self) -> None:
@@ -199,15 +203,28 @@ class Collector:
                 yield item
 
     def shutdown(self, timeout: float = 30.0) -> None:
-        """Stop receiving, commit everything acknowledged, close (safe twice, before start)."""
+        """Stop receiving, commit everything acknowledged, close.
+
+        Safe twice, concurrently and before `start` (then it does nothing). The first call
+        tears down; a concurrent one returns when that teardown is done. The store is
+        closed only once the writer has stopped, even if that takes longer than `timeout`.
+        """
         with self._lock:
-            if self._stopped or not self._started:
-                self._stopped = self._stopped or not self._started
-                if not self._started:
-                    return
-                if self._stopped and self._store is None:
-                    return
+            if not self._started:
+                return
+            first = not self._stopped
             self._stopped = True
+        if not first:
+            self._torn_down.wait()
+            return
+        try:
+            self._opened.wait()  # a `start` still opening finishes before teardown
+            self._teardown(timeout)
+        finally:
+            self._torn_down.set()
+
+    def _teardown(self, timeout: float) -> None:
+        """The steps of `shutdown`, run once."""
         if self._sidecar:  # only ours: another collector may own the file
             remove_sidecar(self.db_path)
             self._sidecar = False
@@ -218,7 +235,7 @@ class Collector:
         if self._http is not None:
             self._http.stop(timeout=timeout / 3)
         if self._writer is not None:
-            self._writer.stop(timeout)
+            self._stop_writer(self._writer, timeout)
         if self._spool is not None:
             loaded = None
             if self._writer is not None:
@@ -227,6 +244,25 @@ class Collector:
         if self._store is not None:
             self._store.close()
             self._store = None
+
+    def _stop_writer(self, writer: Writer, timeout: float) -> None:
+        """Stop the writer and wait for its threads however long it takes: closing the
+        store under a thread still writing to it could lose or corrupt acknowledged data."""
+        if writer.stop(timeout):
+            return
+        step = timeout if timeout > 0 else 30.0
+        waited = timeout
+        while True:
+            log.error(
+                "the collector's writer is still committing to %s after %.0f s; waiting "
+                "for it before closing the store (acknowledged data would be lost otherwise)",
+                self.db_path,
+                waited,
+            )
+            if writer.stop(step):
+                log.warning("the writer of %s stopped; closing the store", self.db_path)
+                return
+            waited += step
 
     def __enter__(self) -> Collector:
         return self.start()

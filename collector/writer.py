@@ -139,14 +139,16 @@ class Writer:
             finally:
                 self._flush_waiters -= 1
 
-    def stop(self, timeout: float | None = None) -> None:
-        """Commit what is queued and stop the thread (idempotent)."""
+    def stop(self, timeout: float | None = None) -> bool:
+        """Commit what is queued and stop the threads (idempotent); False when one is still
+        running after `timeout` s (each), so the store must not be closed yet."""
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
         for thread in (self._thread, self._db_thread):
             if thread is not None:
                 thread.join(timeout)
+        return not any(t is not None and t.is_alive() for t in (self._thread, self._db_thread))
 
     def load(self, items: Iterable[Item]) -> None:
         """Store items synchronously in batches (replay before `start`)."""
