@@ -12,11 +12,18 @@ span output) of the same trace, matched by tool name and canonical
 arguments (then by name alone), each id used once.
 
 Thread-safe: SDK callbacks may come from any thread; state is guarded by a lock.
+Bounded: the state of SDK traces and spans that never end (an agent crashed or
+was cancelled mid-run) is dropped, oldest first, once it is older than `max_age`
+seconds or beyond `max_traces` / `max_spans` entries, so a long-running agent
+process does not grow; their OTel spans are then never ended nor exported.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -39,6 +46,8 @@ from simulator.agents_bridge.attributes import (
 
 __all__ = ["OTelBridgeProcessor"]
 
+log = logging.getLogger(__name__)
+
 _SCOPE = "tracesim.openai_agents_bridge"
 
 
@@ -46,6 +55,7 @@ _SCOPE = "tracesim.openai_agents_bridge"
 class _TraceState:
     span: trace.Span
     context: Any
+    started: float  # the processor's clock
     pending_calls: list[ModelToolCall] = field(default_factory=list)
 
 
@@ -54,16 +64,35 @@ class _SpanState:
     span: trace.Span
     context: Any
     trace_id: str
+    started: float  # the processor's clock
 
 
 class OTelBridgeProcessor(TracingProcessor):
-    """Turns the SDK's traces and spans into OTel spans (GenAI conventions)."""
+    """Turns the SDK's traces and spans into OTel spans (GenAI conventions).
 
-    def __init__(self, tracer_provider: TracerProvider | None = None) -> None:
+    `max_age` (seconds), `max_traces`, `max_spans`: bounds on the state kept for SDK
+    traces and spans not ended yet (see the module docstring); `clock` measures age.
+    """
+
+    def __init__(
+        self,
+        tracer_provider: TracerProvider | None = None,
+        *,
+        max_age: float = 3600.0,
+        max_traces: int = 10_000,
+        max_spans: int = 100_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_traces < 1 or max_spans < 1 or max_age <= 0:
+            raise ValueError("max_age, max_traces and max_spans must be positive")
         self._tracer: Tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
         self._lock = threading.Lock()
-        self._traces: dict[str, _TraceState] = {}
-        self._spans: dict[str, _SpanState] = {}
+        self._traces: dict[str, _TraceState] = {}  # in start order, oldest first
+        self._spans: dict[str, _SpanState] = {}  # in start order, oldest first
+        self._max_age = max_age
+        self._max_traces = max_traces
+        self._max_spans = max_spans
+        self._clock = clock
 
     # -- traces -----------------------------------------------------------
     def on_trace_start(self, sdk_trace: SDKTrace) -> None:
@@ -73,10 +102,13 @@ class OTelBridgeProcessor(TracingProcessor):
             context=parent_ctx,
             attributes={"openai_agents.trace_id": sdk_trace.trace_id},
         )
+        now = self._clock()
         with self._lock:
+            self._traces.pop(sdk_trace.trace_id, None)  # a restart goes to the end
             self._traces[sdk_trace.trace_id] = _TraceState(
-                span=span, context=trace.set_span_in_context(span, parent_ctx)
+                span=span, context=trace.set_span_in_context(span, parent_ctx), started=now
             )
+            _drop_stale(self._traces, now - self._max_age, self._max_traces, "trace")
 
     def on_trace_end(self, sdk_trace: SDKTrace) -> None:
         with self._lock:
@@ -100,12 +132,16 @@ class OTelBridgeProcessor(TracingProcessor):
         span = self._tracer.start_span(
             span_name(data), context=parent_ctx, kind=kind, start_time=_ns(sdk_span.started_at)
         )
+        now = self._clock()
         with self._lock:
+            self._spans.pop(sdk_span.span_id, None)  # a restart goes to the end
             self._spans[sdk_span.span_id] = _SpanState(
                 span=span,
                 context=trace.set_span_in_context(span, parent_ctx),
                 trace_id=sdk_span.trace_id,
+                started=now,
             )
+            _drop_stale(self._spans, now - self._max_age, self._max_spans, "span")
 
     def on_span_end(self, sdk_span: SDKSpan[Any]) -> None:
         with self._lock:
@@ -165,6 +201,28 @@ class OTelBridgeProcessor(TracingProcessor):
     def force_flush(self) -> None:
         """End nothing early; the OTel provider's processors do the exporting."""
         return None
+
+
+def _drop_stale(
+    states: dict[str, _TraceState] | dict[str, _SpanState],
+    started_before: float,
+    limit: int,
+    what: str,
+) -> None:
+    """Drop the oldest states (first in `states`) started before `started_before` or beyond
+    `limit` entries; the caller holds the lock."""
+    while states:
+        key, state = next(iter(states.items()))
+        too_old = state.started < started_before
+        if not too_old and len(states) <= limit:
+            return
+        del states[key]
+        log.debug(
+            "dropping the state of SDK %s %s, not ended (%s)",
+            what,
+            key,
+            "too old" if too_old else f"more than {limit} open",
+        )
 
 
 def _ns(iso: str | None) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from agents.tracing import (
@@ -113,3 +114,67 @@ def test_sdk_spans_join_the_current_context_with_genai_attributes(spans) -> None
     assert handoff.attributes["openai_agents.handoff.to_agent"] == "billing"
     guard = named["guardrail pii"][0]
     assert guard.attributes["openai_agents.guardrail.triggered"] is True
+
+
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _bridge(**bounds: Any) -> tuple[OTelBridgeProcessor, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return OTelBridgeProcessor(tracer_provider=provider, **bounds), exporter
+
+
+def test_traces_never_ended_are_dropped_beyond_max_traces_oldest_first() -> None:
+    bridge, exporter = _bridge(max_traces=100)
+    sdk_traces = [trace(f"wf-{n}") for n in range(1000)]
+    for sdk_trace in sdk_traces:
+        bridge.on_trace_start(sdk_trace)  # and never ended
+    assert len(bridge._traces) == 100
+    bridge.on_trace_end(sdk_traces[0])  # dropped: nothing to end
+    bridge.on_trace_end(sdk_traces[-1])  # kept: still ends and exports
+    assert [span.name for span in exporter.get_finished_spans()] == ["wf-999"]
+
+
+def test_traces_and_spans_older_than_max_age_are_dropped() -> None:
+    clock = _Clock()
+    bridge, exporter = _bridge(max_age=60.0, clock=clock)
+    old_trace = trace("old")
+    bridge.on_trace_start(old_trace)
+    clock.now = 61.0
+    new_trace = trace("new")
+    bridge.on_trace_start(new_trace)
+    assert list(bridge._traces) == [new_trace.trace_id]
+    bridge.on_trace_end(old_trace)
+    bridge.on_trace_end(new_trace)
+    assert [span.name for span in exporter.get_finished_spans()] == ["new"]
+
+
+def test_spans_never_ended_are_bounded() -> None:
+    bridge, exporter = _bridge(max_spans=50)
+    sdk_provider = get_trace_provider()
+    previous = list(sdk_provider._multi_processor._processors)  # restored below
+    set_trace_processors([bridge])
+    try:
+        with trace("workflow"):
+            for n in range(500):
+                function_span(name=f"tool_{n}").start()  # and never finished
+            with function_span(name="finished", input="{}"):
+                pass
+    finally:
+        set_trace_processors(previous)
+    kept = [state.span.name for state in bridge._spans.values()]  # 50 once "finished" began
+    assert kept == [f"execute_tool tool_{n}" for n in range(451, 500)]
+    assert bridge._traces == {}
+    assert sorted(span.name for span in exporter.get_finished_spans()) == [
+        "execute_tool finished",
+        "workflow",
+    ]
