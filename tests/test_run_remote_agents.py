@@ -21,7 +21,8 @@ import pytest
 import yaml
 from rich.console import Console
 
-from tracesim.agent_server import LOG_NAME
+from schemas.agent_config import AgentServerConfig
+from tracesim.agent_server import LOG_NAME, CollectorEndpoints, _server_env
 from tracesim.run import RunOutcome, run_from_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -225,3 +226,31 @@ def test_server_block_errors_name_the_key(tmp_path: Path) -> None:
     outcome = _run(path)
     assert outcome.exit_code == 2
     assert "uses {port} but there is no `server` block" in outcome.error
+
+
+def _env_for(collector: CollectorEndpoints, **server_env: str) -> dict[str, str]:
+    server = AgentServerConfig(command=["agent"], env=server_env)
+    return _server_env(server, {}, collector, agent_name="agent")
+
+
+def test_server_env_drops_inherited_headers_when_the_collector_needs_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20foreign")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-other=1")
+    env = _env_for(CollectorEndpoints(grpc="http://127.0.0.1:4317"))
+    assert "OTEL_EXPORTER_OTLP_HEADERS" not in env
+    assert "OTEL_EXPORTER_OTLP_TRACES_HEADERS" not in env
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://127.0.0.1:4317"
+
+
+def test_server_env_headers_are_exactly_the_remote_collectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20foreign,x-a=1")
+    remote = CollectorEndpoints(
+        http="https://collector.example:4318", headers={"authorization": "Bearer ours"}
+    )
+    assert _env_for(remote)["OTEL_EXPORTER_OTLP_HEADERS"] == "authorization=Bearer%20ours"
+    explicit = _env_for(remote, OTEL_EXPORTER_OTLP_HEADERS="x-b=2")  # server.env still wins
+    assert explicit["OTEL_EXPORTER_OTLP_HEADERS"] == "x-b=2"

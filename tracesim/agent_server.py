@@ -360,12 +360,17 @@ def _server_env(
     *,
     agent_name: str,
 ) -> dict[str, str]:
-    """Inherited environment, OTLP export to the run's collector, then `server.env`."""
+    """Inherited environment, OTLP export to the run's collector, then `server.env`.
+
+    The export headers are exactly the run collector's (none: the variable is removed),
+    so a token inherited from the user's shell never goes to another collector.
+    """
     env = dict(os.environ)
     for name in (  # per-signal settings would win over the run's endpoint
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
         "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+        "OTEL_EXPORTER_OTLP_HEADERS",  # set below when the run's collector needs headers
     ):
         env.pop(name, None)
     if collector.grpc:
