@@ -30,7 +30,7 @@ from collector.redaction import RedactionRule, Redactor
 from collector.routing import Router
 from collector.sidecar import remove_sidecar, write_sidecar
 from collector.spool import Spool, SpoolRecord
-from collector.store import Store
+from collector.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT, Store, check_size
 from collector.tls import tls_config
 from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
 
@@ -67,6 +67,9 @@ class Collector:
     the pair is unusable).
     `query_max_rows`: most rows `POST /tracesim/query` answers (the answer says `truncated`);
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
+    `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
+    bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
+    a size); the defaults are the measured ones of `collector.store`.
     """
 
     def __init__(
@@ -90,6 +93,8 @@ class Collector:
         tls_key: str | Path | None = None,
         query_max_rows: int = 100_000,
         query_timeout: float | None = 30.0,
+        duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
+        duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
@@ -109,6 +114,12 @@ class Collector:
             raise ValueError(f"query_max_rows must be at least 1, not {query_max_rows}")
         self._query_max_rows = query_max_rows
         self._query_timeout = query_timeout
+        self._duckdb_settings = {
+            "memory_limit": check_size("duckdb_memory_limit", duckdb_memory_limit),
+            "checkpoint_threshold": check_size(
+                "duckdb_checkpoint_threshold", duckdb_checkpoint_threshold
+            ),
+        }
         self._lock = threading.Lock()  # guards _started / _stopped
         self._started = False
         self._stopped = False
@@ -142,7 +153,7 @@ class Collector:
 
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
-        self._store = Store(self.db_path)
+        self._store = Store(self.db_path, **self._duckdb_settings)
         router = Router(capacity=self._router_capacity)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         router.preload(

@@ -1,6 +1,6 @@
 """The DuckDB store: the only writer of `spans`, `logs`, `turns` and `conversations`.
 
-One read-write connection (`threads=1`, large checkpoint threshold), bulk
+One read-write connection (`threads=1`, 128MB checkpoint threshold), bulk
 inserts from Arrow tables, and one transaction per batch that also records the
 last spool sequence number loaded, so a restart replays exactly what is missing.
 Not thread-safe: the writer thread owns it; readers use `cursor()`.
@@ -9,6 +9,7 @@ Not thread-safe: the writer thread owns it; readers use `cursor()`.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,9 +24,31 @@ from collector.errors import StoreLocked
 from schemas.conventions import ARKSIM, TRACESIM
 from schemas.ddl import create_all
 
-__all__ = ["PreparedBatch", "Store", "prepare"]
+__all__ = [
+    "DEFAULT_CHECKPOINT_THRESHOLD",
+    "DEFAULT_MEMORY_LIMIT",
+    "PreparedBatch",
+    "Store",
+    "check_size",
+    "prepare",
+]
 
 log = logging.getLogger(__name__)
+
+DEFAULT_MEMORY_LIMIT = "512MB"
+"""DuckDB's buffer limit. With the threshold below, the collector peaked near 460 MB RSS
+instead of 570 MB (1GB / 256MB) at the same ~22k spans/s (benchmarks/ingest.py, 2 cores)."""
+DEFAULT_CHECKPOINT_THRESHOLD = "128MB"
+"""WAL size after which DuckDB checkpoints into the file: the main lever on peak RSS."""
+_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(b|bytes|[kmgt]i?b)\s*", re.IGNORECASE)
+
+
+def check_size(name: str, value: str) -> str:
+    """`value` when DuckDB reads it as a size ("512MB", "1GiB"); ValueError naming `name`."""
+    if not isinstance(value, str) or not _SIZE.fullmatch(value):
+        raise ValueError(f"{name}: {value!r} is not a size such as '512MB' or '1GiB'")
+    return value.strip()
+
 
 _NS = pa.timestamp("ns")
 _TYPES: dict[str, pa.DataType] = {
@@ -181,7 +204,11 @@ class Store:
     """Read-write DuckDB connection with batch writes (one transaction each)."""
 
     def __init__(
-        self, path: str | Path, *, checkpoint_threshold: str = "256MB", memory_limit: str = "1GB"
+        self,
+        path: str | Path,
+        *,
+        checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
+        memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
         try:

@@ -91,6 +91,18 @@ __all__ = ["command"]
     type=click.FloatRange(min=0, min_open=True),
     help="Seconds after which a live query is interrupted.",
 )
+@click.option(
+    "--duckdb-memory-limit",
+    default=None,
+    metavar="SIZE",
+    help="DuckDB's memory limit for its buffers, e.g. 1GiB  [default: 512MB]",
+)
+@click.option(
+    "--duckdb-checkpoint-threshold",
+    default=None,
+    metavar="SIZE",
+    help="WAL size after which DuckDB checkpoints into the file  [default: 128MB]",
+)
 def command(
     db_path: str,
     host: str,
@@ -105,6 +117,8 @@ def command(
     tls_key: str | None,
     query_max_rows: int,
     query_timeout: float,
+    duckdb_memory_limit: str | None,
+    duckdb_checkpoint_threshold: str | None,
 ) -> None:
     """Receive OTLP spans and logs and store them in DuckDB."""
     from collector import (
@@ -123,6 +137,14 @@ def command(
                 f"--auth-token-env {auth_token_env}: that variable is not set or empty"
             )
     rules = [RedactionRule(preset=name) for name in presets]
+    duckdb_sizes = {  # unset: the collector's defaults
+        name: value
+        for name, value in (
+            ("duckdb_memory_limit", duckdb_memory_limit),
+            ("duckdb_checkpoint_threshold", duckdb_checkpoint_threshold),
+        )
+        if value is not None
+    }
     if redact_attrs:
         rules.append(RedactionRule(attributes=redact_attrs))
     try:
@@ -140,6 +162,7 @@ def command(
             tls_key=tls_key,
             query_max_rows=query_max_rows,
             query_timeout=query_timeout,
+            **duckdb_sizes,
         )
     except InvalidRedactionRule as error:
         raise click.UsageError(str(error)) from None
