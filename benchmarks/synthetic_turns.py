@@ -51,6 +51,7 @@ SPAN_COLUMNS = (
 RESOURCE = orjson.dumps({"service.name": "bench-agent"}).decode()
 # A scenario's expected calls are normalised once, as the pipeline does.
 
+
 def _tool_attributes(convention: int, name: str, args: dict, call_id: str, result: str) -> dict:
     """Attributes of a tool span under one of five conventions."""
     args_json = orjson.dumps(args).decode()

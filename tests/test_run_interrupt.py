@@ -14,7 +14,7 @@ import duckdb
 
 ROOT = Path(__file__).resolve().parent.parent
 
-AGENT = '''
+AGENT = """
 import asyncio, os, pathlib
 from tracesim import BaseAgent
 
@@ -24,7 +24,7 @@ class Agent(BaseAgent):
             pathlib.Path(os.environ["TRACESIM_TEST_MARKER"]).write_text("blocked")
             await asyncio.Event().wait()
         return "ok: " + user_query
-'''
+"""
 
 CONFIG = """
 agent_config: {agent_type: custom, module_path: agent.py, timeout: 120}
@@ -54,8 +54,14 @@ def test_ctrl_c_keeps_what_was_captured(tmp_path: Path) -> None:
     (tmp_path / "scenarios.json").write_text(json.dumps(scenarios))
     marker = tmp_path / "blocked"
     process = subprocess.Popen(
-        [sys.executable, "-c", "from tracesim.cli import main; main()", "run",
-         str(tmp_path / "config.yaml"), "--no-progress"],
+        [
+            sys.executable,
+            "-c",
+            "from tracesim.cli import main; main()",
+            "run",
+            str(tmp_path / "config.yaml"),
+            "--no-progress",
+        ],
         cwd=ROOT,
         text=True,
         stdout=subprocess.PIPE,

@@ -22,8 +22,12 @@ SCENARIO = {
     "user_profile": {"name": "Dana", "communication_style": "brief"},
     "knowledge": ["Order number: A1001"],
     "assertions": [
-        {"type": "tool_calls", "turn": 0, "match_mode": "contains",
-         "expected": [{"name": "lookup_order", "args": {"order_id": "A1001"}}]}
+        {
+            "type": "tool_calls",
+            "turn": 0,
+            "match_mode": "contains",
+            "expected": [{"name": "lookup_order", "args": {"order_id": "A1001"}}],
+        }
     ],
 }
 
@@ -59,8 +63,16 @@ def test_llm_user_and_judges_through_tracesim_run(tmp_path: Path) -> None:
             "user": {"type": "llm"},
             "llm": {"base_url": fake.base_url, "model": "stand-in", "api_key_env": "NO_KEY"},
             "evaluation": {
-                "metrics": ["goal_completion", "helpfulness", "coherence", "relevance",
-                            "faithfulness", "verbosity", "agent_behavior_failure", "tool_use"],
+                "metrics": [
+                    "goal_completion",
+                    "helpfulness",
+                    "coherence",
+                    "relevance",
+                    "faithfulness",
+                    "verbosity",
+                    "agent_behavior_failure",
+                    "tool_use",
+                ],
                 "thresholds": {"final_score": 0.9, "helpfulness": 0.9},
             },
         }

@@ -41,8 +41,17 @@ def _sql(query: str, db: Path, endpoint: str, *extra: str) -> subprocess.Complet
 def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> None:
     db = tmp_path / "live.duckdb"
     collector = _tracesim(
-        "collect", "--db", str(db), "--grpc-port", "0", "--http-port", "0",
-        "--auth-token-env", "SQL_TOKEN", "--query-max-rows", "1",
+        "collect",
+        "--db",
+        str(db),
+        "--grpc-port",
+        "0",
+        "--http-port",
+        "0",
+        "--auth-token-env",
+        "SQL_TOKEN",
+        "--query-max-rows",
+        "1",
     )
     try:
         banner = collector.stdout.readline()
@@ -54,22 +63,32 @@ def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> 
         client.close()
 
         answer = _sql(
-            "SELECT name FROM spans ORDER BY name", db, http_endpoint,
-            "--format", "json", "--auth-token-env", "SQL_TOKEN",
+            "SELECT name FROM spans ORDER BY name",
+            db,
+            http_endpoint,
+            "--format",
+            "json",
+            "--auth-token-env",
+            "SQL_TOKEN",
         )
         assert answer.returncode == 0, answer.stderr
-        assert [row["name"] for row in json.loads(answer.stdout)] == ["lookup"]  # --query-max-rows 1
+        assert [row["name"] for row in json.loads(answer.stdout)] == [
+            "lookup"
+        ]  # --query-max-rows 1
         assert "only the first 1 rows were returned" in answer.stderr
 
         counted = _sql(
-            "SELECT count(*) AS n FROM spans", db, http_endpoint,
-            "--format", "json", "--auth-token-env", "SQL_TOKEN",
+            "SELECT count(*) AS n FROM spans",
+            db,
+            http_endpoint,
+            "--format",
+            "json",
+            "--auth-token-env",
+            "SQL_TOKEN",
         )
         assert json.loads(counted.stdout) == [{"n": 2}]
 
-        refused = _sql(
-            "DELETE FROM spans", db, http_endpoint, "--auth-token-env", "SQL_TOKEN"
-        )
+        refused = _sql("DELETE FROM spans", db, http_endpoint, "--auth-token-env", "SQL_TOKEN")
         assert refused.returncode != 0 and "read" in refused.stderr.lower()
 
         no_token = _sql("SELECT count(*) FROM spans", db, http_endpoint)
@@ -98,8 +117,15 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
     db = tmp_path / "side.duckdb"
     sidecar = sidecar_path(db)
     collector = _tracesim(
-        "collect", "--db", str(db), "--grpc-port", "0", "--http-port", "0",
-        "--auth-token-env", "SQL_TOKEN",
+        "collect",
+        "--db",
+        str(db),
+        "--grpc-port",
+        "0",
+        "--http-port",
+        "0",
+        "--auth-token-env",
+        "SQL_TOKEN",
     )
     try:
         banner = collector.stdout.readline()
@@ -115,8 +141,14 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
         client.close()
 
         process = _tracesim(  # no --endpoint: the sidecar names the non-default port
-            "sql", "SELECT name FROM spans", "--db", str(db), "--format", "json",
-            "--auth-token-env", "SQL_TOKEN",
+            "sql",
+            "SELECT name FROM spans",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+            "--auth-token-env",
+            "SQL_TOKEN",
         )
         out, err = process.communicate(timeout=60)
         assert process.returncode == 0, err
@@ -128,9 +160,7 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
         result = sql_client.run_query("SELECT name FROM spans", db_path=db, token="s3cret")
         assert result.rows == [["lookup"]]
         assert result.source.startswith(http_endpoint)
-        monkeypatch.setattr(
-            sql_client, "DEFAULT_ENDPOINT", f"http://127.0.0.1:{_closed_port()}"
-        )
+        monkeypatch.setattr(sql_client, "DEFAULT_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
         try:
             sql_client.run_query("SELECT 1", db_path=db, token="s3cret")
         except sql_client.SqlError as exc:

@@ -69,4 +69,6 @@ def evaluate_and_report(
         console.print(f"results: {result.results_path}", highlight=False)
     if report_path:
         console.print(f"report:  {report_path}", highlight=False)
-    return EvaluationOutcome(exit_code=int(result.exit_code), result=result, report_path=report_path)
+    return EvaluationOutcome(
+        exit_code=int(result.exit_code), result=result, report_path=report_path
+    )

@@ -75,7 +75,9 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai(handler: Callable[[dict[str, Any]], dict[str, Any] | FakeReply]) -> Iterator[FakeOpenAI]:
+def fake_openai(
+    handler: Callable[[dict[str, Any]], dict[str, Any] | FakeReply],
+) -> Iterator[FakeOpenAI]:
     """Start the fake server; `base_url` ends in `/v1` as the openai client expects."""
     requests: list[dict[str, Any]] = []
     headers: list[dict[str, str]] = []

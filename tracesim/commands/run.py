@@ -29,7 +29,9 @@ __all__ = ["command"]
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
 @click.option(
-    "--capture-only", is_flag=True, help="Stop after capture (evaluate later with `tracesim evaluate`)."
+    "--capture-only",
+    is_flag=True,
+    help="Stop after capture (evaluate later with `tracesim evaluate`).",
 )
 @click.pass_context
 def command(
