@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 import yaml
 
+from schemas.eval_config import JUDGE_NAMES
 from tests.fakes.openai_server import chat_completion, fake_openai
 from tracesim.config_loader import load_run_config
 from tracesim.run import run
@@ -63,16 +64,7 @@ def test_llm_user_and_judges_through_tracesim_run(tmp_path: Path) -> None:
             "user": {"type": "llm"},
             "llm": {"base_url": fake.base_url, "model": "stand-in", "api_key_env": "NO_KEY"},
             "evaluation": {
-                "metrics": [
-                    "goal_completion",
-                    "helpfulness",
-                    "coherence",
-                    "relevance",
-                    "faithfulness",
-                    "verbosity",
-                    "agent_behavior_failure",
-                    "tool_use",
-                ],
+                "metrics": list(JUDGE_NAMES),
                 "thresholds": {"final_score": 0.9, "helpfulness": 0.9},
             },
         }

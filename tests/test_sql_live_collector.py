@@ -38,26 +38,24 @@ def _sql(query: str, db: Path, endpoint: str, *extra: str) -> subprocess.Complet
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
+def _start_collector(db: Path, *extra: str) -> tuple[subprocess.Popen, str, str]:
+    """A `tracesim collect` subprocess on free ports with a token; its (process, gRPC, HTTP)."""
+    collector = _tracesim(
+        "collect", "--db", str(db), "--grpc-port", "0", "--http-port", "0",
+        "--auth-token-env", "SQL_TOKEN", *extra,
+    )  # fmt: skip
+    banner = collector.stdout.readline()
+    match = re.search(r"OTLP gRPC on (\S+), OTLP/HTTP on (\S+), writing", banner)
+    if not match:
+        collector.kill()
+        raise AssertionError(banner + collector.communicate()[1])
+    return collector, match.group(1), match.group(2)
+
+
 def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> None:
     db = tmp_path / "live.duckdb"
-    collector = _tracesim(
-        "collect",
-        "--db",
-        str(db),
-        "--grpc-port",
-        "0",
-        "--http-port",
-        "0",
-        "--auth-token-env",
-        "SQL_TOKEN",
-        "--query-max-rows",
-        "1",
-    )
+    collector, grpc_endpoint, http_endpoint = _start_collector(db, "--query-max-rows", "1")
     try:
-        banner = collector.stdout.readline()
-        match = re.search(r"OTLP gRPC on (\S+), OTLP/HTTP on (\S+), writing", banner)
-        assert match, banner
-        grpc_endpoint, http_endpoint = match.groups()
         client = GrpcClient(grpc_endpoint, token="s3cret")
         client.export(trace_request([span("lookup"), span("refund")]))
         client.close()
@@ -116,22 +114,8 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
 
     db = tmp_path / "side.duckdb"
     sidecar = sidecar_path(db)
-    collector = _tracesim(
-        "collect",
-        "--db",
-        str(db),
-        "--grpc-port",
-        "0",
-        "--http-port",
-        "0",
-        "--auth-token-env",
-        "SQL_TOKEN",
-    )
+    collector, grpc_endpoint, http_endpoint = _start_collector(db)
     try:
-        banner = collector.stdout.readline()
-        match = re.search(r"OTLP gRPC on (\S+), OTLP/HTTP on (\S+), writing", banner)
-        assert match, banner
-        grpc_endpoint, http_endpoint = match.groups()
         written = json.loads(sidecar.read_text())
         assert written["http_endpoint"] == http_endpoint
         assert written["token_required"] is True
