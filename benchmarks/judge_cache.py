@@ -11,7 +11,6 @@ requests and give the same scores.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -24,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from evaluator.pipeline import evaluate_db  # noqa: E402
 from schemas.eval_config import JUDGE_NAMES, EvalConfig  # noqa: E402
 from schemas.llm_config import LLMConfig  # noqa: E402
-from tests.fakes.openai_server import chat_completion, fake_openai  # noqa: E402
+from tests.fakes.openai_server import fake_openai, judge_reply  # noqa: E402
 from tracesim.config_loader import load_run_config  # noqa: E402
 from tracesim.run import run  # noqa: E402
 
@@ -33,16 +32,7 @@ JUDGES = list(JUDGE_NAMES)  # every built-in judge, tool_use included
 
 def _answer(body: dict[str, Any]) -> dict[str, Any]:
     """A valid structured answer for whichever judge asks."""
-    name = body["response_format"]["json_schema"]["name"]
-    if name == "goal_completion":
-        payload = {"reasoning": "the goal was met", "label": "complete", "score": 1.0}
-    elif name == "agent_behavior_failure":
-        payload = {"reasoning": "no problem seen", "label": "no failure"}
-    elif name == "tool_use":
-        payload = {"reasoning": "the right tool with the right arguments", "label": "appropriate"}
-    else:
-        payload = {"reasoning": "clear and correct", "score": 4}
-    return chat_completion(json.dumps(payload), prompt_tokens=400, completion_tokens=40)
+    return judge_reply(body, prompt_tokens=400, completion_tokens=40)
 
 
 def _scores(db: Path, eval_id: str) -> list[tuple[Any, ...]]:

@@ -12,7 +12,7 @@ import duckdb
 import yaml
 
 from schemas.eval_config import JUDGE_NAMES
-from tests.fakes.openai_server import chat_completion, fake_openai
+from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
 from tracesim.config_loader import load_run_config
 from tracesim.run import run
 
@@ -36,16 +36,7 @@ SCENARIO = {
 def _llm(body: dict[str, Any]) -> dict[str, Any]:
     """Judges ask for a json_schema; the simulated user does not."""
     if "response_format" in body:
-        name = body["response_format"]["json_schema"]["name"]
-        if name == "goal_completion":
-            answer = {"reasoning": "the status was given", "label": "complete", "score": 1.0}
-        elif name == "agent_behavior_failure":
-            answer = {"reasoning": "nothing wrong", "label": "no failure"}
-        elif name == "tool_use":
-            answer = {"reasoning": "looked the order up", "label": "appropriate"}
-        else:
-            answer = {"reasoning": "clear and correct", "score": 5}
-        return chat_completion(json.dumps(answer))
+        return judge_reply(body, scale=5)
     replies = sum(m["role"] == "assistant" for m in body["messages"][1:])
     return chat_completion("Where is my order A1001?" if replies == 0 else "Thanks. ###STOP###")
 

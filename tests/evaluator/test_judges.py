@@ -16,7 +16,7 @@ from evaluator.llm_client import JudgeClient, judge_unavailable_reason
 from schemas import ToolCall, create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
-from tests.fakes.openai_server import FakeReply, chat_completion, fake_openai
+from tests.fakes.openai_server import FakeReply, chat_completion, fake_openai, judge_reply
 
 TURNS = [
     {
@@ -43,15 +43,13 @@ def _ctx(turn: int | None) -> MetricContext:
 
 
 def _answer(body: dict[str, Any]) -> dict[str, Any]:
-    """Answer by the schema the request asks for."""
-    name = body["response_format"]["json_schema"]["name"]
-    if name == "goal_completion":
-        return chat_completion(json.dumps({"reasoning": "done", "label": "complete", "score": 1.0}))
-    if name == "agent_behavior_failure":
-        return chat_completion(json.dumps({"reasoning": "fine", "label": "no failure"}))
-    return chat_completion(
-        json.dumps({"reasoning": "ok", "score": 4}), prompt_tokens=100, completion_tokens=20
-    )
+    """Answer by the schema the request asks for; scale judges report 100/20 tokens."""
+    label_judge = body["response_format"]["json_schema"]["name"] in LABEL_ONLY
+    tokens = {} if label_judge else {"prompt_tokens": 100, "completion_tokens": 20}
+    return judge_reply(body, **tokens)
+
+
+LABEL_ONLY = ("goal_completion", "agent_behavior_failure")
 
 
 def _run(tasks, client, config=None):

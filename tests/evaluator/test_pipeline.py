@@ -17,7 +17,7 @@ from evaluator.results_file import read_results
 from schemas import create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
-from tests.fakes.openai_server import chat_completion, fake_openai
+from tests.fakes.openai_server import fake_openai, judge_reply
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 
@@ -136,22 +136,8 @@ def build_db(path: Path, *, extra_turn_status: str | None = None) -> Path:
 
 
 def _judge_answers(body: dict[str, Any]) -> dict[str, Any]:
-    name = body["response_format"]["json_schema"]["name"]
-    user = body["messages"][-1]["content"]
-    if name == "goal_completion":
-        done = "Refunded" in user
-        return chat_completion(
-            json.dumps(
-                {
-                    "reasoning": "r",
-                    "label": "complete" if done else "not_complete",
-                    "score": 1.0 if done else 0.0,
-                }
-            )
-        )
-    if name == "agent_behavior_failure":
-        return chat_completion(json.dumps({"reasoning": "r", "label": "no failure"}))
-    return chat_completion(json.dumps({"reasoning": "r", "score": 5}))
+    done = "Refunded" in body["messages"][-1]["content"]
+    return judge_reply(body, scale=5, goal_done=done)
 
 
 def test_deterministic_evaluation_writes_tables_and_results(tmp_path: Path) -> None:

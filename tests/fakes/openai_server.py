@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from tests.fakes.asgi import serve_asgi
 
-__all__ = ["FakeOpenAI", "FakeReply", "chat_completion", "fake_openai"]
+__all__ = ["FakeOpenAI", "FakeReply", "chat_completion", "fake_openai", "judge_reply"]
 
 
 @dataclass
@@ -63,6 +63,37 @@ def chat_completion(
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+
+
+def judge_reply(
+    body: dict[str, Any],
+    *,
+    scale: int = 4,
+    goal_done: bool = True,
+    prompt_tokens: int = 10,
+    completion_tokens: int = 5,
+) -> dict[str, Any]:
+    """A valid structured answer for whichever built-in judge `body` asks (by its schema name).
+
+    Scale judges get `scale` (1-5); goal completion is complete or not per `goal_done`;
+    the label judges answer their passing label.
+    """
+    name = body["response_format"]["json_schema"]["name"]
+    if name == "goal_completion":
+        answer: dict[str, Any] = {
+            "reasoning": "the goal was met" if goal_done else "the goal was not met",
+            "label": "complete" if goal_done else "not_complete",
+            "score": 1.0 if goal_done else 0.0,
+        }
+    elif name == "agent_behavior_failure":
+        answer = {"reasoning": "no problem seen", "label": "no failure"}
+    elif name == "tool_use":
+        answer = {"reasoning": "the right tool with the right arguments", "label": "appropriate"}
+    else:
+        answer = {"reasoning": "clear and correct", "score": scale}
+    return chat_completion(
+        json.dumps(answer), prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+    )
 
 
 @dataclass
