@@ -113,9 +113,9 @@ class _Collector(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_locked_file_is_queried_through_the_collector(
-    db: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@contextmanager
+def _locked(db: Path) -> Iterator[None]:
+    """Another process holds `db` read-write (as a running collector does) until exit."""
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -128,39 +128,48 @@ def test_a_locked_file_is_queried_through_the_collector(
         stdout=subprocess.PIPE,
         text=True,
     )
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        yield
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_a_locked_file_is_queried_through_the_collector(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = HTTPServer(("127.0.0.1", 0), _Collector)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        assert holder.stdout.readline().strip() == "ready"
-        monkeypatch.setenv("COLLECTOR_TOKEN", "s3cret")
-        endpoint = f"http://127.0.0.1:{server.server_port}"
-        result = _sql(
-            "SELECT count(*) AS n FROM spans",
-            "--db",
-            str(db),
-            "--endpoint",
-            endpoint,
-            "--auth-token-env",
-            "COLLECTOR_TOKEN",
-            "--format",
-            "json",
-        )
-        assert result.exit_code == 0, result.output
-        assert json.loads(result.output) == [{"n": 42}]
-        assert _Collector.seen == [
-            {
-                "path": "/tracesim/query",
-                "auth": "Bearer s3cret",
-                "sql": "SELECT count(*) AS n FROM spans",
-            }
-        ]
-        refused = _sql("DROP TABLE spans", "--db", str(db), "--endpoint", endpoint)
-        assert refused.exit_code == 1 and len(_Collector.seen) == 1
+        with _locked(db):
+            monkeypatch.setenv("COLLECTOR_TOKEN", "s3cret")
+            endpoint = f"http://127.0.0.1:{server.server_port}"
+            result = _sql(
+                "SELECT count(*) AS n FROM spans",
+                "--db",
+                str(db),
+                "--endpoint",
+                endpoint,
+                "--auth-token-env",
+                "COLLECTOR_TOKEN",
+                "--format",
+                "json",
+            )
+            assert result.exit_code == 0, result.output
+            assert json.loads(result.output) == [{"n": 42}]
+            assert _Collector.seen == [
+                {
+                    "path": "/tracesim/query",
+                    "auth": "Bearer s3cret",
+                    "sql": "SELECT count(*) AS n FROM spans",
+                }
+            ]
+            refused = _sql("DROP TABLE spans", "--db", str(db), "--endpoint", endpoint)
+            assert refused.exit_code == 1 and len(_Collector.seen) == 1
     finally:
         server.shutdown()
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 def test_report_command_writes_the_file(db: Path, tmp_path: Path) -> None:
@@ -204,27 +213,13 @@ def _locked_behind(db: Path, answer: tuple[int, dict]) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import duckdb, sys; con = duckdb.connect(sys.argv[1]); print('ready', flush=True);"
-            " sys.stdin.read()",
-            str(db),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        assert holder.stdout.readline().strip() == "ready"
-        yield f"http://127.0.0.1:{server.server_port}"
+        with _locked(db):
+            yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 def test_a_truncated_answer_is_noted_on_stderr(db: Path) -> None:
