@@ -182,8 +182,9 @@ class Spool:
 
     def close(self, *, loaded: int | None = None) -> None:
         """fsync and close the current segment (idempotent). When `loaded` covers every record
-        written, all segments are deleted: nothing is left to replay, and raw payloads (which
-        may hold data that redaction keeps out of DuckDB) do not outlive the process."""
+        written, all segments are deleted (and the folder, when empty): nothing is left to
+        replay, and raw payloads (which may hold data that redaction keeps out of DuckDB) do
+        not outlive the process."""
         with self._cond:
             while self._syncing:
                 self._cond.wait()
@@ -195,3 +196,7 @@ class Spool:
                 for _first, path in self._segments:
                     path.unlink(missing_ok=True)
                 self._segments.clear()
+                try:  # nothing to replay: leave no empty spool folder beside the database
+                    self.directory.rmdir()
+                except OSError:
+                    pass  # not empty (someone else's files) or already gone

@@ -126,3 +126,18 @@ def test_spool_release_keeps_the_current_segment(tmp_path: Path) -> None:
     spool.release(10)
     assert len(list(tmp_path.iterdir())) == 1
     spool.close()
+
+
+def test_a_fully_loaded_spool_leaves_no_folder_behind(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool", fsync=False)
+    spool.open(next_seq=1)
+    last = spool.append(1, b"payload")
+    spool.sync(last)
+    spool.close(loaded=last - 1)  # one record not loaded yet: it must stay
+    assert len(list((tmp_path / "spool").iterdir())) == 1
+    reopened = Spool(tmp_path / "spool", fsync=False)
+    assert [r.seq for r in reopened.recover(after=0)] == [last]
+    reopened.drop_recovered()
+    reopened.open(next_seq=last + 1)
+    reopened.close(loaded=last)  # everything loaded: nothing, not even the folder, remains
+    assert not (tmp_path / "spool").exists()
