@@ -21,6 +21,8 @@ __all__ = [
     "TRACELOOP",
     "TRACESIM",
     "UIPATH",
+    "LANGCHAIN_MESSAGE",
+    "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
 ]
 
@@ -209,6 +211,22 @@ class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
     """Vercel AI SDK (`experimental_telemetry`) attributes."""
 
     METADATA_PREFIX = "ai.telemetry.metadata."  # + the keys the app passes as metadata
+
+
+class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
+    """LangChain message envelopes found in tool outputs (OpenInference, OpenLLMetry)."""
+
+    LC_MARKER = "lc"  # {"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {}}
+    CONSTRUCTOR = "constructor"
+    KWARGS = "kwargs"
+    TOOL_TYPE = "tool"  # ToolMessage.type
+    CONTENT = "content"
+    TOOL_CALL_ID = "tool_call_id"
+    TOOL_CALL_TYPE = "tool_call"  # a ToolCall dict {"name", "args", "id", "type": "tool_call"}
+
+
+PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
+"""Values frameworks write where they have none (Google ADK: `<not specified>`): missing."""
 
 
 class UIPATH:
