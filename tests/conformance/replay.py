@@ -130,11 +130,12 @@ def replay(recording: Recording, *, transport: str, workdir: Path) -> Outcome:
         for call in calls:
             call["arguments"] = json.loads(call["arguments"]) if call["arguments"] else {}
         models, tokens_in, tokens_out = con.execute(
-            "SELECT count(*), sum(input_tokens)::BIGINT, sum(output_tokens)::BIGINT "
-            "FROM llm_calls"
+            "SELECT count(*), sum(input_tokens)::BIGINT, sum(output_tokens)::BIGINT FROM llm_calls"
         ).fetchone()
         spans = con.execute("SELECT count(*) FROM spans").fetchone()[0]
-        chats = [r[0] for r in con.execute("SELECT DISTINCT chat_id FROM spans ORDER BY 1").fetchall()]
+        chats = [
+            r[0] for r in con.execute("SELECT DISTINCT chat_id FROM spans ORDER BY 1").fetchall()
+        ]
         inspection = inspect_db(con)
     finally:
         con.close()

@@ -42,8 +42,7 @@ def _truth(variant: str, framework: str, notes: str, conversation_id: str | None
         "hand_made": True,
         "conversation_id": conversation_id,
         "tool_calls": [
-            {"name": n, "arguments": a, "result": r, "error": e, "id": i}
-            for n, a, i, r, e in CALLS
+            {"name": n, "arguments": a, "result": r, "error": e, "id": i} for n, a, i, r, e in CALLS
         ],
         "model_calls": 4,
         "input_tokens": 460,
