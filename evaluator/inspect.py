@@ -24,7 +24,9 @@ __all__ = [
     "GroupReport",
     "Inspection",
     "UnkeyedToolSpan",
+    "count_unkeyed_tool_spans",
     "format_inspection",
+    "unkeyed_warning",
     "inspect_db",
     "unkeyed_tool_spans",
 ]
@@ -134,6 +136,23 @@ def unkeyed_tool_spans(con: Any) -> list[UnkeyedToolSpan]:
                     )
                 )
     return found
+
+
+def count_unkeyed_tool_spans(con: Any) -> int:
+    """How many tool spans the collector could not key (from the hot columns: fast)."""
+    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchone()[0])
+
+
+def unkeyed_warning(count: int, db_path: str) -> str | None:
+    """The warning `tracesim evaluate` prints for `count` unkeyed tool spans (None for 0)."""
+    if not count:
+        return None
+    return (
+        f"warning: {count} tool span(s) carry no conversation key (no tracesim.chat_id, "
+        "gen_ai.conversation.id, session.id or other conversation id on any span of their "
+        "trace); each such trace was evaluated as a conversation of its own (chat_id = trace "
+        f"id). See `tracesim inspect --db {db_path}`."
+    )
 
 
 def inspect_db(con: Any) -> Inspection:

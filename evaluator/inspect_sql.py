@@ -29,6 +29,11 @@ INSPECT_SQL: dict[str, str] = {
             SELECT service_name, scope_name, unnest(json_keys(attributes)) AS key FROM spans
         ) GROUP BY ALL
     """,
+    # tool spans without a conversation key (hot columns only: cheap on a large file)
+    "unkeyed_tool_spans": """
+        SELECT count(*) FROM spans
+        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+    """,
     # the spans that may record tool calls, with what extraction reads, per trace
     "tool_candidates": """
         SELECT trace_id, span_id, name, start_time, end_time, duration_ms, status_code,
