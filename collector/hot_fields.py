@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP
+import orjson
+
+from schemas.conventions import AI_SDK, GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 
 __all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
@@ -20,6 +22,12 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_MLFLOW_OPS = {
+    f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
+    **{f'"{kind}"': GENAI.OP_CHAT for kind in MLFLOW.MODEL_TYPES},
+    '"AGENT"': GENAI.OP_INVOKE_AGENT,
+}
+"""MLflow span types (stored JSON-encoded) -> GenAI operation."""
 
 HOT_ATTRIBUTES: frozenset[str] = frozenset(
     (
@@ -29,6 +37,9 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         GENAI.TOOL_NAME,
         OPENINFERENCE.TOOL_NAME,
         TRACELOOP.ENTITY_NAME,
+        MLFLOW.SPAN_TYPE,
+        MLFLOW.CHAT_USAGE,
+        AI_SDK.TOOL_CALL_NAME,
         GENAI.RESPONSE_MODEL,
         GENAI.REQUEST_MODEL,
         OPENINFERENCE.LLM_MODEL_NAME,
@@ -88,7 +99,15 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None and name.startswith(_PREFIX):
             operation = GENAI.OP_EXECUTE_TOOL
-    tool_name = _text(get(GENAI.TOOL_NAME)) or _text(get(OPENINFERENCE.TOOL_NAME))
+        if operation is None and AI_SDK.TOOL_CALL_NAME in attrs:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and MLFLOW.SPAN_TYPE in attrs:
+            return _mlflow_fields(name, attrs)
+    tool_name = (
+        _text(get(GENAI.TOOL_NAME))
+        or _text(get(OPENINFERENCE.TOOL_NAME))
+        or _text(get(AI_SDK.TOOL_CALL_NAME))
+    )
     if tool_name is None and traceloop_kind == TRACELOOP.KIND_TOOL:
         tool_name = _text(get(TRACELOOP.ENTITY_NAME))
     if tool_name is None and name.startswith(_PREFIX):
@@ -111,3 +130,24 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
     )
     return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """MLflow tracing spans: the type names the operation, a TOOL span is named after its
+    function, usage sits in `mlflow.chat.tokenUsage` (JSON)."""
+    operation = _MLFLOW_OPS.get(str(attrs.get(MLFLOW.SPAN_TYPE)).strip())
+    tool_name = name if operation == GENAI.OP_EXECUTE_TOOL else None
+    tokens_in = tokens_out = None
+    usage = attrs.get(MLFLOW.CHAT_USAGE)
+    if isinstance(usage, str) and usage.startswith("{"):
+        try:
+            parsed = orjson.loads(usage)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            tokens_in, tokens_out = (
+                as_int(parsed.get("input_tokens")),
+                as_int(parsed.get("output_tokens")),
+            )
+    model = _text(attrs.get(GENAI.REQUEST_MODEL)) if operation == GENAI.OP_CHAT else None
+    return operation, tool_name, model, tokens_in, tokens_out

@@ -19,6 +19,7 @@ import orjson
 from evaluator.extract_envelopes import is_placeholder, unwrap_arguments, unwrap_value
 from evaluator.extract_span import SpanView
 from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
+from schemas.conventions import AI_SDK
 
 __all__ = [
     "coerce_arguments",
@@ -42,6 +43,7 @@ _ARGUMENT_KEYS = (
     ADK.TOOL_CALL_ARGS,
     LOGFIRE.TOOL_ARGUMENTS,
     MLFLOW.SPAN_INPUTS,
+    AI_SDK.TOOL_CALL_ARGS,
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -50,9 +52,21 @@ _RESULT_KEYS = (
     ADK.TOOL_RESPONSE,
     LOGFIRE.TOOL_RESPONSE,
     MLFLOW.SPAN_OUTPUTS,
+    AI_SDK.TOOL_CALL_RESULT,
 )
-_ID_KEYS = (GENAI.TOOL_CALL_ID, OPENINFERENCE.TOOL_CALL_ID, OPENINFERENCE.TOOL_ID)
-_NAME_KEYS = (GENAI.TOOL_NAME, OPENINFERENCE.TOOL_NAME, TRACELOOP.ENTITY_NAME)
+_ID_KEYS = (
+    GENAI.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_ID,
+    AI_SDK.TOOL_CALL_ID,
+)
+_NAME_KEYS = (
+    GENAI.TOOL_NAME,
+    OPENINFERENCE.TOOL_NAME,
+    TRACELOOP.ENTITY_NAME,
+    AI_SDK.TOOL_CALL_NAME,
+)
+_JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TOOL_CALL_RESULT)
 
 
 FIELD_KEYS = frozenset((*_ARGUMENT_KEYS, *_RESULT_KEYS, *_ID_KEYS))
@@ -94,6 +108,8 @@ def is_tool_span(span: SpanView) -> bool:
     if attributes.get(GENAI.OPERATION_NAME) == GENAI.OP_EXECUTE_TOOL:
         return True
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
+        return True
+    if AI_SDK.TOOL_CALL_NAME in attributes:
         return True
     kind = attributes.get(OPENINFERENCE.SPAN_KIND)
     if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
@@ -255,8 +271,8 @@ def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
         value = attributes.get(key)
         if value is None:
             continue
-        if key in (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS) and isinstance(value, str):
-            try:  # both JSON-encode the return value: `"\"sunny\""` -> `sunny`
+        if key in _JSON_ENCODED_RESULTS and isinstance(value, str):
+            try:  # these JSON-encode the return value: `"\"sunny\""` -> `sunny`
                 decoded = orjson.loads(value)
             except orjson.JSONDecodeError:
                 decoded = value

@@ -211,6 +211,10 @@ class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
     """Vercel AI SDK (`experimental_telemetry`) attributes."""
 
     METADATA_PREFIX = "ai.telemetry.metadata."  # + the keys the app passes as metadata
+    TOOL_CALL_NAME = "ai.toolCall.name"  # on `ai.toolCall` spans (newer releases add gen_ai.*)
+    TOOL_CALL_ID = "ai.toolCall.id"
+    TOOL_CALL_ARGS = "ai.toolCall.args"  # JSON text
+    TOOL_CALL_RESULT = "ai.toolCall.result"  # JSON text (a string result is a JSON string)
 
 
 class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
