@@ -22,6 +22,7 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_OI_MESSAGES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX)
 _MLFLOW_OPS = {
     f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
     **{f'"{kind}"': GENAI.OP_CHAT for kind in MLFLOW.MODEL_TYPES},
@@ -86,6 +87,17 @@ def _first_int(attrs: dict[str, Any], *keys: str) -> int | None:
     return None
 
 
+def _records_a_model_call(attrs: dict[str, Any]) -> bool:
+    """An OpenInference LLM span records a model call when it carries usage or messages;
+    one with neither is a framework helper or a wrapper (LlamaIndex's
+    `_prepare_chat_with_tools`, the outer `achat`), not a model call (SPEC §5)."""
+    if OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT in attrs or (
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION in attrs
+    ):
+        return True
+    return any(key.startswith(_OI_MESSAGES) for key in attrs)
+
+
 def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     """Derive the hot columns of one span from its name and attributes."""
     get = attrs.get
@@ -95,6 +107,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         inference_kind = get(OPENINFERENCE.SPAN_KIND)
         if isinstance(inference_kind, str):
             operation = _OPENINFERENCE_OPS.get(inference_kind.upper())
+            if operation == GENAI.OP_CHAT and not _records_a_model_call(attrs):
+                return None, None, None, None, None
         if operation is None and traceloop_kind == TRACELOOP.KIND_TOOL:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None and name.startswith(_PREFIX):

@@ -75,13 +75,14 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     arguments, is_object, args_id = read_arguments(attributes)
     result, result_id = read_result(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
+    error = tool_error(span)
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,
         name=name,
         arguments=arguments,
-        result=result,
-        error=tool_error(span),
+        result=None if error is not None else result,  # what a failed call's span output
+        error=error,  # holds is the error told to the model, not a return value
         source=_SOURCE,
         span_id=span.span_id or None,
         start_time=span.start_time,

@@ -5,10 +5,14 @@ What real instrumentations emit, as the conformance corpus shows:
   results use `{"content": x}`: an object whose only key is `result` or `content`
   is that value;
 - LangChain ToolMessage (OpenInference, OpenLLMetry) serialised as a constructor
-  (`{"lc": 1, "type": "constructor", "kwargs": {"content": ...}}`) or dumped
+  (`{"lc": 1, "type": "constructor", "kwargs": {"content": ...}}`), by
+  `message_to_dict` (`{"type": "tool", "data": {"content": ...}}`) or dumped
   (`{"type": "tool", "content": ..., "tool_call_id": ...}`): its `content`, and its
   `tool_call_id` is the call's id;
 - OpenLLMetry callback payloads: `{"output": x, "kwargs": ...}` is `x`;
+- a LlamaIndex ToolOutput (`{"blocks", "tool_name", "raw_input", "raw_output"}`,
+  OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
+  (LlamaIndex, OpenLLMetry) are the kwargs;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
 - placeholders (`<not specified>`, empty) are no value at all.
 Pure functions over decoded values.
@@ -23,6 +27,7 @@ import orjson
 
 from schemas import LANGCHAIN_MESSAGE as LC
 from schemas import PLACEHOLDERS
+from schemas.conventions import LLAMA_INDEX
 
 __all__ = ["Unwrapped", "is_placeholder", "unwrap_arguments", "unwrap_value"]
 
@@ -77,8 +82,12 @@ def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
         kwargs = value.get(LC.KWARGS)
         if isinstance(kwargs, Mapping) and LC.CONTENT in kwargs:
             return True, kwargs[LC.CONTENT], str(kwargs.get(LC.TOOL_CALL_ID) or "")
-    if value.get("type") == LC.TOOL_TYPE and LC.CONTENT in value and LC.TOOL_CALL_ID in value:
-        return True, value[LC.CONTENT], str(value.get(LC.TOOL_CALL_ID) or "")
+    if value.get("type") == LC.TOOL_TYPE:
+        data = value.get("data")
+        if isinstance(data, Mapping) and LC.CONTENT in data:  # message_to_dict: {type, data}
+            return True, data[LC.CONTENT], str(data.get(LC.TOOL_CALL_ID) or "")
+        if LC.CONTENT in value and LC.TOOL_CALL_ID in value:
+            return True, value[LC.CONTENT], str(value.get(LC.TOOL_CALL_ID) or "")
     return False, None, ""
 
 
@@ -108,17 +117,30 @@ def unwrap_value(value: Any) -> Unwrapped:
         if "output" in value and set(value) <= {"output", "kwargs"}:  # OpenLLMetry callback
             value, peeled = value["output"], True
             continue
+        if all(key in value for key in LLAMA_INDEX.TOOL_OUTPUT_KEYS):
+            value, peeled = value[LLAMA_INDEX.RAW_OUTPUT], True
+            continue
         break
     return Unwrapped(value if peeled else original, call_id)
 
 
 def unwrap_arguments(value: Any) -> Unwrapped:
-    """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`)
-    or a callback payload (`{"inputs": {...}}`); other values as they are."""
+    """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
+    a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
+    values as they are."""
     if isinstance(value, Mapping):
         if value.get("type") == LC.TOOL_CALL_TYPE and isinstance(value.get("args"), Mapping):
             return Unwrapped(value["args"], str(value.get("id") or ""))
         inputs = value.get("inputs")
-        if isinstance(inputs, Mapping) and set(value) <= {"inputs", "input_str", "kwargs"}:
-            return Unwrapped(inputs)
+        kwargs = value.get("kwargs")
+        if isinstance(inputs, Mapping) and (
+            "input_str" in value or set(value) <= {"inputs", "kwargs"}
+        ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
+            call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
+            return Unwrapped(inputs, str(call_id or ""))
+        if isinstance(kwargs, Mapping) and set(value) <= {"args", "kwargs"}:
+            positional = value.get("args")
+            if positional:
+                return Unwrapped({**kwargs, "args": positional})
+            return Unwrapped(kwargs)
     return Unwrapped(value)

@@ -288,13 +288,21 @@ def tool_result(attributes: Mapping[str, Any]) -> str | None:
 
 
 def _exception_message(text: str) -> str:
-    """The exception's own message out of a traceback or `Type: message` status text."""
+    """The exception's own message out of a traceback, `Type: message` status text, or the
+    OpenAI Agents SDK's `Error running tool (non-fatal): {..., 'error': message}`."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return text
     last = lines[-1].strip() if _TRACEBACK_HEAD in text else text.strip()
     match = _EXCEPTION_LINE.match(last)
-    return match.group(1) if match else last
+    if match:
+        return match.group(1)
+    head, sep, tail = last.partition(": {")
+    if sep and last.endswith("}"):
+        ok, parsed = _parse_text("{" + tail)
+        if ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
+            return parsed["error"]
+    return last
 
 
 def tool_error(span: SpanView) -> str | None:

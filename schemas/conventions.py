@@ -22,6 +22,7 @@ __all__ = [
     "TRACESIM",
     "UIPATH",
     "LANGCHAIN_MESSAGE",
+    "LLAMA_INDEX",
     "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
 ]
@@ -227,6 +228,13 @@ class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
     CONTENT = "content"
     TOOL_CALL_ID = "tool_call_id"
     TOOL_CALL_TYPE = "tool_call"  # a ToolCall dict {"name", "args", "id", "type": "tool_call"}
+
+
+class LLAMA_INDEX:  # noqa: N801 - the framework's name
+    """LlamaIndex values inside OpenInference attributes."""
+
+    TOOL_OUTPUT_KEYS = ("tool_name", "raw_output")  # a dumped ToolOutput: its raw_output
+    RAW_OUTPUT = "raw_output"
 
 
 PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
