@@ -28,6 +28,7 @@ from evaluator.extract_fields import (
     tool_error,
     tool_name,
 )
+from evaluator.extract_messages import calls_from_messages, tool_responses
 from evaluator.extract_recover import (
     PendingCall,
     RequestedCall,
@@ -89,7 +90,7 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         duration_ms=span.duration_ms,
     )
     if call_id and is_object:
-        return call, None
+        return call, None  # nothing to recover (a missing result is looked up separately)
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
@@ -115,18 +116,33 @@ def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) 
     return True
 
 
+class _Context:
+    """The conversation's spans as views, built on first use (most turns never need them)."""
+
+    def __init__(self, spans: Iterable[Any] | None) -> None:
+        self._spans = spans
+        self._views: list[SpanView] | None = None
+
+    def views(self) -> list[SpanView]:
+        if self._views is None:
+            self._views = sorted(_views(list(self._spans or ())), key=SpanView.sort_key)
+        return self._views
+
+    @property
+    def given(self) -> bool:
+        return self._spans is not None
+
+
 def _recover(
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
-    others: list[Any],
-    context: Iterable[Any] | None,
+    models: list[SpanView],
+    context: _Context,
 ) -> None:
     """Fill missing ids and bare arguments from the model requests of the same trace, then
-    (still missing) of the whole conversation (`context`), in place."""
+    (still missing) of the whole conversation, in place."""
     pending = [(view, call, p) for view, call, p in calls if p is not None]
-    traces = {view.trace_id for view, _, _ in pending}
-    models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
     left = []
-    for trace_id in traces:
+    for trace_id in {view.trace_id for view, _, _ in pending}:
         requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
@@ -134,14 +150,10 @@ def _recover(
         for (call, p), request in zip(in_trace, chosen, strict=True):
             if not _apply(call, p, request):
                 left.append((call, p))
-    if not left or context is None:
+    if not left or not context.given:
         return
     requested = [
-        r
-        for v in sorted(
-            _views([s for s in context if row_may_hold_requests(s)]), key=SpanView.sort_key
-        )
-        for r in safe_requested_calls(v)
+        r for v in context.views() if row_may_hold_requests(v) for r in safe_requested_calls(v)
     ]
     if not requested:
         return
@@ -149,6 +161,20 @@ def _recover(
     chosen = assign_requests([p for _, p in left], requested, taken=taken, latest=True)
     for (call, p), request in zip(left, chosen, strict=True):
         _apply(call, p, request)
+
+
+def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Context) -> None:
+    """Results of calls that lack one, from the tool messages later model requests carried
+    (same trace first, then the conversation), in place."""
+    missing = [c for c in calls if c.result is None and c.error is None and c.id]
+    if not missing:
+        return
+    found = tool_responses(models)
+    if context.given and any(c.id not in found for c in missing):
+        for call_id, result in tool_responses(context.views()).items():
+            found.setdefault(call_id, result)
+    for call in missing:
+        call.result = found.get(call.id)
 
 
 def extract_tool_calls(
@@ -159,8 +185,10 @@ def extract_tool_calls(
     `spans` are OTel SDK `ReadableSpan` objects or rows of the `spans` table
     (mappings; `attributes` and `events` may be JSON text). Spans that are
     not tool calls are ignored; spans that cannot be read are skipped with a
-    warning. `context` (the conversation's spans) is where ids and arguments are
-    recovered from when the calls' own traces lack them.
+    warning. `context` (the conversation's spans) is where ids, arguments and
+    results are recovered from when the calls' own traces lack them; in a
+    conversation without any tool span, the calls the model requested are the
+    calls (`extract_messages`).
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
@@ -178,12 +206,34 @@ def extract_tool_calls(
             others.append(view)
         else:
             calls.append((view, *found))
+    scope = _Context(context)
     if not calls:
-        return []
+        return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
-    if any(p is not None for _, _, p in calls):
-        _recover(calls, others, context)
+    pending = any(p is not None for _, _, p in calls)
+    needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
+    if pending or needs_result:
+        traces = {view.trace_id for view, _, _ in calls}
+        models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
+        if pending:
+            _recover(calls, models, scope)
+        if needs_result:
+            _fill_results([c for _, c, _ in calls], models, scope)
     return [call for _, call, _ in calls]
+
+
+def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
+    """Calls requested by this turn's model spans when the conversation has no tool span."""
+    candidates = [s for s in others if row_may_hold_requests(s)]
+    if not candidates:
+        return []
+    models = sorted(_views(candidates), key=SpanView.sort_key)
+    if not any(safe_requested_calls(v) for v in models):
+        return []
+    conversation = context.views() if context.given else models
+    if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
+        return []  # the conversation records its calls as tool spans
+    return calls_from_messages(models, conversation)
 
 
 def _span_label(span: Any) -> str:

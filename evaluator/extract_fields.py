@@ -226,8 +226,8 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
 
     gen_ai.tool.call.arguments > input.value > traceloop.entity.input (kwargs) > ADK >
     Logfire > MLflow span inputs; LangChain ToolCall and callback envelopes unwrapped.
-    A bare value (a string) is kept as {"input": value} and flagged, so the caller may
-    take the arguments from the model's request instead. `tool.parameters` (a schema)
+    A bare value (a string) is kept as {"input": value} and flagged (as are arguments
+    not recorded at all), so the caller may take them from the model's request instead. `tool.parameters` (a schema)
     is never read.
     """
     for key in _ARGUMENT_KEYS:
@@ -244,7 +244,7 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
         value = unwrapped.value
         is_object = isinstance(value, Mapping)
         return coerce_arguments(value), is_object, unwrapped.call_id
-    return {}, True, ""
+    return {}, False, ""  # none recorded: the requesting model span may hold them
 
 
 def tool_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:

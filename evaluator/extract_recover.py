@@ -61,6 +61,7 @@ _OI_FIELDS = {
     "tool_call.function.name": "name",
     "tool_call.function.arguments": "arguments",
 }
+_CHOICE_EVENT = "gen_ai.choice"
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
 
@@ -107,8 +108,11 @@ def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
             yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
 
 
-def _from_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Requested calls in one attribute map (span or event)."""
+def _from_attributes(
+    attributes: Mapping[str, Any], *, choice: bool = False
+) -> list[dict[str, Any]]:
+    """Requested calls in one attribute map (span or event; `choice`: a `gen_ai.choice`
+    event or log record, whose `message` / `tool_calls` are the model's answer)."""
     raw: list[dict[str, Any]] = []
     output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
     if output_messages:
@@ -124,8 +128,10 @@ def _from_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
+    if not choice:
+        return raw
     message = _loaded(attributes.get("message"))
-    if isinstance(message, Mapping):  # a gen_ai.choice event: {"message": {"tool_calls": []}}
+    if isinstance(message, Mapping):  # {"index", "finish_reason", "message": {"tool_calls"}}
         raw.extend(_from_output_messages([message]))
     tool_calls = _loaded(attributes.get("tool_calls"))
     if isinstance(tool_calls, list):
@@ -168,7 +174,7 @@ def requested_calls(span: SpanView) -> list[RequestedCall]:
     for event in span.events if not raw else ():
         attributes = event.get("attributes")
         if isinstance(attributes, Mapping) and attributes:
-            raw.extend(_from_attributes(attributes))
+            raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
     calls = []
     order = span.sort_key()
     for item in raw:

@@ -140,7 +140,7 @@ def unkeyed_tool_spans(con: Any) -> list[UnkeyedToolSpan]:
 
 def count_unkeyed_tool_spans(con: Any) -> int:
     """How many tool spans the collector could not key (from the hot columns: fast)."""
-    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchone()[0])
+    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchall()[0][0])
 
 
 def unkeyed_warning(count: int, db_path: str) -> str | None:

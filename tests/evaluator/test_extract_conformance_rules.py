@@ -254,3 +254,43 @@ def test_uipath_synthesized_container_is_not_a_call() -> None:
     ]
     [call] = extract_tool_calls(rows)
     assert (call.span_id, call.result) == (format(2, "016x"), "Sunny")
+
+
+def _responses(n: int, answered: list[tuple[str, str]], *, trace: int) -> dict:
+    parts = [{"type": "tool_call_response", "id": i, "response": r} for i, r in answered]
+    return _row(
+        n,
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": json.dumps([{"role": "tool", "parts": parts}]),
+        },
+        trace=trace,
+    )
+
+
+def test_without_tool_spans_the_requested_calls_are_the_calls() -> None:
+    conversation = [
+        _model(1, [("w1", "get_weather", {"city": "Paris"})], trace=1),
+        _responses(2, [("w1", '{"result": "Sunny"}')], trace=2),
+    ]
+    [call] = extract_tool_calls([conversation[0]], context=conversation)
+    assert (call.id, call.name, call.arguments, call.result) == (
+        "w1",
+        "get_weather",
+        {"city": "Paris"},
+        "Sunny",
+    )
+    assert extract_tool_calls([conversation[1]], context=conversation) == []
+    with_tool_span = [*conversation, _tool(3, {"gen_ai.tool.call.id": "w1"}, trace=3)]
+    assert extract_tool_calls([conversation[0]], context=with_tool_span) == []
+
+
+def test_missing_result_read_from_a_later_tool_message_event() -> None:
+    tool_message = {"name": "gen_ai.tool.message", "attributes": {"id": "c1", "content": "ok"}}
+    rows = [
+        _tool(1, {"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": "{}"}),
+        _row(2, "chat m", {"gen_ai.operation.name": "chat"}, events=json.dumps([tool_message])),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert call.result == "ok"
