@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.extract import extract_tool_calls
-from evaluator.extract_fields import is_tool_span
-from evaluator.extract_span import view_of
+from evaluator.extract.fields import is_tool_span
+from evaluator.extract.span import view_of
 from evaluator.inspect_sql import INSPECT_SQL
 from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 

@@ -12,7 +12,7 @@ JSON columns of `turns.explicit_tool_calls` and `conversations.scenario` are
 parsed (a scenario once per chunk: the conversations playing it share the
 parsed dict, which nobody mutates). The spans' JSON columns are passed through as text: extraction
 skips most spans by a substring scan of the raw attributes and parses only
-the few that can be tool calls (`evaluator.extract_span`); a metric that
+the few that can be tool calls (`evaluator.extract.span`); a metric that
 reads spans (a custom metric) sees them parsed, on first access
 (`DecodedSpans`).
 """

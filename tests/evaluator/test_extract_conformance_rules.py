@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from evaluator import extract_tool_calls
-from evaluator.extract_envelopes import unwrap_value
+from evaluator.extract.envelopes import unwrap_value
 
 T0 = datetime(2025, 1, 1, 12, 0, 0)
 

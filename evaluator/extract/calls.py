@@ -9,8 +9,8 @@ else in the conversation, and orders the calls by span start time, then span id.
 
 Pure: spans in, tool calls out. A span that cannot be read is skipped with a
 warning; extraction never raises for one bad span. The field-by-field
-precedence lives in `extract_fields`, the span shapes in `extract_span`, id
-recovery in `extract_recover`.
+precedence lives in `fields`, the span shapes in `span`, id
+recovery in `recover`, envelopes in `envelopes`, message-borne content in `messages`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.extract_fields import (
+from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
@@ -28,15 +28,15 @@ from evaluator.extract_fields import (
     tool_error,
     tool_name,
 )
-from evaluator.extract_messages import calls_from_messages, tool_responses
-from evaluator.extract_recover import (
+from evaluator.extract.messages import calls_from_messages, tool_responses
+from evaluator.extract.recover import (
     PendingCall,
     RequestedCall,
     assign_requests,
     row_may_hold_requests,
     safe_requested_calls,
 )
-from evaluator.extract_span import SpanView, row_may_be_tool_span, view_of
+from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
 
 __all__ = ["extract_tool_calls"]
@@ -188,7 +188,7 @@ def extract_tool_calls(
     warning. `context` (the conversation's spans) is where ids, arguments and
     results are recovered from when the calls' own traces lack them; in a
     conversation without any tool span, the calls the model requested are the
-    calls (`extract_messages`).
+    calls (`messages`).
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids

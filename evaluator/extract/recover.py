@@ -34,8 +34,8 @@ from typing import Any
 import orjson
 
 from evaluator.canonical import canonical_args
-from evaluator.extract_fields import parse_arguments
-from evaluator.extract_span import SpanView
+from evaluator.extract.fields import parse_arguments
+from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, OPENINFERENCE
 
 __all__ = [

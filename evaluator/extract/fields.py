@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from evaluator.extract_envelopes import is_placeholder, unwrap_arguments, unwrap_value
-from evaluator.extract_span import SpanView
+from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
 from schemas.conventions import AI_SDK
 
@@ -266,7 +266,7 @@ def encode_result(value: Any) -> str | None:
 def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
     """(result text, envelope call id): gen_ai.tool.call.result > output.value >
     traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
-    (`evaluator.extract_envelopes`); a placeholder is no result."""
+    (`evaluator.extract.envelopes`); a placeholder is no result."""
     for key in _RESULT_KEYS:
         value = attributes.get(key)
         if value is None:

@@ -1,7 +1,7 @@
 """Tool calls and results read from model messages (SPEC §5).
 
 A conversation without any tool span (OpenLLMetry openai, a manual loop) records its
-tool calls only in the model messages: each requested call (`extract_recover`) is a
+tool calls only in the model messages: each requested call (`recover`) is a
 call, its result the tool message a later request carried back.
 
 When a tool span lacks its result (OTel GenAI without content on spans, or no tool
@@ -25,9 +25,9 @@ from typing import Any
 
 import orjson
 
-from evaluator.extract_envelopes import unwrap_value
-from evaluator.extract_recover import safe_requested_calls
-from evaluator.extract_span import SpanView
+from evaluator.extract.envelopes import unwrap_value
+from evaluator.extract.recover import safe_requested_calls
+from evaluator.extract.span import SpanView
 from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
 __all__ = ["calls_from_messages", "tool_responses"]
