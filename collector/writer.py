@@ -227,7 +227,7 @@ class Writer:
         router.route(logs.columns, logs.rules)
         backfill = router.backfill_targets(learned)
         router.settled(trace_id for trace_id, _chat, _turn in learned)
-        return prepare(spans, logs, backfill)
+        return prepare(spans, logs, backfill, router.session_backfill_targets())
 
     def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
         """Commit one prepared batch (one retry), then publish progress. The spool position

@@ -17,6 +17,7 @@ _COMMANDS: dict[str, str] = {
     "evaluate": "Re-evaluate what a DuckDB file holds, without re-running the agent.",
     "report": "Write the HTML report of a DuckDB file.",
     "sql": "Run a read-only SQL query over a DuckDB file (or a running collector).",
+    "inspect": "Show what tracesim understood of a capture (conventions, tool and model spans).",
 }
 
 
