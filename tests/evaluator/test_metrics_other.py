@@ -56,7 +56,8 @@ def test_order_strict_is_exact_sequence() -> None:
 def test_order_details_and_not_graded() -> None:
     result = tool_call_order(names("b", "x", "a"), [ToolCall(name="a"), ToolCall(name="b")])
     assert result.details["missing"] == ["b"] or result.details["missing"] == ["a"]
-    assert tool_call_order(names("a"), []).value is None
+    assert tool_call_order(names("a"), None).value is None
+    assert tool_call_order(names("a"), []).passed is False  # [] = expect no call
 
 
 # --- count ----------------------------------------------------------------------
