@@ -52,7 +52,7 @@ def test_modes(mode, actual, expected, value, passed) -> None:
         ("strict", [], 1.0, True),
         ("strict", [t("a")], 0.0, False),
         ("unordered", [t("a")], 0.0, False),
-        ("contains", [t("a")], 0.0, False  # [] = "call no tool" in every order,
+        ("contains", [t("a")], 0.0, False),  # [] = "call no tool" in every order
         ("within", [], 1.0, True),
         ("within", [t("a")], 0.0, False),
         ("in_order", [t("a")], 0.0, False),
