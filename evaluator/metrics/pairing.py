@@ -96,9 +96,7 @@ def _strict_pairs(
     pairs: list[tuple[int, int]] = []
     for e_run, a_run in zip(exp_runs, act_runs, strict=False):
         match = max_weight_matching if weighted else max_matching
-        local = match(
-            len(e_run), len(a_run), lambda i, j, e=e_run, a=a_run: score(e[i], a[j])
-        )
+        local = match(len(e_run), len(a_run), lambda i, j, e=e_run, a=a_run: score(e[i], a[j]))
         pairs.extend((e_run[i], a_run[j]) for i, j in local)
     pairs.sort()
     return pairs, same_shape
