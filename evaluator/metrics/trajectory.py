@@ -19,7 +19,8 @@ without args is compared by name only.
 
 Under ``partial_credit`` "matched" sums each pair's score and passing needs
 every pair at 1.0. ``all_or_nothing``: value 1.0 when passed, else 0.0.
-`expected=None`: not graded; ``[]``: passes only when no tool was called.
+`expected=None`: not graded (only the forbidden tools are checked, when
+given); ``[]``: passes only when no tool was called.
 Forbidden tools: any actual call to one fails the metric, sets the value to
 0.0 (the match value stays in details) and lists the calls.
 """
@@ -90,18 +91,28 @@ def trajectory(
         scorer = CallScorer(arg_mode=arg_mode, arg_matchers=arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return _invalid(str(exc))
-    if expected is None:
-        return not_graded(NAME, "no expected trajectory given")
-    try:
-        wanted = expected_calls(expected)
-    except ExpectedCallError as exc:
-        return _invalid(f"invalid expected tool calls: {exc}")
     banned = tuple(forbidden)
     forbidden_calls = [
         describe(c.name, c.arguments)
         for c in actual
         if banned and any(names_match(b, c.name) for b in banned)
     ]
+    if expected is None:
+        if not banned:
+            return not_graded(NAME, "no expected trajectory given")
+        return MetricResult(
+            name=NAME,
+            value=0.0 if forbidden_calls else 1.0,
+            passed=not forbidden_calls,
+            reason=f"forbidden tools called: {', '.join(forbidden_calls)}"
+            if forbidden_calls
+            else "no forbidden tool called (no expected trajectory given)",
+            details={"order": order, "arg_mode": arg_mode, "forbidden": forbidden_calls},
+        )
+    try:
+        wanted = expected_calls(expected)
+    except ExpectedCallError as exc:
+        return _invalid(f"invalid expected tool calls: {exc}")
     if not wanted:
         result = expect_no_calls(NAME, actual)
         result.details.update(order=order, arg_mode=arg_mode, forbidden=forbidden_calls)
