@@ -62,7 +62,7 @@ def tool_call_args(
     """
     try:
         mode = resolve_arg_mode(arg_mode or ("subset" if subset else "exact"))
-        scorer = CallScorer(arg_mode=mode, arg_matchers=arg_matchers)
+        scorer = CallScorer.for_mode(mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return not_graded(NAME, str(exc), label="invalid_expected")
     whole = bool(all_or_nothing if all_or_nothing is not None else strict)

@@ -41,7 +41,7 @@ def tool_call_f1(
     """F1 of actual against expected calls; precision and recall in details."""
     try:
         mode = resolve_arg_mode(arg_mode)
-        scorer = CallScorer(arg_mode=mode, arg_matchers=arg_matchers)
+        scorer = CallScorer.for_mode(mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return not_graded(NAME, str(exc), label="invalid_expected")
     if expected is None:

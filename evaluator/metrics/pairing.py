@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluator.canonical import is_deep_subset, values_equal
 from evaluator.matching import (
     lcs_pairs,
     max_matching,
@@ -21,31 +22,62 @@ from evaluator.matching import (
 )
 from evaluator.metrics.argmatch import ArgComparer, compile_matchers
 from evaluator.metrics.expected import ExpectedCall
-from evaluator.metrics.vocabulary import names_match
+from evaluator.metrics.vocabulary import names_match, normalize_name
 from schemas import ToolCall
 
 __all__ = ["CallScorer", "pair_calls"]
+
+_SHARED: dict[str, CallScorer] = {}
 
 
 class CallScorer:
     """Scores one actual call against one expected call (0.0 = cannot answer it)."""
 
-    __slots__ = ("comparer", "partial")
+    __slots__ = ("comparer", "partial", "plain")
 
     def __init__(self, *, arg_mode: str, arg_matchers: Mapping[str, Any] | None = None) -> None:
         self.comparer = ArgComparer(arg_mode, compile_matchers(arg_matchers))
-        self.partial = arg_mode == "partial_credit"
+        matchers = self.comparer.matchers.values()
+        self.plain = not self.comparer.matchers
+        self.partial = arg_mode == "partial_credit" or any(
+            spec.call is not None or spec.mode == "partial_credit" for spec in matchers
+        )
+
+    @classmethod
+    def for_mode(cls, arg_mode: str, arg_matchers: Mapping[str, Any] | None = None) -> CallScorer:
+        """A scorer; the matcher-less ones are shared (metrics run per turn, hot)."""
+        if arg_matchers:
+            return cls(arg_mode=arg_mode, arg_matchers=arg_matchers)
+        scorer = _SHARED.get(arg_mode)
+        if scorer is None:
+            scorer = _SHARED[arg_mode] = cls(arg_mode=arg_mode)
+        return scorer
 
     def uses_weights(self, wanted: Sequence[ExpectedCall]) -> bool:
         """True when some pair may fit partly (partial credit or a scoring callable)."""
-        return (
-            self.partial
-            or any(w.arg_match_mode == "partial_credit" for w in wanted)
-            or any(
-                spec.call is not None or spec.mode == "partial_credit"
-                for spec in self.comparer.matchers.values()
-            )
-        )
+        return self.partial or any(w.arg_match_mode == "partial_credit" for w in wanted)
+
+    def fits(self, want: ExpectedCall, call: ToolCall, *, default_args: bool = False) -> bool:
+        """True when `call` fully answers `want` (the 0/1 fast path of `score`)."""
+        if want.id:
+            if call.id != want.id or (want.name and not names_match(want.name, call.name)):
+                return False
+        elif want.name != call.name and normalize_name(want.name) != normalize_name(call.name):
+            return False
+        args = want.args
+        if args is None:
+            if not default_args:
+                return True
+            args = {}
+        if self.plain:
+            mode = want.arg_match_mode or self.comparer.mode
+            if mode == "exact":
+                return values_equal(args, call.arguments)
+            if mode == "ignore":
+                return True
+            if mode == "subset":
+                return is_deep_subset(args, call.arguments)
+        return self.comparer.score(call.name, args, call.arguments, mode=want.arg_match_mode) >= 1
 
     def fits_name(self, want: ExpectedCall, call: ToolCall) -> bool:
         """Same call id when the expected call has one, else the same normalised name."""
@@ -111,17 +143,23 @@ def pair_calls(
     default_args: bool = False,
 ) -> tuple[list[tuple[int, int]], list[float], bool]:
     """(pairs, score of each pair, shape ok) for `order`; shape ok is strict's same-structure test."""
-    cache: dict[tuple[int, int], float] = {}
-
-    def score(i: int, j: int) -> float:
-        key = (i, j)
-        value = cache.get(key)
-        if value is None:
-            value = cache[key] = scorer.score(wanted[i], actual[j], default_args=default_args)
-        return value
-
     weighted = scorer.uses_weights(wanted)
     n_e, n_a = len(wanted), len(actual)
+    if weighted:
+        cache: dict[tuple[int, int], float] = {}
+
+        def score(i: int, j: int) -> float:
+            key = (i, j)
+            value = cache.get(key)
+            if value is None:
+                value = cache[key] = scorer.score(wanted[i], actual[j], default_args=default_args)
+            return value
+    else:
+        fits = scorer.fits
+
+        def score(i: int, j: int) -> float:
+            return 1.0 if fits(wanted[i], actual[j], default_args=default_args) else 0.0
+
     shape_ok = True
     if order == "strict":
         pairs, shape_ok = _strict_pairs(wanted, actual, score, weighted)
@@ -134,5 +172,9 @@ def pair_calls(
     elif weighted:
         pairs = max_weight_matching(n_e, n_a, score)
     else:
-        pairs = max_matching(n_e, n_a, lambda i, j: score(i, j) > 0)
+        pairs = max_matching(
+            n_e, n_a, lambda i, j: fits(wanted[i], actual[j], default_args=default_args)
+        )
+    if not weighted:
+        return pairs, [1.0] * len(pairs), shape_ok
     return pairs, [score(i, j) for i, j in pairs], shape_ok

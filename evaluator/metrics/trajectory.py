@@ -88,7 +88,7 @@ def trajectory(
     try:
         order = resolve_order(order or mode or "strict")
         arg_mode = resolve_arg_mode(arg_mode)
-        scorer = CallScorer(arg_mode=arg_mode, arg_matchers=arg_matchers)
+        scorer = CallScorer.for_mode(arg_mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return _invalid(str(exc))
     banned = tuple(forbidden)
