@@ -70,7 +70,8 @@ class ExpectedCall:
     arg_match_mode: str | None = None
     """Per-call override of the metric's `arg_mode` (canonical name)."""
     id: str = ""
-    """Tool-call id to match by (an expected call with an id fits only that call)."""
+    """Tool-call id to match by (an expected call with an id fits only that call); only a
+    mapping's "id" key sets it (a ToolCall's id belongs to the run that made it)."""
     group: str | None = None
     """Parallel group: calls sharing it may come in any order (strict trajectory)."""
 
@@ -135,12 +136,13 @@ def _one(item: Any, index: int, group: str | None) -> ExpectedCall:
         return item
     if isinstance(item, ToolCall):
         output = item.result if item.result is not None else UNSPECIFIED
+        # a ToolCall's id belongs to the run that made it: only an explicit "id" key
+        # in a mapping asks to match by id
         return ExpectedCall(
             item.name,
             item.arguments,
             output,
-            id=item.id,
-            group=group if group is not None else getattr(item, "group", None),
+            group=group if group is not None else item.group,
         )
     raise ExpectedCallError(
         f"expected[{index}]: a tool name, a ToolCall or an object, got {kind.__name__}"
