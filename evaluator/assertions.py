@@ -189,6 +189,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
     if threshold is not None:
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
             fail("threshold", f"must be a number, got {threshold!r}")
+        if kind == "tool_call_stats":
+            fail("threshold", "tool_call_stats is informational (a count, never pass/fail)")
         if kind == "tool_latency":
             if threshold <= 0:
                 fail(
@@ -221,10 +223,15 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         values["expected"] = dict(expected)
 
     if kind == "tool_calls":
-        mode_key = "order" if "order" in raw else "match_mode"
-        values["match_mode"] = MATCH_MODES[
-            _choice(raw.get(mode_key, "unordered"), tuple(MATCH_MODES), fail, mode_key)
-        ]
+        if "order" in raw:
+            try:
+                values["match_mode"] = resolve_order(raw["order"])
+            except VocabularyError as exc:
+                fail("order", str(exc))
+        else:
+            values["match_mode"] = MATCH_MODES[
+                _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
+            ]
         arg_key = "arg_mode" if "arg_mode" in raw else "arg_match_mode"
         values["arg_match_mode"] = _choice(raw.get(arg_key, "exact"), ARG_MODES, fail, arg_key)
         forbidden = raw.get("forbidden", [])

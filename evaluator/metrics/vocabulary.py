@@ -14,7 +14,8 @@ Every metric that compares calls speaks the same words (README, "Metrics"):
   within actual, any order), ``within`` (actual within expected).
 - ``all_or_nothing``: value 1.0 when everything matched, else 0.0.
 
-Old spellings keep working as deprecated aliases (`ORDER_ALIASES`,
+Case, spaces and hyphens do not matter ("IN ORDER" is ``in_order``). Old
+spellings keep working as deprecated aliases (`ORDER_ALIASES`,
 `ARG_MODE_ALIASES`, and `strict=` / `subset=` flags in the metrics that had
 them). Beware the peers' words: agentevals' `tool_args_match_mode="subset"`
 means "actual within reference", our ``superset``; its `"superset"` is our
@@ -76,6 +77,11 @@ def _resolve(value: object, names: tuple[str, ...], aliases: dict[str, str], wha
             return value
         if value in aliases:
             return aliases[value]
+        spelled = "_".join(value.strip().lower().replace("-", " ").split())  # "IN ORDER"
+        if spelled in names:
+            return spelled
+        if spelled in aliases:
+            return aliases[spelled]
     accepted = ", ".join(names)
     raise VocabularyError(
         f"unknown {what} {value!r}: one of {accepted} (aliases: {', '.join(aliases)})"
