@@ -60,7 +60,7 @@ class CallScorer:
     def fits(self, want: ExpectedCall, call: ToolCall, *, default_args: bool = False) -> bool:
         """True when `call` fully answers `want` (the 0/1 fast path of `score`)."""
         if want.id:
-            if call.id != want.id or (want.name and not names_match(want.name, call.name)):
+            if call.id != want.id:
                 return False
         elif want.name != call.name and normalize_name(want.name) != normalize_name(call.name):
             return False
@@ -80,9 +80,10 @@ class CallScorer:
         return self.comparer.score(call.name, args, call.arguments, mode=want.arg_match_mode) >= 1
 
     def fits_name(self, want: ExpectedCall, call: ToolCall) -> bool:
-        """Same call id when the expected call has one, else the same normalised name."""
+        """Same call id when the expected call has one (the id wins over the name: a renamed
+        tool keeps its id), else the same normalised name."""
         if want.id:
-            return call.id == want.id and (not want.name or names_match(want.name, call.name))
+            return call.id == want.id
         return names_match(want.name, call.name)
 
     def score(self, want: ExpectedCall, call: ToolCall, *, default_args: bool = False) -> float:

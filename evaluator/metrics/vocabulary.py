@@ -103,13 +103,16 @@ _DROPPED = re.compile(r"[!-,./:-@\[-^`{-~]")  # ASCII punctuation except "-" and
 
 
 @lru_cache(maxsize=8192)
-def normalize_name(name: str) -> str:
-    """A tool name as runtimes sanitise it: whitespace runs -> "_", ASCII punctuation dropped.
+def normalize_name(name: str | None) -> str:
+    """A tool name as runtimes sanitise it: whitespace runs -> "_", ASCII punctuation
+    dropped, at most 64 characters (the function-name limit of chat APIs).
 
     "Web Search" and "Web_Search" (UiPath, LangChain) compare equal; case
     and non-ASCII letters are kept, so distinct tools stay distinct.
     """
-    return _DROPPED.sub("", _SPACES.sub("_", name.strip()))
+    if not name:
+        return ""
+    return _DROPPED.sub("", _SPACES.sub("_", name.strip()))[:64]
 
 
 def names_match(expected: str, actual: str) -> bool:

@@ -91,7 +91,8 @@ def test_each_comparator(op, count, passed) -> None:
 def test_count_invalid_and_empty() -> None:
     assert tool_call_count([], {"s": ("~", 1)}).label == "invalid_expected"
     assert tool_call_count([], {"s": True}).label == "invalid_expected"
-    assert tool_call_count([], {}).value is None
+    assert tool_call_count([], None).value is None
+    assert tool_call_count([], {}).passed is True  # {} = "call no tool" (issue 13)
 
 
 # --- output ---------------------------------------------------------------------

@@ -24,7 +24,7 @@ from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import chat_completion, fake_openai
 
-__all__ = ["Call", "judge_once", "messages", "spec", "turn_context"]
+__all__ = ["Call", "judge_once", "messages", "span_row", "spec", "turn_context"]
 
 Call = tuple  # (name, args) or (name, args, result)
 
@@ -90,3 +90,22 @@ def judge_once(judge: Judge, ctx: MetricContext, label: str) -> tuple[MetricResu
         body = fake.requests[0]
     assert client.usage.input_tokens == 40  # cost accounting kept
     return result, body
+
+
+def span_row(attributes: dict[str, Any], index: int = 1, name: str = "tool") -> dict[str, Any]:
+    """A stored span row (as extraction reads it) with these attributes, started at `index` s."""
+    from datetime import datetime, timedelta
+
+    return {
+        "trace_id": "0" * 31 + "1",
+        "span_id": f"{index:016x}",
+        "parent_span_id": None,
+        "name": name,
+        "start_time": datetime(2025, 1, 1, 12, 0, 0) + timedelta(seconds=index),
+        "end_time": None,
+        "duration_ms": 1.0,
+        "status_code": "UNSET",
+        "status_message": None,
+        "attributes": json.dumps(attributes),
+        "events": "[]",
+    }
