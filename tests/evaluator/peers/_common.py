@@ -22,7 +22,7 @@ from evaluator.llm_client import JudgeClient
 from schemas import MetricResult, ToolCall, create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
-from tests.fakes.openai_server import chat_completion, fake_openai
+from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
 
 __all__ = ["Call", "judge_once", "messages", "span_row", "spec", "turn_context"]
 
@@ -74,10 +74,13 @@ def turn_context(
     )
 
 
-def judge_once(judge: Judge, ctx: MetricContext, label: str) -> tuple[MetricResult, dict]:
-    """Run `judge` on `ctx` over HTTP; the stand-in model answers `label`. (result, request)."""
+def judge_once(judge: Judge, ctx: MetricContext, label: str | None) -> tuple[MetricResult, dict]:
+    """Run `judge` on `ctx` over HTTP; the stand-in model answers `label` (None: the fake's
+    default answer for that judge). Returns (result, request)."""
 
     def handler(body: dict[str, Any]) -> dict[str, Any]:
+        if label is None:
+            return judge_reply(body, prompt_tokens=40, completion_tokens=8)
         answer = {"reasoning": "as a careful reviewer would", "label": label}
         return chat_completion(json.dumps(answer), prompt_tokens=40, completion_tokens=8)
 
