@@ -62,6 +62,8 @@ class Judge:
     """Turns the decoded answer into a verdict; raises MalformedAnswer."""
     pass_labels: frozenset[str] | None = None
     """For label judges: the labels that pass (None = pass by threshold on the value)."""
+    sees: frozenset[str] = frozenset()
+    """Extra context the prompt shows: `tool_definitions`, `reference_trajectory`."""
 
     def parse(self, content: str) -> JudgeVerdict:
         """Decode and check a raw answer."""
@@ -121,6 +123,7 @@ def label_judge(
     labels: Mapping[str, float],
     passing: set[str],
     level: Literal["turn", "conversation"] = "turn",
+    sees: frozenset[str] = frozenset(),
 ) -> Judge:
     """A judge answering one label of a fixed set; each label has a value."""
     schema = _object_schema(
@@ -140,6 +143,7 @@ def label_judge(
         schema=schema,
         read=read,
         pass_labels=frozenset(passing),
+        sees=sees,
     )
 
 
