@@ -19,6 +19,7 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from collector.deadletter import DeadLetter
 from collector.decode import check_spans
 from collector.decode_logs import check_logs
 from collector.http_server import HttpServer
@@ -52,6 +53,10 @@ class CollectorStats:
     replayed_requests: int
     pending_bytes: int
     spool_bytes: int
+    dead_letters: int = 0
+    """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
+    nulled_values: int = 0
+    """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict (for printing / JSON)."""
@@ -133,6 +138,7 @@ class Collector:
         self._http: HttpServer | None = None
         self._replayed = 0
         self._loaded_at_start = 0
+        self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
         self._sidecar = False
 
     # lifecycle -------------------------------------------------------------------------
@@ -166,6 +172,7 @@ class Collector:
             batch_rows=self._batch[0],
             batch_seconds=self._batch[1],
             redactor=self.redactor,
+            dead_letter=self.dead_letter,
         )
         loaded = self._loaded_at_start = self._store.loaded_seq()
         self._writer.load(self._replay_items(self._spool, loaded))
@@ -208,7 +215,13 @@ class Collector:
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
         """Spool records not yet in DuckDB, parsed for the writer."""
         for record in spool.recover(loaded):
-            item = _replay_item(record)
+            try:
+                item = _replay_item(record)
+            except Exception as error:  # an unloadable record never stops start-up
+                self.dead_letter.record(
+                    record.seq, record.kind, record.payload, f"spool record {record.seq}: {error}"
+                )
+                continue
             if item is not None:
                 self._replayed += 1
                 yield item
@@ -341,6 +354,8 @@ class Collector:
             replayed_requests=self._replayed,
             pending_bytes=ingest.pending_bytes if ingest else 0,
             spool_bytes=spool.disk_bytes() if spool else 0,
+            dead_letters=self.dead_letter.count,
+            nulled_values=writer.stats.nulled_values if writer else 0,
         )
 
     def query(self, sql: str, params: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:
@@ -370,15 +385,17 @@ class Collector:
             cursor.close()
 
 
-def _replay_item(record: SpoolRecord) -> Item | None:
-    """A spool record as a writer item (None for an unknown kind or unparsable payload)."""
-    if record.kind == KIND_TRACES:
-        request = ExportTraceServiceRequest.FromString(record.payload)
-        count = check_spans(request)[0]
-    elif record.kind == KIND_LOGS:
-        request = ExportLogsServiceRequest.FromString(record.payload)
-        count = check_logs(request)[0]
-    else:
-        log.warning("spool record %d has unknown kind %d; skipped", record.seq, record.kind)
-        return None
+def _replay_item(record: SpoolRecord) -> Item:
+    """A spool record as a writer item; ValueError naming what is wrong when it cannot be."""
+    if record.kind not in (KIND_TRACES, KIND_LOGS):
+        raise ValueError(f"unknown kind {record.kind}")
+    message_type = (
+        ExportTraceServiceRequest if record.kind == KIND_TRACES else ExportLogsServiceRequest
+    )
+    try:
+        request = message_type.FromString(record.payload)
+    except Exception as error:
+        raise ValueError(f"not a valid {message_type.DESCRIPTOR.name}: {error}") from None
+    check = check_spans if record.kind == KIND_TRACES else check_logs
+    count = check(request)[0]
     return Item(record.seq, record.kind, request, len(record.payload), count)
