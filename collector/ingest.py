@@ -84,10 +84,19 @@ class Ingest:
             if self._pending and self._pending + size > self._max_pending:
                 self.busy_answers += 1
                 raise Busy("collector queue is full; retry later")
+            try:
+                seq = self._spool.append(kind, payload)
+            except Busy:  # disk full / EIO: nothing queued, no budget taken
+                self.busy_answers += 1
+                raise
             self._pending += size
-            seq = self._spool.append(kind, payload)
             self._writer.put(Item(seq, kind, request, size, valid))
-        self._spool.sync(seq)
+        try:
+            self._spool.sync(seq)
+        except Busy:  # the budget comes back when the writer has handled the item
+            with self._lock:
+                self.busy_answers += 1
+            raise
         with self._arrival:
             self.last_arrival = time.monotonic()
             self._arrival.notify_all()
