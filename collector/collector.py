@@ -57,6 +57,9 @@ class CollectorStats:
     """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
     nulled_values: int = 0
     """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
+    quarantined_ranges: int = 0
+    """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
+    quarantined_bytes: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict (for printing / JSON)."""
@@ -178,10 +181,15 @@ class Collector:
         self._writer.load(self._replay_items(self._spool, loaded))
         if self._writer.has_failed:  # keep what could not be loaded for the next start
             log.error("replaying the spool %s failed; its segments are kept", self._spool_dir)
-        else:
+        elif self._replayed == 0 or self._store.checkpoint():  # never drop what a WAL holds
             self._spool.drop_recovered()
         self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
-        self._ingest = Ingest(self._spool, self._writer, max_pending_bytes=self._max_pending)
+        self._ingest = Ingest(
+            self._spool,
+            self._writer,
+            max_pending_bytes=self._max_pending,
+            release=self._release_spool,
+        )
         self._writer._on_committed = self._ingest.committed
         self._writer.start()
         if self._grpc_port is not None:
@@ -211,6 +219,14 @@ class Collector:
                 token_required=self._auth_token is not None,
             )
             self._sidecar = True
+
+    def _release_spool(self, loaded: int) -> None:
+        """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
+        database file itself (the WAL alone can be damaged). Runs on the writer's thread."""
+        spool, store = self._spool, self._store
+        if spool is not None and store is not None and spool.releasable(loaded):
+            if store.checkpoint():
+                spool.release(loaded)
 
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
         """Spool records not yet in DuckDB, parsed for the writer."""
@@ -262,7 +278,7 @@ class Collector:
             self._stop_writer(self._writer, timeout)
         if self._spool is not None:
             loaded = None
-            if self._writer is not None:
+            if self._writer is not None and self._store is not None and self._store.checkpoint():
                 loaded = max(self._writer.durable_seq, self._loaded_at_start)
             self._spool.close(loaded=loaded)
         if self._store is not None:
@@ -356,6 +372,8 @@ class Collector:
             spool_bytes=spool.disk_bytes() if spool else 0,
             dead_letters=self.dead_letter.count,
             nulled_values=writer.stats.nulled_values if writer else 0,
+            quarantined_ranges=spool.quarantined_ranges if spool else 0,
+            quarantined_bytes=spool.quarantined_bytes if spool else 0,
         )
 
     def query(self, sql: str, params: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -29,8 +30,16 @@ __all__ = ["Ingest"]
 class Ingest:
     """Validates requests, writes them to the spool and hands them to the writer."""
 
-    def __init__(self, spool: Spool, writer: Writer, *, max_pending_bytes: int = 32 << 20) -> None:
+    def __init__(
+        self,
+        spool: Spool,
+        writer: Writer,
+        *,
+        max_pending_bytes: int = 32 << 20,
+        release: Callable[[int], None] | None = None,
+    ) -> None:
         self._spool = spool
+        self._release = release or spool.release
         self._writer = writer
         self._max_pending = max_pending_bytes
         self._lock = threading.Lock()
@@ -106,7 +115,7 @@ class Ingest:
         """Writer callback: free the memory budget and the loaded spool segments."""
         with self._lock:
             self._pending -= nbytes
-        self._spool.release(seq)
+        self._release(seq)
 
     @property
     def pending_bytes(self) -> int:

@@ -70,19 +70,53 @@ def _unavailable(what: str, error: OSError) -> Busy:
     return Busy(f"the collector could not {what} its spool ({reason}); retry later")
 
 
-def _read_segment(path: Path) -> Iterator[SpoolRecord]:
-    """Records of one segment up to the first torn or corrupt one."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+def _record_at(data: bytes, offset: int) -> SpoolRecord | None:
+    """The intact record starting at `offset`, or None."""
+    if offset + _HEADER.size > len(data):
+        return None
+    magic, kind, seq, length, crc = _HEADER.unpack_from(data, offset)
+    start = offset + _HEADER.size
+    if magic != _MAGIC or start + length > len(data):
+        return None
+    payload = data[start : start + length]
+    if _crc(kind, seq, payload) != crc:
+        return None
+    return SpoolRecord(seq, kind, payload)
+
+
+def scan_segment(data: bytes) -> Iterator[SpoolRecord | tuple[int, int]]:
+    """Records of one segment in order, and (start, end) byte ranges that hold no intact
+    record: after a damaged one the scan resynchronises on the next intact header (the
+    magic, then the CRC of kind, seq and payload), so one bad byte costs one record."""
     offset = 0
-    while offset + _HEADER.size <= len(data):
-        magic, kind, seq, length, crc = _HEADER.unpack_from(data, offset)
-        start = offset + _HEADER.size
-        payload = data[start : start + length]
-        if magic != _MAGIC or len(payload) != length or _crc(kind, seq, payload) != crc:
-            return
-        yield SpoolRecord(seq, kind, payload)
-        offset = start + length
+    size = len(data)
+    while offset < size:
+        record = _record_at(data, offset)
+        if record is not None:
+            yield record
+            offset += _HEADER.size + len(record.payload)
+            continue
+        resume = data.find(_MAGIC, offset + 1)
+        while resume != -1 and _record_at(data, resume) is None:
+            resume = data.find(_MAGIC, resume + 1)
+        end = size if resume == -1 else resume
+        yield (offset, end)
+        offset = end
+
+
+def _segments_in(directory: Path) -> list[tuple[int, Path]]:
+    """(first seq, path) of the segment files in `directory`; anything else is left alone
+    with a warning (a stray file never stops start-up)."""
+    found = []
+    for path in directory.iterdir():
+        name = path.name
+        number = name[len(_PREFIX) : -len(_SUFFIX)]
+        if name.startswith(_PREFIX) and name.endswith(_SUFFIX) and number.isdigit():
+            if path.is_file():
+                found.append((int(number), path))
+                continue
+        log.warning("ignoring %s in the spool folder: not a spool segment", path)
+    return sorted(found)
 
 
 class Spool:
@@ -96,10 +130,10 @@ class Spool:
         self._segment_bytes = segment_bytes
         self._fsync = fsync
         self._cond = threading.Condition()
-        self._segments: list[tuple[int, Path]] = sorted(
-            (int(path.name[len(_PREFIX) : -len(_SUFFIX)]), path)
-            for path in self.directory.glob(f"{_PREFIX}*{_SUFFIX}")
-        )
+        self._segments = _segments_in(self.directory)
+        self.quarantine_dir = self.directory.with_name(self.directory.name + ".quarantine")
+        self.quarantined_ranges = 0
+        self.quarantined_bytes = 0
         self._fd: int | None = None
         self._size = 0
         self._next_seq = 1
@@ -112,10 +146,39 @@ class Spool:
     def recover(self, after: int) -> Iterator[SpoolRecord]:
         """Records left by earlier processes with seq > `after`, in order."""
         for _first, path in list(self._segments):
-            for record in _read_segment(path):
-                self._next_seq = max(self._next_seq, record.seq + 1)
-                if record.seq > after:
-                    yield record
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                log.error("cannot read spool segment %s (%s); it is skipped", path, error)
+                continue
+            for item in scan_segment(data):
+                if isinstance(item, SpoolRecord):
+                    self._next_seq = max(self._next_seq, item.seq + 1)
+                    if item.seq > after:
+                        yield item
+                else:
+                    self._quarantine(path, data, *item)
+
+    def _quarantine(self, path: Path, data: bytes, start: int, end: int) -> None:
+        """Keep bytes that hold no intact record in the quarantine folder, count and log them."""
+        self.quarantined_ranges += 1
+        self.quarantined_bytes += end - start
+        kept = self.quarantine_dir / f"{path.name}.{start}-{end}.bin"
+        try:
+            self.quarantine_dir.mkdir(parents=True, exist_ok=True)
+            kept.write_bytes(data[start:end])
+        except OSError as error:
+            log.error("could not keep damaged spool bytes in %s: %s", kept, error)
+        where = "at the end: a torn tail of a crash, or damage" if end == len(data) else "damage"
+        log.warning(
+            "spool segment %s: %d bytes at %d hold no intact record (%s); kept in %s, the "
+            "intact records after them are loaded",
+            path,
+            end - start,
+            start,
+            where,
+            kept,
+        )
 
     def open(self, *, next_seq: int) -> None:
         """Start appending in a fresh segment, numbering records from `next_seq` on."""
@@ -253,6 +316,11 @@ class Spool:
                     else:
                         self._synced = max(self._synced, target)
                     self._cond.notify_all()
+
+    def releasable(self, loaded: int) -> bool:
+        """True when `release(loaded)` would delete a segment."""
+        with self._cond:
+            return len(self._segments) > 1 and self._segments[1][0] - 1 <= loaded
 
     def release(self, loaded: int) -> None:
         """Delete segments whose records are all <= `loaded` (never the one being written)."""

@@ -209,6 +209,31 @@ def prepare(
     return batch
 
 
+def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """Open the file; a WAL DuckDB cannot replay is moved aside (never deleted) and the file
+    opened at its last checkpoint: the collector keeps every spool record until a checkpoint
+    covers it, so replaying the spool restores what the WAL held."""
+    try:
+        return duckdb.connect(str(path), config=config)
+    except duckdb.Error as error:
+        wal = Path(f"{path}.wal")
+        if "WAL" not in str(error) or not wal.exists():
+            raise
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        aside = wal.with_name(f"{wal.name}.damaged-{stamp}")
+        wal.rename(aside)
+        log.error(
+            "the DuckDB write-ahead log of %s is damaged (%s); moved it to %s and opened the "
+            "database at its last checkpoint. Every acknowledged request since then is replayed "
+            "from the spool. Keep %s for inspection, or delete it.",
+            path,
+            error,
+            aside,
+            aside,
+        )
+    return duckdb.connect(str(path), config=config)
+
+
 class Store:
     """Read-write DuckDB connection with batch writes (one transaction each)."""
 
@@ -220,15 +245,13 @@ class Store:
         memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
+        config = {
+            "threads": 1,
+            "checkpoint_threshold": checkpoint_threshold,
+            "memory_limit": memory_limit,
+        }
         try:
-            self.con = duckdb.connect(
-                str(self.path),
-                config={
-                    "threads": 1,
-                    "checkpoint_threshold": checkpoint_threshold,
-                    "memory_limit": memory_limit,
-                },
-            )
+            self.con = _connect(self.path, config)
         except duckdb.IOException as error:
             if "lock" in str(error).lower():
                 raise StoreLocked(
@@ -327,13 +350,22 @@ class Store:
         """A separate cursor on the same database, for readers."""
         return self.con.cursor()
 
+    def checkpoint(self) -> bool:
+        """Write everything committed into the file itself (the WAL is emptied); False when
+        that failed (logged): spool records must then be kept."""
+        if self.con is None:
+            return False
+        try:
+            self.con.execute("CHECKPOINT")
+        except duckdb.Error as error:
+            log.warning("checkpoint of %s failed: %s", self.path, error)
+            return False
+        return True
+
     def close(self) -> None:
         """Checkpoint and close (idempotent)."""
         if self.con is None:
             return
-        try:
-            self.con.execute("CHECKPOINT")
-        except duckdb.Error as error:  # closing matters more than the checkpoint
-            log.warning("checkpoint on close failed: %s", error)
+        self.checkpoint()  # closing matters more than the checkpoint
         self.con.close()
         self.con = None  # type: ignore[assignment]
