@@ -46,15 +46,34 @@ def _status_json(code: int, message: str, headers: dict[str, str] | None = None)
 
 
 def _gunzip(data: bytes, limit: int) -> bytes:
-    """Decompress gzip without ever holding more than `limit` bytes."""
-    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
-    try:
-        out = inflater.decompress(data, limit + 1)
-    except zlib.error as error:
-        raise InvalidRequest(f"body is not valid gzip: {error}") from None
-    if len(out) > limit or inflater.unconsumed_tail:
-        raise TooLarge(f"decompressed body exceeds {limit} bytes")
-    return out
+    """Decompress a whole gzip body, every member of it (RFC 1952 allows several), never
+    holding more than `limit` bytes; a truncated body or trailing garbage is refused, so a
+    request is never stored in part."""
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+        try:
+            chunk = inflater.decompress(rest, limit - size + 1)
+        except zlib.error as error:
+            raise InvalidRequest(f"body is not valid gzip: {error}") from None
+        size += len(chunk)
+        if size > limit or inflater.unconsumed_tail:
+            raise TooLarge(f"decompressed body exceeds {limit} bytes")
+        if not inflater.eof:
+            raise InvalidRequest(
+                "gzip body is truncated (its end is missing); send the whole body again"
+            )
+        out.append(chunk)
+        rest = inflater.unused_data
+        if not rest:
+            return b"".join(out)
+        if not rest.startswith(b"\x1f\x8b"):
+            raise InvalidRequest(
+                f"{len(rest)} bytes after the end of the gzip data are not gzip; send only "
+                "the gzip stream"
+            )
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
