@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
@@ -22,9 +23,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from collector.deadletter import DeadLetter
 from collector.decode import check_spans
 from collector.decode_logs import check_logs
+from collector.errors import Busy
 from collector.http_server import HttpServer
 from collector.ingest import Ingest
 from collector.query import QueryAnswer, run_query
+from collector.query_pool import QueryPool
 from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
 from collector.redaction import RedactionRule, Redactor
@@ -75,6 +78,9 @@ class Collector:
     the pair is unusable).
     `query_max_rows`: most rows `POST /tracesim/query` answers (the answer says `truncated`);
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
+    `query_max_bytes`: about the most bytes of rows the endpoint answers (`truncated` then);
+    `query_workers`: queries the endpoint runs at once (a few more wait, the rest get 503).
+    Queries run with DuckDB's external access disabled and its configuration locked.
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
     a size); the defaults are the measured ones of `collector.store`.
@@ -101,6 +107,8 @@ class Collector:
         tls_key: str | Path | None = None,
         query_max_rows: int = 100_000,
         query_timeout: float | None = 30.0,
+        query_max_bytes: int = 64 << 20,
+        query_workers: int = 2,
         duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
         duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
     ) -> None:
@@ -122,6 +130,9 @@ class Collector:
             raise ValueError(f"query_max_rows must be at least 1, not {query_max_rows}")
         self._query_max_rows = query_max_rows
         self._query_timeout = query_timeout
+        self._query_max_bytes = query_max_bytes
+        self._query_workers = query_workers
+        self._queries: QueryPool | None = None
         self._duckdb_settings = {
             "memory_limit": check_size("duckdb_memory_limit", duckdb_memory_limit),
             "checkpoint_threshold": check_size(
@@ -184,6 +195,8 @@ class Collector:
         elif self._replayed == 0 or self._store.checkpoint():  # never drop what a WAL holds
             self._spool.drop_recovered()
         self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
+        self._store.lock_down()  # from here on no SQL reaches files or settings
+        self._queries = QueryPool(self._store.cursor, workers=self._query_workers)
         self._ingest = Ingest(
             self._spool,
             self._writer,
@@ -206,7 +219,7 @@ class Collector:
         if self._http_port is not None:
             app = build_app(
                 self._ingest,
-                query=self.query_capped,
+                query=self.submit_query,
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
@@ -270,6 +283,8 @@ class Collector:
             self._sidecar = False
         if self._ingest is not None:
             self._ingest.close()
+        if self._queries is not None:  # interrupted: the store is never closed under a query
+            self._queries.close()
         if self._grpc is not None:
             self._grpc.stop(grace=timeout / 3)
         if self._http is not None:
@@ -382,25 +397,38 @@ class Collector:
         Pending batches are flushed first. The statement passes the same guard as
         the query endpoint (`collector.check_safe_for_endpoint`) and the time limit.
         """
-        answer = self._run_query(sql, params, max_rows=None)
+        answer = self._run_query(sql, params, endpoint=False)
         return answer.columns, answer.rows
 
     def query_capped(self, sql: str, params: list[Any] | None = None) -> QueryAnswer:
-        """`query` with the row limit of the query endpoint (`truncated` when it cut rows)."""
-        return self._run_query(sql, params, max_rows=self._query_max_rows)
+        """`query` with the limits of the query endpoint (`truncated` when it cut rows)."""
+        return self._run_query(sql, params, endpoint=True)
 
-    def _run_query(
-        self, sql: str, params: list[Any] | None, *, max_rows: int | None
-    ) -> QueryAnswer:
-        store = self._store
-        if store is None:
+    def submit_query(self, sql: str, params: list[Any] | None = None) -> Future[QueryAnswer]:
+        """`query_capped` on the query workers (what the endpoint runs); raises Busy when
+        too many queries wait."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+        return self._queries.submit(lambda cursor: self._answer(cursor, sql, params, True))
+
+    def _run_query(self, sql: str, params: list[Any] | None, *, endpoint: bool) -> QueryAnswer:
+        if self._queries is None or self._store is None:
             raise RuntimeError("collector is not running")
+        return self._queries.run_here(lambda cursor: self._answer(cursor, sql, params, endpoint))
+
+    def _answer(
+        self, cursor: Any, sql: str, params: list[Any] | None, endpoint: bool
+    ) -> QueryAnswer:
+        """Flush (so the answer sees what was acknowledged), then run the guarded query."""
         self.flush()
-        cursor = store.cursor()  # a reader: the writer's connection is never held
-        try:
-            return run_query(cursor, sql, params, max_rows=max_rows, timeout=self._query_timeout)
-        finally:
-            cursor.close()
+        return run_query(
+            cursor,
+            sql,
+            params,
+            max_rows=self._query_max_rows if endpoint else None,
+            max_bytes=self._query_max_bytes if endpoint else None,
+            timeout=self._query_timeout,
+        )
 
 
 def _replay_item(record: SpoolRecord) -> Item:

@@ -8,9 +8,11 @@ decompressing (no gzip bombs). Errors map once: 400 malformed, 401 token,
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import zlib
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import orjson
@@ -32,7 +34,8 @@ __all__ = ["build_app"]
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
 
-QueryFn = Callable[[str, list[Any] | None], QueryAnswer]
+QueryFn = Callable[[str, list[Any] | None], "Future[QueryAnswer]"]
+"""Queues a query on the query workers (never the receivers' threads); raises Busy when full."""
 
 
 def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -155,13 +158,15 @@ def build_app(
             params = document.get("params")
             if params is not None and not isinstance(params, list):
                 raise InvalidRequest('"params" must be a JSON list')
-            answer = await run_in_threadpool(query, document["sql"], params)
+            answer = await asyncio.wrap_future(query(document["sql"], params))
         except orjson.JSONDecodeError as error:
             return _status_json(400, f"body is not valid JSON: {error}")
         except TooLarge as error:
             return _status_json(413, str(error))
         except InvalidRequest as error:
             return _status_json(400, str(error))
+        except Busy as error:
+            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
         payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
         if answer.truncated:  # absent means every row is there
             payload["truncated"] = True

@@ -350,6 +350,14 @@ class Store:
         """A separate cursor on the same database, for readers."""
         return self.con.cursor()
 
+    def lock_down(self) -> None:
+        """From now on no SQL on this database reaches the file system (files, globs, other
+        databases, extensions) or changes a setting (memory limit included): DuckDB's own
+        `enable_external_access=false` and `lock_configuration=true`, for every connection,
+        readers too. The writer needs neither (it registers Arrow tables)."""
+        self.con.execute("SET enable_external_access = false")
+        self.con.execute("SET lock_configuration = true")
+
     def checkpoint(self) -> bool:
         """Write everything committed into the file itself (the WAL is emptied); False when
         that failed (logged): spool records must then be kept."""
