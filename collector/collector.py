@@ -31,6 +31,7 @@ from collector.query_pool import QueryPool
 from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
 from collector.redaction import RedactionRule, Redactor
+from collector.redaction_request import redact_logs, redact_traces
 from collector.routing import Router
 from collector.sidecar import remove_sidecar, write_sidecar
 from collector.spool import Spool, SpoolRecord
@@ -185,7 +186,6 @@ class Collector:
             router,
             batch_rows=self._batch[0],
             batch_seconds=self._batch[1],
-            redactor=self.redactor,
             dead_letter=self.dead_letter,
         )
         loaded = self._loaded_at_start = self._store.loaded_seq()
@@ -202,6 +202,7 @@ class Collector:
             self._writer,
             max_pending_bytes=self._max_pending,
             release=self._release_spool,
+            redactor=self.redactor,
         )
         self._writer._on_committed = self._ingest.committed
         self._writer.start()
@@ -245,7 +246,7 @@ class Collector:
         """Spool records not yet in DuckDB, parsed for the writer."""
         for record in spool.recover(loaded):
             try:
-                item = _replay_item(record)
+                item = _replay_item(record, self.redactor)
             except Exception as error:  # an unloadable record never stops start-up
                 self.dead_letter.record(
                     record.seq, record.kind, record.payload, f"spool record {record.seq}: {error}"
@@ -431,7 +432,7 @@ class Collector:
         )
 
 
-def _replay_item(record: SpoolRecord) -> Item:
+def _replay_item(record: SpoolRecord, redactor: Redactor) -> Item:
     """A spool record as a writer item; ValueError naming what is wrong when it cannot be."""
     if record.kind not in (KIND_TRACES, KIND_LOGS):
         raise ValueError(f"unknown kind {record.kind}")
@@ -442,6 +443,9 @@ def _replay_item(record: SpoolRecord) -> Item:
         request = message_type.FromString(record.payload)
     except Exception as error:
         raise ValueError(f"not a valid {message_type.DESCRIPTOR.name}: {error}") from None
+    if redactor:  # records spooled by an older version may hold raw values
+        redact = redact_traces if record.kind == KIND_TRACES else redact_logs
+        redact(request, redactor)
     check = check_spans if record.kind == KIND_TRACES else check_logs
     count = check(request)[0]
     return Item(record.seq, record.kind, request, len(record.payload), count)
