@@ -11,12 +11,20 @@ criteria:
      "expected": ..., "strict": false, "subset": false, "turn": 1,
      "threshold": 0.5}
 
-`tool_calls` runs the `trajectory` metric. Its `match_mode` accepts our
-names and the usual aliases (exact -> strict, any_order -> unordered,
-superset -> contains, subset -> within, ordered/subsequence -> in_order);
-the default is `unordered` (as `trajectory`). `arg_match_mode` defaults to
-`exact` here: an assertion that writes arguments means them (an expected
-call without args is still compared by name only).
+`tool_calls` is arksim's assertion and keeps arksim's verdicts (README,
+"Coming from arksim"); it runs the `trajectory` metric. Its `match_mode`
+accepts our names and the usual aliases (exact -> strict, any_order ->
+unordered, superset -> contains, subset -> within, ordered/subsequence ->
+in_order); the default is `unordered`. As in arksim:
+- `arg_match_mode` (per expected call, or for the whole assertion) defaults
+  to `ignore`: arguments written without a mode are not compared;
+  `partial` (arksim's word) means `subset` (expected args within actual);
+- an empty `expected` asserts nothing about the calls (passes), and with
+  `forbidden` checks only that no forbidden tool was called;
+- `within` asks that every actual call be one of the expected calls: the
+  same expected call may be repeated (membership, not a matching).
+Where SPEC §7 differs from arksim, SPEC wins: matching is optimal, never
+greedy, and `subset` compares nested objects deeply.
 
 `turn` (zero-based) checks that turn's calls; without it the assertion sees
 the calls of every turn, concatenated in turn order.
@@ -46,10 +54,17 @@ from evaluator.metrics import (
     trajectory,
 )
 from evaluator.metrics.count import parse_count_spec
-from evaluator.metrics.expected import ARG_MODES, ExpectedCallError, expected_calls, not_graded
+from evaluator.metrics.expected import (
+    ARG_MODES,
+    ExpectedCallError,
+    describe,
+    expected_calls,
+    not_graded,
+)
 from schemas import MetricResult, ToolCall
 
 __all__ = [
+    "ARKSIM_ARG_MODES",
     "ASSERTION_TYPES",
     "MATCH_MODES",
     "Assertion",
@@ -72,6 +87,9 @@ MATCH_MODES: dict[str, str] = {
     "subsequence": "in_order",
 }
 """Accepted `match_mode` values -> trajectory modes."""
+
+ARKSIM_ARG_MODES: dict[str, str] = {"partial": "subset"}
+"""arksim's argument-mode words that differ from ours (arksim's `partial` is our `subset`)."""
 
 _CALL_LIST_TYPES = ("tool_calls", "tool_call_args", "tool_call_order", "tool_call_output")
 ASSERTION_TYPES = (*_CALL_LIST_TYPES, "tool_call_count", "tool_error_rate", "tool_latency")
@@ -110,8 +128,8 @@ class Assertion:
     """Expected calls (list of ExpectedCall) or counts (mapping); None for rate/latency."""
     match_mode: str = "unordered"
     """Trajectory mode (tool_calls only), already mapped to our names."""
-    arg_match_mode: str = "exact"
-    """Trajectory argument mode (tool_calls only)."""
+    arg_match_mode: str = "ignore"
+    """Trajectory argument mode (tool_calls only; arksim's default `ignore`)."""
     forbidden: tuple[str, ...] = field(default_factory=tuple)
     """Tools that must not be called (tool_calls only)."""
     strict: bool = False
@@ -125,6 +143,13 @@ def _choice(value: Any, allowed: Sequence[str], fail: Any, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         fail(name, f"{value!r} is not one of {', '.join(allowed)}")
     return value
+
+
+def _arksim_call(item: Any) -> Any:
+    """An expected call with arksim's `arg_match_mode: partial` spelled `subset`."""
+    if isinstance(item, Mapping) and item.get("arg_match_mode") in ARKSIM_ARG_MODES:
+        return {**item, "arg_match_mode": ARKSIM_ARG_MODES[item["arg_match_mode"]]}
+    return item
 
 
 def _parse_one(raw: Any, index: int, where: str) -> Assertion:
@@ -175,6 +200,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         items = [
             {"name": e} if kind == "tool_call_order" and isinstance(e, str) else e for e in expected
         ]
+        if kind == "tool_calls":
+            items = [_arksim_call(e) for e in items]
         try:
             values["expected"] = expected_calls(items)  # normalised once, checked per turn
         except ExpectedCallError as exc:
@@ -191,7 +218,10 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
             _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
         ]
         values["arg_match_mode"] = _choice(
-            raw.get("arg_match_mode", "exact"), ARG_MODES, fail, "arg_match_mode"
+            ARKSIM_ARG_MODES.get(raw.get("arg_match_mode"), raw.get("arg_match_mode", "ignore")),
+            ARG_MODES,
+            fail,
+            "arg_match_mode",
         )
         forbidden = raw.get("forbidden", [])
         if not isinstance(forbidden, list) or not all(isinstance(f, str) and f for f in forbidden):
@@ -212,13 +242,7 @@ def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
 def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     kind, expected, threshold = assertion.type, assertion.expected, assertion.threshold
     if kind == "tool_calls":
-        return trajectory(
-            calls,
-            expected,
-            mode=assertion.match_mode,
-            arg_mode=assertion.arg_match_mode,
-            forbidden=assertion.forbidden,
-        )
+        return _tool_calls(assertion, calls)
     if kind == "tool_call_args":
         return tool_call_args(calls, expected, strict=assertion.strict, subset=assertion.subset)
     if kind == "tool_call_order":
@@ -230,6 +254,44 @@ def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     if kind == "tool_error_rate":
         return tool_error_rate(calls, max_rate=threshold)
     return tool_latency(calls, max_ms=threshold)
+
+
+def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
+    """arksim's `tool_calls` verdicts on top of the `trajectory` metric (see module doc)."""
+    expected, banned = list(assertion.expected or []), set(assertion.forbidden)
+    if not expected:
+        hits = [describe(c.name, c.arguments) for c in calls if c.name in banned]
+        if hits:
+            reason = f"forbidden tools called: {', '.join(hits)}"
+        elif banned:
+            reason = f"no forbidden tool called ({', '.join(sorted(banned))})"
+        else:
+            reason = "no expected tool calls defined"
+        return MetricResult(
+            name="trajectory",
+            value=0.0 if hits else 1.0,
+            passed=not hits,
+            reason=reason,
+            details={"mode": assertion.match_mode, "forbidden": hits, "expected": []},
+        )
+    if assertion.match_mode == "within" and len(calls) > 1:
+        # Membership: any expected call may stand for several actual calls.
+        result = trajectory(
+            calls,
+            expected * len(calls),
+            mode="within",
+            arg_mode=assertion.arg_match_mode,
+            forbidden=assertion.forbidden,
+        )
+        result.details["missing"] = []
+        return result
+    return trajectory(
+        calls,
+        expected,
+        mode=assertion.match_mode,
+        arg_mode=assertion.arg_match_mode,
+        forbidden=assertion.forbidden,
+    )
 
 
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:

@@ -109,6 +109,10 @@ def run(
     """Validate everything, capture, then evaluate (unless `evaluate=False`); never raises."""
     console = console or Console()
     config = loaded.config
+    for note in loaded.warnings:
+        Console(stderr=True).print(
+            f"warning: {note}", markup=False, highlight=False, soft_wrap=True
+        )
     try:
         scenarios, users = _prepare(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:

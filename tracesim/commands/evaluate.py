@@ -55,6 +55,15 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise EvalConfigError(f"{path}: the config must be a mapping of keys")
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
+    except ValueError as exc:
+        raise EvalConfigError(f"{path}: {exc}") from exc
+    for note in notes:
+        if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
+            click.echo(f"warning: {path}: {note}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
