@@ -32,6 +32,7 @@ JudgeName = Literal[
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
 ]
 """The built-in LLM-judged metrics."""
@@ -43,6 +44,7 @@ TURN_JUDGES: tuple[str, ...] = (
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
 )
 """Judges graded once per turn."""
@@ -53,8 +55,11 @@ CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion",)
 JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
 """Every built-in judge name."""
 
-DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name != "tool_use")
-"""arksim's seven built-in metrics; `tool_use` is opt-in (one more request per turn)."""
+DEFAULT_JUDGES: tuple[str, ...] = tuple(
+    name for name in JUDGE_NAMES if name not in ("tool_use", "tool_call_behavior_failure")
+)
+"""arksim's seven default metrics; `tool_use` and `tool_call_behavior_failure` are opt-in
+(one more request per turn with tool calls)."""
 
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
 """Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
@@ -66,7 +71,8 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     metrics: list[JudgeName] = Field(default_factory=lambda: list(DEFAULT_JUDGES))
-    """LLM judges to run. Default: arksim's seven (all but `tool_use`). `[]` runs no judge."""
+    """LLM judges to run. Default: arksim's seven (all but `tool_use` and
+    `tool_call_behavior_failure`). `[]` runs no judge."""
     thresholds: dict[str, float] = Field(default_factory=dict)
     """Quality gates, lower bounds: metric name -> minimum (e.g. `final_score: 0.7`,
     `tool_call_args: 1.0`). Applied to the mean of the metric's graded values over
