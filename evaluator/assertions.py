@@ -40,6 +40,7 @@ threshold a metric passes only on a full match).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +91,14 @@ MATCH_MODES: dict[str, str] = {
 
 ARKSIM_ARG_MODES: dict[str, str] = {"partial": "subset"}
 """arksim's argument-mode words that differ from ours (arksim's `partial` is our `subset`)."""
+
+FAILURE_SEVERITY: dict[str, str] = {
+    "disobey user request": "high",
+    "false information": "critical",
+    "lack of specific information": "medium",
+    "repetition": "low",
+}
+"""Severity of the failure labels a `tool_calls` assertion gives (arksim's mapping)."""
 
 _CALL_LIST_TYPES = ("tool_calls", "tool_call_args", "tool_call_order", "tool_call_output")
 ASSERTION_TYPES = (*_CALL_LIST_TYPES, "tool_call_count", "tool_error_rate", "tool_latency")
@@ -294,6 +303,43 @@ def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     )
 
 
+def _failure_label(assertion: Assertion, calls: list[ToolCall], result: MetricResult) -> str:
+    """arksim's behaviour-failure label for a failed `tool_calls` assertion.
+
+    Missing calls or tools outside the expected set: `disobey user request`;
+    only extra calls of expected tools: `repetition`; strict order with the
+    right tools but wrong arguments: `false information` (`lack of specific
+    information` when every argument mode was `subset`).
+    """
+    expected = list(assertion.expected or [])
+    pairs = result.details.get("pairs")
+    if result.details.get("forbidden") or not isinstance(pairs, list):
+        return "disobey user request"
+    mode, size = assertion.match_mode, len(expected)
+    wanted_names = [e.name for e in expected]
+    if mode == "strict":
+        if [c.name for c in calls] == wanted_names:
+            modes = {e.arg_match_mode or assertion.arg_match_mode for e in expected}
+            return "false information" if modes - {"subset"} else "lack of specific information"
+        if len(calls) == size:
+            return "disobey user request"
+        missing_count = Counter(wanted_names) - Counter(c.name for c in calls)
+        extra = list((Counter(c.name for c in calls) - Counter(wanted_names)).elements())
+        missing = list(missing_count.elements())
+    else:
+        got_e = {p["expected_index"] % max(size, 1) for p in pairs if "expected_index" in p}
+        got_a = {p["actual_index"] for p in pairs if "actual_index" in p}
+        missing = (
+            [] if mode == "within" else [n for i, n in enumerate(wanted_names) if i not in got_e]
+        )
+        extra = (
+            [] if mode == "contains" else [c.name for j, c in enumerate(calls) if j not in got_a]
+        )
+    if extra and not missing and all(name in wanted_names for name in extra):
+        return "repetition"
+    return "disobey user request"
+
+
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:
     """Set `passed` from the assertion's threshold, in place (the metric's result is ours)."""
     if assertion.threshold is None or result.value is None:
@@ -334,8 +380,13 @@ def check_assertions(
             )
             continue
         result = _apply_threshold(assertion, _evaluate(assertion, calls))
+        label_details: dict[str, Any] = {}
+        if assertion.type == "tool_calls" and result.passed is False:
+            label = _failure_label(assertion, calls, result)
+            label_details = {"failure_label": label, "severity": FAILURE_SEVERITY[label]}
         details = {
             **result.details,
+            **label_details,
             "assertion": {
                 "index": assertion.index,
                 "type": assertion.type,

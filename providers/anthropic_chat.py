@@ -7,6 +7,7 @@ the answer (the API's way of returning schema-shaped JSON).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Mapping
@@ -65,6 +66,8 @@ class AnthropicChat(ChatClient):
             ) from exc
         self._sdk = anthropic
         self._max_tokens = llm.max_tokens
+        accepted = inspect.signature(anthropic.resources.messages.AsyncMessages.create).parameters
+        self._drop = {"temperature"} - set(accepted)  # SDK releases that retired sampling knobs
         self._client = anthropic.AsyncAnthropic(
             api_key=os.environ.get(llm.api_key_env) or _PLACEHOLDER,
             base_url=llm.base_url,
@@ -75,9 +78,10 @@ class AnthropicChat(ChatClient):
     async def complete(self, request: Mapping[str, Any]) -> ChatResult:
         sdk = self._sdk
         try:
-            response = await self._client.messages.create(
-                **anthropic_params(request, max_tokens=self._max_tokens)
-            )
+            params = anthropic_params(request, max_tokens=self._max_tokens)
+            for key in self._drop:
+                params.pop(key, None)
+            response = await self._client.messages.create(**params)
         except sdk.APIStatusError as exc:
             raise ProviderStatusError(
                 exc.status_code,
