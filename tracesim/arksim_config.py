@@ -198,9 +198,8 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
                 "every metric of custom_metrics_file_paths"
             )
     paths = data.pop("custom_metrics_file_paths", None)
-    skipped = False
+    kept: list[str] = []
     if paths:
-        kept = []
         for item in paths:
             path = Path(item).expanduser()
             full = path if path.is_absolute() else base_dir / path
@@ -213,7 +212,6 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
                     f"custom_metrics_file_paths: {item} defines arksim metric classes; tracesim "
                     "does not run them (rewrite them with @metric, see the README's arksim section)"
                 )
-                skipped = True
             else:
                 kept.append(item)
         if kept:
@@ -223,8 +221,8 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
     if score_threshold is not None:
         thresholds["final_score"] = float(score_threshold)
     for name, value in (data.pop("numeric_thresholds", None) or {}).items():
-        if skipped and name not in _BUILTIN_JUDGES and name != "overall_score":
-            warn(f"numeric_thresholds.{name}: no gate, its arksim custom metric is not run")
+        if not kept and name not in _BUILTIN_JUDGES and name != "overall_score":
+            warn(f"numeric_thresholds.{name}: no gate, no custom metric of that name is run")
             continue
         thresholds[_gate_name(name)] = _native_to_unit(name, value)
     if thresholds:
