@@ -16,16 +16,11 @@ from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 
 __all__ = [
-    "MAX_AUTO_WORKERS",
     "CollectorConfig",
     "RunConfig",
     "TraceWaitConfig",
     "UserConfig",
 ]
-
-
-MAX_AUTO_WORKERS = 64
-"""`num_workers: auto` never runs more conversations at once than this."""
 
 
 class _Strict(BaseModel):
@@ -91,7 +86,8 @@ class RunConfig(_Strict):
     """Maximum turns per conversation (a scenario's own `max_turns` wins)."""
     num_workers: int | Literal["auto"] = Field(default=4)
     """Conversations run at the same time; `auto` = one per conversation (arksim's
-    num_conversations_per_scenario x scenarios), capped at 64."""
+    num_conversations_per_scenario x scenarios; LLM requests stay bounded by
+    `llm.max_concurrency`)."""
     output_dir: str = "results"
     """Where `run_summary.json`, the DuckDB file and the report go."""
     db_path: str | None = None
@@ -119,7 +115,7 @@ class RunConfig(_Strict):
     def workers_for(self, conversations: int) -> int:
         """`num_workers` for a run of `conversations` conversations (resolves `auto`)."""
         if self.num_workers == "auto":
-            return max(1, min(conversations, MAX_AUTO_WORKERS))
+            return max(1, conversations)
         return int(self.num_workers)
 
     @property
