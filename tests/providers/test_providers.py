@@ -159,3 +159,20 @@ def test_missing_key_is_explained_per_provider(monkeypatch: pytest.MonkeyPatch) 
     assert "AZURE_OPENAI_ENDPOINT" in provider_unavailable_reason(LLMConfig(provider="azure"))
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     assert provider_unavailable_reason(LLMConfig(provider="google")) is None
+
+
+def test_providers_is_a_leaf_package() -> None:
+    """simulator and evaluator share it, so it may import only schemas of the project."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    project = {"collector", "simulator", "evaluator", "tracesim"}
+    for path in (root / "providers").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            assert not {n.split(".")[0] for n in names} & project, f"{path.name} imports {names}"
