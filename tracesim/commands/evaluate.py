@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-__all__ = ["command", "load_eval_settings"]
+__all__ = ["command", "db_of_config", "load_eval_settings"]
 
 
 def _fail(message: str, code: int) -> None:
@@ -55,6 +55,15 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise EvalConfigError(f"{path}: the config must be a mapping of keys")
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
+    except ValueError as exc:
+        raise EvalConfigError(f"{path}: {exc}") from exc
+    for note in notes:
+        if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
+            click.echo(f"warning: {path}: {note}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
@@ -71,13 +80,35 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     return config, llm_config
 
 
+def db_of_config(path: Path) -> Path:
+    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
+    import yaml
+
+    from evaluator.gates import EvalConfigError
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+        data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
+    except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
+        raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
+    base = path.resolve().parent
+    target = (
+        data.get("db_path")
+        or f"{str(data.get('output_dir') or 'results').rstrip('/')}/tracesim.duckdb"
+    )
+    candidate = Path(str(target)).expanduser()
+    return candidate if candidate.is_absolute() else base / candidate
+
+
 @click.command("evaluate")
+@click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--db",
     "db_path",
-    required=True,
+    default=None,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The DuckDB file a run or collector wrote.",
+    help="The DuckDB file a run or collector wrote (default: the one CONFIG_FILE's run wrote).",
 )
 @click.option(
     "--config",
@@ -97,13 +128,18 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
 def command(
-    db_path: Path,
+    config_file: Path | None,
+    db_path: Path | None,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
     progress: bool,
 ) -> None:
-    """Re-evaluate what a DuckDB file holds, without re-running the agent."""
+    """Re-evaluate what a DuckDB file holds, without re-running the agent.
+
+    `tracesim evaluate config.yaml` (arksim's habit) evaluates the DuckDB file
+    that config's run wrote, with its evaluation settings.
+    """
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
@@ -111,6 +147,11 @@ def command(
     from tracesim.evaluate_step import evaluate_and_report
 
     try:
+        config_path = config_path or config_file
+        if db_path is None:
+            if config_file is None:
+                raise EvalConfigError("give --db FILE, or a config file whose run wrote one")
+            db_path = db_of_config(config_file)
         if not db_path.is_file():
             raise EvalConfigError(f"DuckDB file {db_path} does not exist (--db)")
         if config_path is not None:
