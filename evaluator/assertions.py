@@ -65,7 +65,6 @@ from evaluator.metrics import (
 from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
 from evaluator.metrics.count import parse_count_spec
 from evaluator.metrics.expected import (
-    ARG_MODES,
     ExpectedCallError,
     describe,
     expected_calls,
