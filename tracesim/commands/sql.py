@@ -25,6 +25,21 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _shown(value: Any) -> str:
+    """A cell as the table shows it: floats rounded (CSV and JSON keep every digit)."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (float, Decimal)):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return str(number)
+        if number == 0 or abs(number) >= 1e-3:
+            text = f"{number:.4f}".rstrip("0").rstrip(".")
+            return text if text not in ("", "-0") else "0"
+        return f"{number:.3g}"
+    return _cell(value)
+
+
 def print_result(result: QueryResult, fmt: str) -> None:
     """Write `result` to stdout as a rich table, CSV or JSON (a list of objects)."""
     if fmt == "csv":
@@ -46,19 +61,18 @@ def print_result(result: QueryResult, fmt: str) -> None:
             orjson.dumps(records, default=default, option=orjson.OPT_INDENT_2).decode() + "\n"
         )
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from tracesim.console import make_console, plain
 
     table = Table(show_lines=False, header_style="bold")
     for name in result.columns:
-        table.add_column(name, overflow="fold")
-    for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
-    console = Console()
-    if not console.is_terminal:  # piped: let the table take the width it needs
-        console = Console(width=max(80, _natural_width(result.columns, result.rows)))
+        table.add_column(plain(name), overflow="fold")
+    for row in result.rows:  # stored text is shown as it is, never read as markup
+        table.add_row(*(plain(_shown(v)) for v in row))
+    console = make_console()
     console.print(table)
-    console.print(f"[dim]{len(result.rows)} row(s) from {result.source}[/dim]")
+    console.print(plain(f"{len(result.rows)} row(s) from {result.source}", style="dim"))
 
 
 def truncation_note(result: QueryResult) -> str | None:
@@ -70,15 +84,6 @@ def truncation_note(result: QueryResult) -> str | None:
         f"{result.source} caps query answers. Aggregate or add LIMIT/OFFSET, or stop the "
         "collector and query the file with `tracesim sql --db FILE`."
     )
-
-
-def _natural_width(columns: list[str], rows: list[Any]) -> int:
-    """The width a table needs to show every cell on one line (capped)."""
-    widths = [len(str(c)) for c in columns]
-    for row in rows[:1000]:
-        for i, value in enumerate(row):
-            widths[i] = max(widths[i], len(_cell(value)))
-    return min(sum(widths) + 3 * len(widths) + 1, 400)
 
 
 @click.command(name="sql")
