@@ -137,7 +137,12 @@ WITH chats AS (SELECT DISTINCT chat_id FROM scores WHERE eval_id = $eval_id
 final AS (SELECT DISTINCT ON (chat_id) chat_id, value, label FROM scores
           WHERE eval_id = $eval_id AND metric = 'final_score' AND turn_id IS NULL)
 SELECT ch.chat_id, c.scenario_id, c.conversation_index, f.value, f.label,
-       coalesce(c.duration_ms, 0) / 1000.0, c.error
+       coalesce(c.duration_ms, 0) / 1000.0,
+       coalesce(c.error, (SELECT 'turn ' || t.turn_id || ' ' || t.status
+                                 || coalesce(': ' || t.error, '')
+                          FROM turns t WHERE t.chat_id = ch.chat_id
+                            AND t.status IN ('error', 'timeout')
+                          ORDER BY t.turn_id LIMIT 1))
 FROM chats ch LEFT JOIN conversations c USING (chat_id) LEFT JOIN final f USING (chat_id)
 ORDER BY c.start_time NULLS LAST, c.scenario_id, c.conversation_index, ch.chat_id
 """

@@ -9,16 +9,10 @@ from pathlib import Path
 
 import click
 
+from tracesim.commands.errors import BadInput
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
 
 __all__ = ["command"]
-
-
-class _BadInput(click.UsageError):
-    """Bad input found while starting (a path, a port): exit code 2, no usage text."""
-
-    def show(self, file=None) -> None:  # type: ignore[no-untyped-def]
-        click.echo(f"tracesim collect: {self.format_message()}", err=True)
 
 
 def _first_missing(folder: Path) -> Path | None:
@@ -173,7 +167,7 @@ def command(
     try:
         check_writable_file(db_path, what="--db")
     except PathProblem as exc:
-        raise _BadInput(str(exc)) from None
+        raise BadInput(str(exc), command="collect") from None
     rules = [RedactionRule(preset=name) for name in presets]
     duckdb_sizes = {  # unset: the collector's defaults
         name: value
@@ -222,7 +216,7 @@ def command(
             collector.shutdown()
             if new_file:
                 _remove_new_files(Path(db_path), created_folder)
-            raise _BadInput(str(error)) from None
+            raise BadInput(str(error), command="collect") from None
         listening = []
         if collector.grpc_endpoint:
             listening.append(f"OTLP gRPC on {collector.grpc_endpoint}")

@@ -12,6 +12,8 @@ from typing import Any
 import click
 import orjson
 
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 from tracesim.sql_client import DEFAULT_ENDPOINT, QueryResult, SqlError, run_query
 
 __all__ = ["command", "print_result", "truncation_note"]
@@ -91,10 +93,10 @@ def truncation_note(result: QueryResult) -> str | None:
 @click.option(
     "--db",
     "db_path",
-    default="results/tracesim.duckdb",
+    default=DEFAULT_DB_PATH,
     show_default=True,
-    envvar="TRACESIM_DB",
-    help="The DuckDB file (env TRACESIM_DB). Opened read-only.",
+    envvar=DB_ENV,
+    help=f"The DuckDB file (env {DB_ENV}). Opened read-only.",
 )
 @click.option(
     "--format",
@@ -135,8 +137,8 @@ def command(
             raise click.UsageError(f"--auth-token-env {auth_token_env}: that variable is not set")
     try:
         result = run_query(query, db_path=db_path, endpoint=endpoint, token=token)
-    except SqlError as exc:
-        raise click.ClickException(str(exc)) from exc
+    except SqlError as exc:  # a refused or failing query, a missing file: bad input
+        raise BadInput(str(exc), command="sql") from None
     print_result(result, fmt)
     note = truncation_note(result)
     if note:  # on stderr, so CSV / JSON output stays parseable
