@@ -134,6 +134,10 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
     aligned: list[list[ToolCall] | None] = [None] * size  # None: turn not stored
     for turn_id, index in by_id.items():
         aligned[turn_id] = work.calls[index]
+    ended_by = _ending_error(data)
+    if ended_by is not None:  # turns the agent's error kept from happening: checked as empty
+        last = max((a.turn for a in assertions if a.turn is not None), default=-1)
+        aligned.extend([] for _ in range(size, last + 1))
     try:
         checked = check_assertions(assertions, aligned)
     except Exception as exc:  # noqa: BLE001
@@ -147,13 +151,12 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
             )
         )
         return
-    ended_by = _ending_error(data)
     for turn_id, result in checked:
         result = tag(result, "check")
         if turn_id is None or turn_id not in by_id:
             if turn_id is not None:
                 result.details["missing_turn"] = turn_id
-                if ended_by is not None and turn_id >= size and result.value is None:
+                if ended_by is not None and turn_id >= size:
                     _not_reached(result, turn_id, ended_by)
             work.conv_results.append(result)
         else:
@@ -171,9 +174,12 @@ def _ending_error(data: ConversationData) -> str | None:
 
 
 def _not_reached(result: MetricResult, turn_id: int, ended_by: str) -> None:
-    """An assertion on a turn the agent's error kept from happening fails (it counts)."""
+    """An assertion on a turn the agent's error kept from happening fails (it counts); its
+    details keep what was expected (checked against no calls)."""
     result.value, result.passed, result.label = 0.0, False, "not_reached"
-    result.reason = f"turn {turn_id} was never reached: {ended_by}"
+    result.reason = f"turn {turn_id} was never reached: {ended_by}" + (
+        f"; {result.reason}" if result.reason else ""
+    )
 
 
 def _record(

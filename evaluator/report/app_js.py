@@ -228,11 +228,12 @@ function waterfall(div, spans) {
 function renderTurn(t) {
   const box = el("div", "turn");
   box.dataset.turn = t.turn_id;
+  const toolSpans = t.spans.filter((s) => s[4] & S_TOOL).length;
   box.append(el("div", "turn-head", el("strong", null, `Turn ${t.turn_id}`),
     t.status ? badge(t.status) : null, t.ms !== null ? el("span", null, `${fmt(t.ms, 0)} ms`) : null,
-    el("span", null, `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
+    el("span", null, !t.calls.length && toolSpans ? `${toolSpans} tool span(s)`
+      : `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
   if (t.user !== null) box.append(el("div", "msg user", el("span", "who", "user"), t.user));
-  const toolSpans = t.spans.filter((s) => s[4] & S_TOOL).length;
   if (t.calls.length) box.append(callsTable(t.calls));
   else if (toolSpans) box.append(el("div", "muted", `${toolSpans} tool span(s), not evaluated ` +
     "yet: `tracesim evaluate` derives and checks their tool calls."));

@@ -9,6 +9,7 @@ the per-metric texts from `evaluator.methodology` when that module provides them
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from html import escape
 from typing import Any
@@ -45,6 +46,11 @@ def _describer() -> Callable[[str], str | None]:
     return getattr(module, "methodology_for", lambda metric: None)
 
 
+def _text(text: str) -> str:
+    """Escaped text with `name` shown as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
 def _num(value: Any, default: float) -> str:
     return f"{value if isinstance(value, (int, float)) else default:g}"
 
@@ -67,12 +73,12 @@ def methodology_html(config: dict[str, Any] | None, metrics: list[MetricSummary]
     describe = _describer()
     rows = "".join(
         f"<tr><td><code>{escape(m.metric)}</code></td><td>{escape(m.level)}</td>"
-        f"<td>{escape(describe(m.metric) or _GENERIC)}</td></tr>"
+        f"<td>{_text(describe(m.metric) or _GENERIC)}</td></tr>"
         for m in metrics
     )
     statuses = "".join(
         f"<tr><td><span class='badge {escape(name.replace(' ', '-'))}'>{escape(name)}</span>"
-        f"</td><td>{escape(text.format(partial=partial))}</td></tr>"
+        f"</td><td>{_text(text.format(partial=partial))}</td></tr>"
         for name, text in STATUS_ROWS
     )
     gates = []
@@ -85,9 +91,11 @@ def methodology_html(config: dict[str, Any] | None, metrics: list[MetricSummary]
         f"Gates of this evaluation: {', '.join(gates)}; compared with the {scope} of the "
         "graded values. A failed gate makes the exit code 1."
         if gates
-        else "No gate was defined for this evaluation (`evaluation.thresholds` / "
-        "`max_thresholds`): nothing was checked against a bound and the exit code is 0 "
-        "whatever the scores."
+        else _text(
+            "No gate was defined for this evaluation (`evaluation.thresholds` / "
+            "`max_thresholds`): nothing was checked against a bound and the exit code is 0 "
+            "whatever the scores."
+        )
     )
     severities = ", ".join(f"<span class='sev {s}'>{s}</span>" for s in SEVERITY_ORDER)
     return f"""<section id="methodology"><h2>How scores are computed</h2>

@@ -24,6 +24,7 @@ def test_a_turn_after_an_agent_error_is_a_failed_assertion() -> None:
     tool_checks(work)
     [result] = work.conv_results
     assert result.value == 0.0 and result.passed is False and result.label == "not_reached"
+    assert result.name == "trajectory" and result.details["missing"] == ["refund(...)"]
     assert "turn 1 was never reached" in result.reason and "error" in result.reason
 
 
