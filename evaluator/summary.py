@@ -33,7 +33,9 @@ def _text(value: object) -> Text:
     return Text("-" if value is None or value == "" else str(value))
 
 
-def _per_conversation(conversations: list[ConversationResult]) -> Table:
+def _per_conversation(conversations: list[ConversationResult], *, terminal: bool) -> Table:
+    """One row per conversation; on a narrow terminal chat ids give way, scenario ids wrap
+    (never `money-ba…`); piped output (a CI log) shows both whole."""
     table = Table(title="Conversations", title_justify="left")
     for column in (
         "scenario",
@@ -44,8 +46,11 @@ def _per_conversation(conversations: list[ConversationResult]) -> Table:
         "final score",
         "status",
     ):
-        table.add_column(
-            column, justify="right" if column in ("turns", "tool calls", "final score") else "left"
+        table.add_column(  # scenario ids keep their width (chat ids give way): never `money-ba…`
+            column,
+            justify="right" if column in ("turns", "tool calls", "final score") else "left",
+            overflow="fold" if column == "scenario" else "ellipsis",
+            max_width=14 if column == "chat" and terminal else None,
         )
     for conv in conversations:
         table.add_row(
@@ -74,7 +79,7 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
         "mean score",
         "done/partial/failed",
     ):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for scenario, convs in sorted(groups.items()):
         finals = [c.final_score for c in convs if c.final_score is not None]
         passed = sum(c.assertions_passed for c in convs)
@@ -100,7 +105,9 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
     console = console or Console(highlight=False, emoji=False)
     convs = report.conversations
     console.print(
-        _per_conversation(convs) if len(convs) <= MAX_CONVERSATION_ROWS else _per_scenario(convs)
+        _per_conversation(convs, terminal=console.is_terminal)
+        if len(convs) <= MAX_CONVERSATION_ROWS
+        else _per_scenario(convs)
     )
     s = report.summary
     console.print(

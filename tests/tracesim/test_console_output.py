@@ -124,3 +124,12 @@ def test_a_terminal_console_keeps_its_width_and_has_no_highlighting() -> None:
     assert console.width == 90 and console.is_terminal
     assert make_console(file=io.StringIO()).width >= 1000
     assert console._highlight is False and console._emoji is False
+
+
+def test_a_narrow_terminal_cuts_chat_ids_before_scenario_ids() -> None:
+    out = io.StringIO()
+    report = _report("money-back-phrasing")
+    report.conversations[0].chat_id = "4a6674c2913d4c37afa031eaa1e0497d"
+    print_summary(report, console=Console(file=out, force_terminal=True, width=100))
+    text = out.getvalue()
+    assert "money-back-phrasing" in text and "money-ba…" not in text
