@@ -5,6 +5,7 @@ as a click command named `command`, imported only when it is invoked so that
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -49,4 +50,7 @@ def cli() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    # gRPC's C core logs to stderr by itself (e.g. a port conflict, which the collector
+    # reports in its own words); silence it unless the user asked for its logs.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
     cli()
