@@ -79,6 +79,7 @@ class GENAI:
     """OpenTelemetry GenAI semantic conventions (current and legacy names)."""
 
     OPERATION_NAME = "gen_ai.operation.name"
+    TOOL_DEFINITIONS = "gen_ai.tool.definitions"  # JSON list of the tools offered to the model
     OP_CHAT = "chat"
     OP_TEXT_COMPLETION = "text_completion"
     OP_GENERATE_CONTENT = "generate_content"
@@ -119,6 +120,7 @@ class OPENINFERENCE:
     """OpenInference (Arize) semantic conventions."""
 
     SPAN_KIND = "openinference.span.kind"
+    LLM_TOOLS_PREFIX = "llm.tools."  # llm.tools.<i>.tool.json_schema: tools offered to the model
     KIND_TOOL = "TOOL"
     KIND_LLM = "LLM"
     KIND_AGENT = "AGENT"
