@@ -38,6 +38,7 @@ from evaluator.extract.recover import (
 )
 from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
+from schemas.conventions import SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 
@@ -45,20 +46,32 @@ logger = logging.getLogger(__name__)
 
 _SOURCE = ToolCallSource.TRACING_PROCESSOR
 _EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
+_TOOL_MESSAGE_EVENT = "gen_ai.tool.message"
+_CHOICE_EVENT = "gen_ai.choice"
 
 
 def _event_fields(span: SpanView) -> dict[str, Any]:
     """The span's attributes, completed by tool-call fields its events carry (content in
-    span events, SPEC §5) when the attributes lack them."""
+    span events, SPEC §5) when the attributes lack them. On a tool span, the legacy GenAI
+    events (Strands) are the call itself: `gen_ai.tool.message` {content, id} its input,
+    `gen_ai.choice` {message} its output."""
     attributes = span.attributes
     if not span.events or all(key in attributes for key in _EVENT_FIELDS):
         return attributes  # type: ignore[return-value]
     merged = dict(attributes)
     for event in span.events:
         event_attributes = event.get("attributes")
-        if isinstance(event_attributes, Mapping):
-            for key in FIELD_KEYS.intersection(event_attributes):
-                merged.setdefault(key, event_attributes[key])
+        if not isinstance(event_attributes, Mapping):
+            continue
+        for key in FIELD_KEYS.intersection(event_attributes):
+            merged.setdefault(key, event_attributes[key])
+        name = event.get("name")
+        if name == _TOOL_MESSAGE_EVENT and "content" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_ARGUMENTS, event_attributes["content"])
+            if event_attributes.get("id"):
+                merged.setdefault(GENAI.TOOL_CALL_ID, event_attributes["id"])
+        elif name == _CHOICE_EVENT and "message" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_RESULT, event_attributes["message"])
     return merged
 
 
@@ -69,6 +82,8 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
         return None  # ADK's summary of parallel calls: each call has its own span
+    if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
+        return None  # smolagents answers through a tool: the answer, not a tool call
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return None

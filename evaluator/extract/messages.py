@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from evaluator.extract.envelopes import unwrap_value
+from evaluator.extract.fields import is_tool_span
 from evaluator.extract.recover import safe_requested_calls
 from evaluator.extract.span import SpanView
 from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
@@ -104,6 +105,8 @@ def tool_responses(spans: Iterable[SpanView]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for span in spans:
         try:
+            if span.may_be_tool_span() and is_tool_span(span):
+                continue  # a tool span's own events are its input and output (Strands)
             pairs = _span_responses(span)
         except Exception as exc:  # one bad model span must not stop extraction
             logger.warning("skipping span %s for tool results: %s", span.span_id, exc)

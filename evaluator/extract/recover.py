@@ -16,6 +16,9 @@ Requested calls are read from:
   `....tool_call.function.name`, `....tool_call.function.arguments`;
 - legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`;
 - Google ADK: `gcp.vertex.agent.llm_response` (`content.parts[].function_call`);
+- Haystack: `haystack.agent.step.llm.output` (`replies[].content[].tool_call`);
+- MLflow: a model span's `mlflow.spanOutputs` holding a chat completion
+  (`choices[].message.tool_calls`);
 - span events of the model span carrying any of the attributes above, or an
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
@@ -36,7 +39,8 @@ import orjson
 from evaluator.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView
-from schemas import ADK, GENAI, OPENINFERENCE
+from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from schemas.conventions import HAYSTACK
 
 __all__ = [
     "PendingCall",
@@ -54,6 +58,8 @@ _MARKERS = (
     f'"{OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX}',
     f'"{GENAI.COMPLETION_PREFIX}',
     f'"{ADK.LLM_RESPONSE}"',
+    f'"{HAYSTACK.LLM_OUTPUT}"',
+    f'"{MLFLOW.SPAN_OUTPUTS}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -128,6 +134,23 @@ def _from_attributes(
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
+    haystack = _loaded(attributes.get(HAYSTACK.LLM_OUTPUT))
+    if isinstance(haystack, Mapping):
+        for reply in haystack.get("replies") or ():
+            for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
+                call = part.get("tool_call") if isinstance(part, Mapping) else None
+                if isinstance(call, Mapping):
+                    raw.append(
+                        {
+                            "id": call.get("id"),
+                            "name": call.get("tool_name"),
+                            "arguments": call.get("arguments"),
+                        }
+                    )
+    completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
+    if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
+        messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
+        raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
     if not choice:
         return raw
     message = _loaded(attributes.get("message"))
