@@ -294,3 +294,87 @@ def test_missing_result_read_from_a_later_tool_message_event() -> None:
     ]
     [call] = extract_tool_calls(rows)
     assert call.result == "ok"
+
+
+def test_json_encoded_string_result_is_that_string() -> None:
+    [call] = extract_tool_calls([_tool(1, {"gen_ai.tool.call.result": '"Sunny, 21 C"'})])
+    assert call.result == "Sunny, 21 C"
+
+
+def test_strands_tool_span_events_are_its_input_and_output() -> None:
+    events = [
+        {"name": "gen_ai.tool.message", "attributes": {"content": '{"city": "Paris"}', "id": "w1"}},
+        {"name": "gen_ai.choice", "attributes": {"message": '[{"text": "Sunny"}]', "id": "w1"}},
+    ]
+    [call] = extract_tool_calls([_tool(1, {}, events=json.dumps(events))])
+    assert (call.id, call.arguments, call.result) == ("w1", {"city": "Paris"}, "Sunny")
+
+
+def test_smolagents_arguments_envelope_and_final_answer() -> None:
+    args = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"city": "Paris"}}
+    rows = [
+        _row(
+            1,
+            "SimpleTool",
+            {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": json.dumps(args)},
+        ),
+        _row(
+            2, "FinalAnswerTool", {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.arguments) == ("t", {"city": "Paris"})
+
+
+def test_haystack_tool_and_llm_step_spans() -> None:
+    llm_output = {
+        "replies": [
+            {"content": [{"tool_call": {"tool_name": "t", "arguments": {"k": 1}, "id": "h1"}}]}
+        ]
+    }
+    rows = [
+        _row(
+            1, "haystack.agent.step.llm", {"haystack.agent.step.llm.output": json.dumps(llm_output)}
+        ),
+        _row(
+            2,
+            "haystack.agent.step.tool",
+            {
+                "haystack.tool.name": "t",
+                "haystack.agent.step.tool.input": '{"k": 1}',
+                "haystack.tool.error": True,
+                "haystack.agent.step.tool.output": json.dumps(
+                    {"error": "Failed to invoke Tool `t` with parameters {'k': 1}. Error: boom"}
+                ),
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result, call.error) == (
+        "t",
+        "h1",
+        {"k": 1},
+        None,
+        "boom",
+    )
+
+
+def test_mlflow_completion_outputs_give_the_ids() -> None:
+    completion = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "m1", "function": {"name": "t", "arguments": "{}"}}]
+                }
+            }
+        ]
+    }
+    rows = [
+        _row(
+            1,
+            "Completions",
+            {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.spanOutputs": json.dumps(completion)},
+        ),
+        _row(2, "t", {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": "{}"}),
+    ]
+    assert [c.id for c in extract_tool_calls(rows)] == ["m1"]
