@@ -113,6 +113,11 @@ class GENAI:
     TOOL_CALL_RESULT = "gen_ai.tool.call.result"
     TOOL_DESCRIPTION = "gen_ai.tool.description"
     TOOL_TYPE = "gen_ai.tool.type"
+    # events / log records (legacy content events; Strands uses them on tool spans too)
+    EVENT_CHOICE = "gen_ai.choice"  # {index, finish_reason, message: {tool_calls}}
+    EVENT_TOOL_MESSAGE = "gen_ai.tool.message"  # {content, id}
+    PART_TOOL_CALL = "tool_call"  # a gen_ai.*.messages part {type, id, name, arguments}
+    PART_TOOL_CALL_RESPONSE = "tool_call_response"  # {type, id, response}
     # legacy indexed prompt/completion attributes (OpenLLMetry, older GenAI)
     COMPLETION_PREFIX = "gen_ai.completion."
     PROMPT_PREFIX = "gen_ai.prompt."

@@ -46,8 +46,8 @@ logger = logging.getLogger(__name__)
 
 _SOURCE = ToolCallSource.TRACING_PROCESSOR
 _EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
-_TOOL_MESSAGE_EVENT = "gen_ai.tool.message"
-_CHOICE_EVENT = "gen_ai.choice"
+_TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
 
 
 def _event_fields(span: SpanView) -> dict[str, Any]:

@@ -35,7 +35,7 @@ __all__ = ["calls_from_messages", "tool_responses"]
 
 logger = logging.getLogger(__name__)
 
-_TOOL_MESSAGE_EVENT = "gen_ai.tool.message"
+_TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
 _MARKERS = (
     f'"{GENAI.INPUT_MESSAGES}"',
     f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
@@ -58,7 +58,7 @@ def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
         if not isinstance(message, Mapping):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == "tool_call_response":
+            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL_RESPONSE:
                 yield part.get("id"), part.get("response")
         if message.get("role") == "tool" and message.get("tool_call_id"):
             yield message.get("tool_call_id"), message.get("content")

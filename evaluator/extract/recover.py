@@ -67,7 +67,7 @@ _OI_FIELDS = {
     "tool_call.function.name": "name",
     "tool_call.function.arguments": "arguments",
 }
-_CHOICE_EVENT = "gen_ai.choice"
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
 
@@ -92,7 +92,7 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
         if not isinstance(message, Mapping):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == "tool_call":
+            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL:
                 yield {k: part.get(k) for k in ("id", "name", "arguments")}
         for call in message.get("tool_calls") or ():  # OpenAI-style message
             if isinstance(call, Mapping):
