@@ -34,9 +34,20 @@ class CaptureServer:
             def log_message(self, *args: Any) -> None:
                 return
 
+            def _body(self) -> bytes:
+                """The request body, sized by content-length or sent chunked (Node's exporters)."""
+                if "chunked" not in (self.headers.get("transfer-encoding") or "").lower():
+                    return self.rfile.read(int(self.headers.get("content-length") or 0))
+                parts = []
+                while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                    parts.append(self.rfile.read(size))
+                    self.rfile.readline()
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return b"".join(parts)
+
             def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(length)
+                body = self._body()
                 encoding = (self.headers.get("content-encoding") or "").lower()
                 if encoding == "gzip":
                     body = gzip.decompress(body)

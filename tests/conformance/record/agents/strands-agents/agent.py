@@ -1,57 +1,51 @@
-"""A Strands agent on its OpenAI model provider; Strands emits OTel GenAI spans itself.
+"""A Strands agent with two tools on its OpenAIModel (the scripted model), native OTel tracing.
 
-Telemetry is Strands' own (StrandsTelemetry + its OTLP exporter); the GenAI semconv
-flavour follows OTEL_SEMCONV_STABILITY_OPT_IN from the variant's env. The session id
-is given the way the Strands docs show, `Agent(trace_attributes={"session.id": ...})`.
-Tools are `@tool` functions; Strands returns a tool's exception to the model as an
-error tool result.
+StrandsTelemetry sets the tracer provider and its OTLP/HTTP exporter (from
+OTEL_EXPORTER_OTLP_ENDPOINT). The session id is a trace attribute (`session.id`), the way
+the Strands docs attach sessions to traces. The semconv flavour follows
+OTEL_SEMCONV_STABILITY_OPT_IN (set per variant in expected.json).
 """
 
 import os
 
+from opentelemetry import trace
 from strands import Agent, tool
 from strands.models.openai import OpenAIModel
 from strands.telemetry import StrandsTelemetry
 
-telemetry = StrandsTelemetry().setup_otlp_exporter()
+StrandsTelemetry().setup_otlp_exporter()
 
 
 @tool
 def get_weather(city: str) -> str:
-    """The weather in a city.
+    """Current weather in a city.
 
     Args:
-        city: The city's name.
+        city: The city.
     """
     return "Sunny, 21 C in " + city
 
 
 @tool
 def lookup_order(order_id: str) -> str:
-    """An order's status.
+    """Look an order up.
 
     Args:
-        order_id: The order's id.
+        order_id: The order id.
     """
     raise ValueError(f"order {order_id} not found")
 
 
-def main():
-    model = OpenAIModel(
-        client_args={"api_key": os.environ["OPENAI_API_KEY"], "base_url": os.environ["OPENAI_BASE_URL"]},
-        model_id="scripted",
-    )
-    agent = Agent(
-        name="conformance",
-        model=model,
-        tools=[get_weather, lookup_order],
-        trace_attributes={"session.id": "conv-42"},
-        callback_handler=None,
-    )
-    try:
-        print(agent("Weather in Paris twice, then order A1?"))
-    finally:
-        telemetry.tracer_provider.force_flush()
-
-
-main()
+model = OpenAIModel(client_args={"base_url": os.environ["MODEL_BASE_URL"], "api_key": "sk-local"}, model_id="scripted")
+agent = Agent(
+    name="conformance_agent",
+    model=model,
+    tools=[get_weather, lookup_order],
+    callback_handler=None,
+    trace_attributes={"session.id": "conv-42"},
+)
+try:
+    print(agent("Weather in Paris twice, then order A1?"))
+except ValueError as exc:
+    print("run stopped by the tool's exception:", exc)
+trace.get_tracer_provider().force_flush()
