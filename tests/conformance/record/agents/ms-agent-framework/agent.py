@@ -30,8 +30,17 @@ def lookup_order(order_id: str) -> str:
 
 
 async def main():
-    client = OpenAIChatCompletionClient(model="scripted", base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
-    agent = Agent(client=client, name="conformance", instructions="Answer with the tools.", tools=[get_weather, lookup_order])
+    client = OpenAIChatCompletionClient(
+        model="scripted",
+        base_url=os.environ["OPENAI_BASE_URL"],
+        api_key=os.environ["OPENAI_API_KEY"],
+    )
+    agent = Agent(
+        client=client,
+        name="conformance",
+        instructions="Answer with the tools.",
+        tools=[get_weather, lookup_order],
+    )
     session = agent.create_session(session_id="conv-42")
     try:
         print(await agent.run("Weather in Paris twice, then order A1?", session=session))

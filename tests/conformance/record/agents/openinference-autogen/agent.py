@@ -40,9 +40,17 @@ async def main():
         model="scripted",
         base_url=os.environ["OPENAI_BASE_URL"],
         api_key=os.environ["OPENAI_API_KEY"],
-        model_info={"vision": False, "function_calling": True, "json_output": False, "family": "unknown", "structured_output": False},
+        model_info={
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        },
     )
-    agent = AssistantAgent("conformance", model_client=client, tools=[get_weather, lookup_order], max_tool_iterations=5)
+    agent = AssistantAgent(
+        "conformance", model_client=client, tools=[get_weather, lookup_order], max_tool_iterations=5
+    )
     try:
         with using_session("conv-42"):
             result = await agent.run(task="Weather in Paris twice, then order A1?")

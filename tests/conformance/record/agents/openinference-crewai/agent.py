@@ -38,7 +38,11 @@ def lookup_order(order_id: str) -> str:
 
 
 def main():
-    llm = LLM(model="openai/scripted", base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
+    llm = LLM(
+        model="openai/scripted",
+        base_url=os.environ["OPENAI_BASE_URL"],
+        api_key=os.environ["OPENAI_API_KEY"],
+    )
     agent = Agent(
         role="Assistant",
         goal="Answer with the tools.",
@@ -47,7 +51,11 @@ def main():
         llm=llm,
         max_iter=6,
     )
-    task = Task(description="Weather in Paris twice, then order A1?", expected_output="A short answer.", agent=agent)
+    task = Task(
+        description="Weather in Paris twice, then order A1?",
+        expected_output="A short answer.",
+        agent=agent,
+    )
     try:
         with using_session("conv-42"):
             print(Crew(agents=[agent], tasks=[task]).kickoff())

@@ -39,12 +39,20 @@ def lookup_order(order_id: str) -> str:
 
 def main():
     generator = OpenAIChatGenerator(
-        model="scripted", api_base_url=os.environ["OPENAI_BASE_URL"], api_key=Secret.from_env_var("OPENAI_API_KEY")
+        model="scripted",
+        api_base_url=os.environ["OPENAI_BASE_URL"],
+        api_key=Secret.from_env_var("OPENAI_API_KEY"),
     )
-    agent = Agent(chat_generator=generator, tools=[get_weather, lookup_order], system_prompt="Answer with the tools.")
+    agent = Agent(
+        chat_generator=generator,
+        tools=[get_weather, lookup_order],
+        system_prompt="Answer with the tools.",
+    )
     try:
         with using_session("conv-42"):
-            result = agent.run(messages=[ChatMessage.from_user("Weather in Paris twice, then order A1?")])
+            result = agent.run(
+                messages=[ChatMessage.from_user("Weather in Paris twice, then order A1?")]
+            )
         print(result["messages"][-1].text)
     finally:
         provider.force_flush()

@@ -23,8 +23,20 @@ LiteLLMInstrumentor().instrument(tracer_provider=provider)
 tracer = provider.get_tracer("conformance-agent")
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -44,7 +56,10 @@ def agent(question: str) -> str:
     messages = [{"role": "user", "content": question}]
     while True:
         reply = litellm.completion(
-            model="openai/scripted", api_base=os.environ["OPENAI_BASE_URL"], messages=messages, tools=TOOLS
+            model="openai/scripted",
+            api_base=os.environ["OPENAI_BASE_URL"],
+            messages=messages,
+            tools=TOOLS,
         )
         message = reply.choices[0].message
         messages.append(message.model_dump(exclude_none=True))

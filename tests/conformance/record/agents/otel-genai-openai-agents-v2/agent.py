@@ -44,7 +44,12 @@ def lookup_order(order_id: str) -> str:
 
 
 def main():
-    agent = Agent(name="conformance", instructions="Answer with the tools.", model="scripted", tools=[get_weather, lookup_order])
+    agent = Agent(
+        name="conformance",
+        instructions="Answer with the tools.",
+        model="scripted",
+        tools=[get_weather, lookup_order],
+    )
     config = RunConfig(group_id="conv-42", workflow_name="conformance")
     try:
         result = Runner.run_sync(agent, "Weather in Paris twice, then order A1?", run_config=config)

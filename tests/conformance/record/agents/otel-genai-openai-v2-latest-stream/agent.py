@@ -31,8 +31,20 @@ OpenAIInstrumentor().instrument()
 handler = get_telemetry_handler()
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -50,7 +62,11 @@ FUNCTIONS = {"get_weather": get_weather, "lookup_order": lookup_order}
 def stream_reply(client, messages):
     """One streamed model call: the text and the tool calls assembled from the chunks."""
     stream = client.chat.completions.create(
-        model="scripted", messages=messages, tools=TOOLS, stream=True, stream_options={"include_usage": True}
+        model="scripted",
+        messages=messages,
+        tools=TOOLS,
+        stream=True,
+        stream_options={"include_usage": True},
     )
     content, calls = "", {}
     for chunk in stream:
@@ -74,13 +90,25 @@ def main():
             if not calls:
                 messages.append({"role": "assistant", "content": content})
                 break
-            messages.append({"role": "assistant", "tool_calls": [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls
-            ]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": c["id"],
+                            "type": "function",
+                            "function": {"name": c["name"], "arguments": c["arguments"]},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
             for call in calls:
                 args = json.loads(call["arguments"])
                 try:
-                    with handler.tool(call["name"], tool_call_id=call["id"], tool_type="function") as tool:
+                    with handler.tool(
+                        call["name"], tool_call_id=call["id"], tool_type="function"
+                    ) as tool:
                         tool.arguments = args
                         result = FUNCTIONS[call["name"]](**args)
                         tool.tool_result = result

@@ -52,12 +52,21 @@ class Tools:
 
 
 async def main():
-    client = AsyncOpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
+    client = AsyncOpenAI(
+        base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"]
+    )
     service = OpenAIChatCompletion(ai_model_id="scripted", async_client=client)
-    agent = ChatCompletionAgent(service=service, name="conformance", instructions="Answer with the tools.", plugins=[Tools()])
+    agent = ChatCompletionAgent(
+        service=service,
+        name="conformance",
+        instructions="Answer with the tools.",
+        plugins=[Tools()],
+    )
     thread = ChatHistoryAgentThread(thread_id="conv-42")
     try:
-        response = await agent.get_response(messages="Weather in Paris twice, then order A1?", thread=thread)
+        response = await agent.get_response(
+            messages="Weather in Paris twice, then order A1?", thread=thread
+        )
         print(response.content)
     finally:
         provider.force_flush()
