@@ -1,24 +1,26 @@
 """A manual tool loop on the openai client, instrumented by opentelemetry-instrumentation-openai-v2.
 
-Legacy semconv (default), message content captured on span events. The tool spans are
-the agent's own, written the way the OTel GenAI conventions describe execute_tool.
+Legacy GenAI semconv (no OTEL_SEMCONV_STABILITY_OPT_IN; util-genai 0.4b0 is the last
+release that still honours it): message content is captured with
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (set in expected.json's env)
+and emitted as gen_ai.* log events. The agent and tool spans come from
+opentelemetry-util-genai's helpers (invoke_local_agent, tool), as a user would write them.
 """
 
 import json
-import os
 
 from openai import OpenAI
 from opentelemetry import trace
+from opentelemetry._logs import set_logger_provider
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry._logs import set_logger_provider
+from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
-from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+from opentelemetry.util.genai.handler import get_telemetry_handler
 
-os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
 provider = TracerProvider()
 provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
 trace.set_tracer_provider(provider)
@@ -26,7 +28,7 @@ logs = LoggerProvider()
 logs.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
 set_logger_provider(logs)
 OpenAIInstrumentor().instrument()
-tracer = trace.get_tracer("conformance-agent")
+handler = get_telemetry_handler()
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
@@ -42,10 +44,15 @@ def lookup_order(order_id):
     raise ValueError(f"order {order_id} not found")
 
 
+FUNCTIONS = {"get_weather": get_weather, "lookup_order": lookup_order}
+
+
 def main():
     client = OpenAI()
     messages = [{"role": "user", "content": "Weather in Paris twice, then order A1?"}]
-    with tracer.start_as_current_span("invoke_agent conformance", attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "conv-42"}):
+    with handler.invoke_local_agent("openai", request_model="scripted") as agent:
+        agent.agent_name = "conformance"
+        agent.conversation_id = "conv-42"
         while True:
             reply = client.chat.completions.create(model="scripted", messages=messages, tools=TOOLS)
             message = reply.choices[0].message
@@ -54,17 +61,12 @@ def main():
                 break
             for call in message.tool_calls:
                 args = json.loads(call.function.arguments)
-                with tracer.start_as_current_span(f"execute_tool {call.function.name}", attributes={
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.function.name,
-                    "gen_ai.tool.call.id": call.id, "gen_ai.tool.call.arguments": call.function.arguments,
-                }) as span:
-                    try:
-                        result = {"get_weather": get_weather, "lookup_order": lookup_order}[call.function.name](**args)
-                        span.set_attribute("gen_ai.tool.call.result", result)
-                    except Exception as exc:
-                        span.record_exception(exc)
-                        span.set_status(trace.Status(trace.StatusCode.ERROR, str(exc)))
-                        result = f"error: {exc}"
+                try:
+                    with handler.tool(call.function.name, arguments=args, tool_call_id=call.id, tool_type="function") as tool:
+                        result = FUNCTIONS[call.function.name](**args)
+                        tool.tool_result = result
+                except Exception as exc:  # the tool's error goes back to the model
+                    result = f"error: {exc}"
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
     provider.force_flush()
     logs.force_flush()
