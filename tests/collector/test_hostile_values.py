@@ -106,3 +106,16 @@ def test_prepare_never_raises_on_values_out_of_range() -> None:
     assert table.column("start_time").type == pa.timestamp("ns")
     assert table.column("start_time").null_count == 2
     assert notes == 2
+
+
+def test_an_event_time_past_2262_keeps_its_span(db_path: Path) -> None:
+    pb2_span = span("with-late-event")
+    pb2_span.events.add(name="late", time_unix_nano=2**64 - 1)
+    with Collector(db_path, grpc_port=0, http_port=None, batch_seconds=0.01) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        client.export(trace_request([pb2_span, span("neighbour")]))
+        client.close()
+        assert collector.flush(10)
+        assert collector.stats().dead_letters == 0
+    events = _rows(db_path, "SELECT events FROM spans WHERE name = 'with-late-event'")[0][0]
+    assert json.loads(events)[0]["time"].startswith("2554-")
