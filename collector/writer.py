@@ -249,7 +249,10 @@ class Writer:
         """A request that cannot be stored: counted, logged, kept in the dead-letter file."""
         self.stats.failed_requests += 1
         message = item.message
-        payload = message.SerializeToString() if hasattr(message, "SerializeToString") else b""
+        try:
+            payload = message.SerializeToString() if message is not None else b""
+        except Exception:  # what could not be decoded may not serialise either
+            payload = b""
         item.message = None
         if self._dead_letter is not None:
             self._dead_letter.record(item.seq, item.kind, payload, f"request {item.seq} {reason}")
@@ -295,7 +298,8 @@ class Writer:
             seq = min(seq, self._failed_from - 1)
         for attempt in (1, 2):
             try:
-                stored_spans, stored_logs = self._write_isolating(prepared, seq)
+                partial = min(seq, min(item.seq for item in items) - 1)
+                stored_spans, stored_logs = self._write_isolating(prepared, seq, partial)
             except Exception:
                 log.exception(
                     "storing a batch of %d requests failed (attempt %d)", len(items), attempt
@@ -318,19 +322,27 @@ class Writer:
             )
         self._done(items)
 
-    def _write_isolating(self, prepared: PreparedBatch, seq: int) -> tuple[int, int]:
+    def _write_isolating(
+        self, prepared: PreparedBatch, seq: int, partial_seq: int
+    ) -> tuple[int, int]:
         """`Store.write`; when the rows themselves fail (DATA_ERRORS), the batch is split
         until the failing rows stand alone, and those go to the dead-letter file. Any other
-        failure propagates (the batch stays in the spool)."""
+        failure propagates (the batch stays in the spool). Every part but the last records
+        `partial_seq` (the batch is not loaded until its last part is), the last `seq`."""
         try:
             return self._store.write(prepared, seq)
         except DATA_ERRORS as error:
             parts = prepared.split()
             if not parts:
                 self._reject_rows(prepared, error)
+                if seq != partial_seq:  # the batch is handled: record its position
+                    self._store.write(PreparedBatch(), seq)
                 return 0, 0
             log.warning("a batch was refused (%s); splitting it to isolate the bad rows", error)
-        stored = [self._write_isolating(part, seq) for part in parts]
+        stored = [
+            self._write_isolating(part, seq if last else partial_seq, partial_seq)
+            for last, part in ((i == len(parts) - 1, part) for i, part in enumerate(parts))
+        ]
         return sum(s for s, _ in stored), sum(n for _, n in stored)
 
     def _reject_rows(self, prepared: PreparedBatch, error: BaseException) -> None:
