@@ -22,15 +22,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-import pyarrow as pa
-
 from collector.deadletter import DeadLetter
 from collector.decode import SpanBatch, decode_traces
 from collector.decode_logs import LogBatch, decode_logs
 from collector.redaction import Redactor
 from collector.routing import Router
 from collector.store import PreparedBatch, Store, prepare
+from collector.writer_batches import DATA_ERRORS, concat, marks, rollback
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
@@ -63,20 +61,6 @@ class WriterStats:
     committed_seq: int = 0
     nulled_values: int = 0
     dead_rows: int = 0
-
-
-DATA_ERRORS = (
-    duckdb.DataError,
-    duckdb.IntegrityError,
-    duckdb.InvalidInputException,
-    pa.ArrowException,
-    OverflowError,
-    TypeError,
-    ValueError,
-    UnicodeError,
-)
-"""Failures caused by the rows themselves: the batch is split to isolate them. Any other
-failure (disk full, out of memory) is the machine's: the batch stays in the spool."""
 
 
 class Writer:
@@ -242,7 +226,7 @@ class Writer:
                 self._reject_item(item, f"could not be decoded: {error!r}")
         merged = PreparedBatch()
         for part in parts:  # rows of one request at a time keep their write order
-            merged = _concat(merged, part)
+            merged = concat(merged, part)
         return merged
 
     def _reject_item(self, item: Item, reason: str) -> None:
@@ -266,7 +250,7 @@ class Writer:
         for item in items:
             if item.message is None:
                 continue
-            marks = _marks(spans, logs)
+            mark = marks(spans, logs)
             try:
                 if item.kind == KIND_TRACES:
                     decode_traces(item.message, spans, redactor)
@@ -274,7 +258,7 @@ class Writer:
                     decode_logs(item.message, logs, redactor)
             except Exception as error:  # a bug in decoding must not stop the pipeline
                 log.exception("could not decode spooled request %d", item.seq)
-                _rollback(spans, logs, marks)  # no half-decoded request in the columns
+                rollback(spans, logs, mark)  # no half-decoded request in the columns
                 self._reject_item(item, f"could not be decoded: {error!r}")
         router = self._router
         learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
@@ -365,29 +349,3 @@ class Writer:
             self._cond.notify_all()
         if self._on_committed is not None:
             self._on_committed(self.durable_seq, sum(item.nbytes for item in items))
-
-
-def _concat(first: PreparedBatch, second: PreparedBatch) -> PreparedBatch:
-    """Both batches' rows in one (tables concatenated, `second` after `first`)."""
-    merged = PreparedBatch(nulled=first.nulled + second.nulled)
-    for name in ("spans", "logs", "turns", "conversations", "backfill"):
-        a, b = getattr(first, name), getattr(second, name)
-        both = [t for t in (a, b) if t is not None]
-        setattr(merged, name, pa.concat_tables(both) if len(both) > 1 else (both or [None])[0])
-    return merged
-
-
-def _marks(spans: SpanBatch, logs: LogBatch) -> tuple[int, int, int, int]:
-    """Lengths to roll a batch back to when a request fails half-decoded."""
-    return len(spans.rules), len(spans.turns), len(spans.conversations), len(logs.rules)
-
-
-def _rollback(spans: SpanBatch, logs: LogBatch, marks: tuple[int, int, int, int]) -> None:
-    """Truncate every column list of both batches to `marks`."""
-    span_rows, turns, conversations, log_rows = marks
-    for values in spans.columns.values():
-        del values[span_rows:]
-    del spans.rules[span_rows:], spans.turns[turns:], spans.conversations[conversations:]
-    for values in logs.columns.values():
-        del values[log_rows:]
-    del logs.rules[log_rows:]
