@@ -63,6 +63,10 @@ class WriterStats:
     dead_rows: int = 0
 
 
+Job = tuple[list[Item], PreparedBatch, "tuple[int, int] | None"]
+"""A prepared batch for the database thread; the last field names a retried failed batch."""
+
+
 class Writer:
     """Owns the store; one thread."""
 
@@ -92,9 +96,17 @@ class Writer:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._db_thread: threading.Thread | None = None
-        self._prepared: queue.Queue[tuple[list[Item], PreparedBatch] | None] = queue.Queue(2)
-        self._failed_from: int | None = None
+        self._prepared: queue.Queue[Job | None] = queue.Queue(2)
+        self._failed: list[tuple[int, int]] = []  # (first, last) seq of batches not stored
+        self._retry_due = False
+        self.reload: Callable[[int, int], list[Item]] | None = None
+        """Reads requests first..last back from the spool, to store a failed batch again."""
         self.stats = WriterStats()
+
+    @property
+    def _failed_from(self) -> int | None:
+        """First request of the oldest batch that could not be stored (None: none)."""
+        return min(first for first, _last in self._failed) if self._failed else None
 
     @property
     def durable_seq(self) -> int:
@@ -173,8 +185,8 @@ class Writer:
         """Wait for a full or due batch; None when stopping with nothing left."""
         with self._cond:
             while not self._items:
-                if self._stopping:
-                    return None
+                if self._retry_due or self._stopping:
+                    return [] if self._retry_due else None
                 self._cond.wait()
             due = time.monotonic() + self._batch_seconds
             while self._rows < self._batch_rows and not self._flush_waiters and not self._stopping:
@@ -192,15 +204,33 @@ class Writer:
             return batch
 
     def _run(self) -> None:
-        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on."""
+        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on;
+        after the store recovered from a failure, reload the oldest failed batch."""
         try:
             while True:
                 batch = self._take()
                 if batch is None:
                     return
-                self._prepared.put((batch, self._prepare_isolated(batch)))
+                if self._retry_due:
+                    self._queue_retry()
+                if batch:
+                    self._prepared.put((batch, self._prepare_isolated(batch), None))
         finally:
             self._prepared.put(None)
+
+    def _queue_retry(self) -> None:
+        """Read the oldest failed batch back from the spool and queue it (decoder thread)."""
+        with self._cond:
+            self._retry_due = False
+            failed = min(self._failed) if self._failed else None
+        if failed is None or self.reload is None:
+            return
+        try:
+            items = self.reload(*failed)
+        except Exception:
+            log.exception("reading requests %d..%d back from the spool failed", *failed)
+            return
+        self._prepared.put((items, self._prepare_isolated(items), failed))
 
     def _run_db(self) -> None:
         """Database thread: commit prepared batches in order (DuckDB releases the GIL, so
@@ -209,7 +239,49 @@ class Writer:
             job = self._prepared.get()
             if job is None:
                 return
-            self._store_batch(*job)
+            items, prepared, retried = job
+            if retried is None:
+                self._store_batch(items, prepared)
+            else:
+                self._store_retry(items, prepared, retried)
+
+    def _store_retry(
+        self, items: list[Item], prepared: PreparedBatch, failed: tuple[int, int]
+    ) -> None:
+        """Store a failed batch read back from the spool; on success it is no longer failed
+        and the spool position moves past it."""
+        rest = [batch for batch in self._failed if batch != failed]
+        seq = self.stats.committed_seq
+        if rest:
+            seq = min(seq, min(first for first, _last in rest) - 1)
+        try:
+            stored_spans, stored_logs = self._write_isolating(
+                prepared, seq, min(seq, failed[0] - 1)
+            )
+        except Exception:
+            log.exception("requests %d..%d still cannot be stored", *failed)
+            return
+        with self._cond:
+            self._failed = rest
+            self.stats.spans_stored += stored_spans
+            self.stats.logs_stored += stored_logs
+            self.stats.failed_requests -= failed[1] - failed[0] + 1
+            self._retry_due = bool(rest)
+            self._cond.notify_all()
+        log.warning("requests %d..%d are stored after all (the store recovered)", *failed)
+        if self._on_committed is not None:
+            self._on_committed(self.durable_seq, 0)
+
+    def wait_retried(self, timeout: float | None = None) -> bool:
+        """Block until no failed batch is left (True) or `timeout` s passed (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failed:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
 
     def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
         """`_prepare`, and when it fails, each request on its own: one that still fails goes
@@ -295,15 +367,21 @@ class Writer:
             break
         else:
             self.stats.failed_requests += len(items)
-            first = min(item.seq for item in items)
-            if self._failed_from is None or first < self._failed_from:
-                self._failed_from = first
+            first, last = min(item.seq for item in items), max(item.seq for item in items)
+            with self._cond:
+                self._failed.append((first, last))
             log.error(
-                "requests %d..%d could not be stored; they stay in the spool and are "
-                "replayed when the collector starts again",
+                "requests %d..%d could not be stored; they stay in the spool and are stored "
+                "when the store works again (or when the collector starts again)",
                 first,
-                max(item.seq for item in items),
+                last,
             )
+            self._done(items)
+            return
+        if self._failed and self.reload is not None:  # the store works: retry the failed
+            with self._cond:
+                self._retry_due = True
+                self._cond.notify_all()
         self._done(items)
 
     def _write_isolating(
