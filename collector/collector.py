@@ -120,6 +120,7 @@ class Collector:
         self._ingest: Ingest | None = None
         self._grpc: GrpcReceiver | None = None
         self._http: HttpServer | None = None
+        self._http_app: Any = None
         self._replayed = 0
         self._loaded_at_start = 0
         self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
@@ -194,6 +195,7 @@ class Collector:
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
+            self._http_app = app
             self._http = HttpServer(app, host=self.host, port=self._http_port, tls=self._tls)
             self._http.start()
             write_sidecar(
