@@ -147,8 +147,14 @@ class Collector:
         self._store = Store(self.db_path, **self._duckdb_settings)
         router = Router(capacity=self._router_capacity)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
+        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
         router.preload(
-            self._store.known_turns(self._router_capacity), waiting, waiting_complete=complete
+            self._store.known_turns(self._router_capacity),
+            waiting,
+            waiting_complete=complete,
+            sessions=sessions,
+            unkeyed=unkeyed,
+            unkeyed_complete=unkeyed_complete,
         )
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(

@@ -104,6 +104,15 @@ def _backfill_sql(table: str) -> str:
     )
 
 
+def _session_backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
+    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
+        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
+    )
+
+
 def _keep_first(keys: list[Any]) -> list[int] | None:
     """Indexes of the first occurrence of each key, or None when all keys are distinct."""
     if len(set(keys)) == len(keys):
@@ -142,6 +151,7 @@ class PreparedBatch:
     turns: pa.Table | None = None
     conversations: pa.Table | None = None
     backfill: pa.Table | None = None
+    session_backfill: pa.Table | None = None
     nulled: int = 0
     """Values stored as NULL because they did not fit their column (`collector.columns`)."""
 
@@ -180,7 +190,10 @@ def _latest(
 
 
 def prepare(
-    spans: SpanBatch, logs: LogBatch, backfill: list[tuple[str, str, int]]
+    spans: SpanBatch,
+    logs: LogBatch,
+    backfill: list[tuple[str, str, int]],
+    session_backfill: list[tuple[str, str]] | None = None,
 ) -> PreparedBatch:
     """Build the Arrow tables of a decoded, routed batch (deduplicated by primary key). Pure."""
     batch = PreparedBatch()
@@ -205,6 +218,11 @@ def prepare(
                 "chat_id": pa.array(chats, pa.string()),
                 "turn_id": pa.array(turn_ids, pa.int32()),
             }
+        )
+    if session_backfill:
+        trace_ids, chats = (list(c) for c in zip(*session_backfill, strict=True))
+        batch.session_backfill = pa.table(
+            {"trace_id": pa.array(trace_ids, pa.string()), "chat_id": pa.array(chats, pa.string())}
         )
     return batch
 
@@ -302,6 +320,22 @@ class Store:
         ).fetchall()
         return [row[0] for row in rows[:limit]], len(rows) <= limit
 
+    def trace_sessions(self, limit: int) -> tuple[list[tuple[str, str]], list[str], bool]:
+        """After a restart: (trace_id, chat_id) of traces keyed without a turn (rule 4), the
+        traces with rows lacking any chat (up to `limit` each), and whether that is all."""
+        sessions = self.con.execute(
+            "SELECT trace_id, min(chat_id) FROM spans WHERE chat_id IS NOT NULL AND "
+            "turn_id IS NULL GROUP BY trace_id ORDER BY max(start_time) DESC NULLS LAST LIMIT ?",
+            [limit],
+        ).fetchall()
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE chat_id IS NULL UNION "
+            "SELECT DISTINCT trace_id FROM logs WHERE chat_id IS NULL AND trace_id IS NOT NULL "
+            "LIMIT ?",
+            [limit + 1],
+        ).fetchall()
+        return [tuple(r) for r in sessions], [r[0] for r in rows[:limit]], len(rows) <= limit
+
     def write(self, batch: PreparedBatch, seq: int) -> tuple[int, int]:
         """Store one prepared batch and the spool position in one transaction; returns rows
         inserted (spans, logs). Releases the GIL for most of its time (DuckDB)."""
@@ -327,6 +361,11 @@ class Store:
             if batch.backfill is not None:
                 for table in ("spans", "logs"):
                     self._run_with(batch.backfill, "batch_turnmap", _backfill_sql(table))
+            if batch.session_backfill is not None:
+                for table in ("spans", "logs"):
+                    self._run_with(
+                        batch.session_backfill, "batch_sessionmap", _session_backfill_sql(table)
+                    )
             con.execute(
                 "INSERT INTO tracesim_meta VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -340,7 +340,7 @@ class Writer:
         router.route(logs.columns, logs.rules)
         backfill = router.backfill_targets(learned)
         router.settled(trace_id for trace_id, _chat, _turn in learned)
-        prepared = prepare(spans, logs, backfill)
+        prepared = prepare(spans, logs, backfill, router.session_backfill_targets())
         self.stats.nulled_values += prepared.nulled
         for item in items:
             item.message = None  # free memory early
