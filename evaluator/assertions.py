@@ -11,12 +11,20 @@ criteria:
      "expected": ..., "strict": false, "subset": false, "turn": 1,
      "threshold": 0.5}
 
-`tool_calls` runs the `trajectory` metric. Its `match_mode` accepts our
-names and the usual aliases (exact -> strict, any_order -> unordered,
-superset -> contains, subset -> within, ordered/subsequence -> in_order);
-the default is `unordered` (as `trajectory`). `arg_match_mode` defaults to
-`exact` here: an assertion that writes arguments means them (an expected
-call without args is still compared by name only).
+`tool_calls` is arksim's assertion and keeps arksim's verdicts (README,
+"Coming from arksim"); it runs the `trajectory` metric. Its `match_mode`
+accepts our names and the usual aliases (exact -> strict, any_order ->
+unordered, superset -> contains, subset -> within, ordered/subsequence ->
+in_order); the default is `unordered`. As in arksim:
+- `arg_match_mode` (per expected call, or for the whole assertion) defaults
+  to `ignore`: arguments written without a mode are not compared;
+  `partial` (arksim's word) means `subset` (expected args within actual);
+- an empty `expected` asserts nothing about the calls (passes), and with
+  `forbidden` checks only that no forbidden tool was called;
+- `within` asks that every actual call be one of the expected calls: the
+  same expected call may be repeated (membership, not a matching).
+Where SPEC §7 differs from arksim, SPEC wins: matching is optimal, never
+greedy, and `subset` compares nested objects deeply.
 
 `turn` (zero-based) checks that turn's calls; without it the assertion sees
 the calls of every turn, concatenated in turn order.
@@ -38,6 +46,7 @@ threshold a metric passes only on a full match).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,11 +64,22 @@ from evaluator.metrics import (
 )
 from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
 from evaluator.metrics.count import parse_count_spec
-from evaluator.metrics.expected import ARG_MODES, ExpectedCallError, expected_calls, not_graded
-from evaluator.metrics.vocabulary import VocabularyError, resolve_arg_mode, resolve_order
+from evaluator.metrics.expected import (
+    ExpectedCallError,
+    describe,
+    expected_calls,
+    not_graded,
+)
+from evaluator.metrics.vocabulary import (
+    VocabularyError,
+    names_match,
+    resolve_arg_mode,
+    resolve_order,
+)
 from schemas import MetricResult, ToolCall
 
 __all__ = [
+    "ARKSIM_ARG_MODES",
     "ASSERTION_TYPES",
     "MATCH_MODES",
     "Assertion",
@@ -82,6 +102,17 @@ MATCH_MODES: dict[str, str] = {
     "subsequence": "in_order",
 }
 """Accepted `match_mode` values -> trajectory modes."""
+
+ARKSIM_ARG_MODES: dict[str, str] = {"partial": "subset"}
+"""arksim's argument-mode words that differ from ours (arksim's `partial` is our `subset`)."""
+
+FAILURE_SEVERITY: dict[str, str] = {
+    "disobey user request": "high",
+    "false information": "critical",
+    "lack of specific information": "medium",
+    "repetition": "low",
+}
+"""Severity of the failure labels a `tool_calls` assertion gives (arksim's mapping)."""
 
 _CALL_LIST_TYPES = (
     "tool_calls",
@@ -135,8 +166,8 @@ class Assertion:
     """Expected calls (list of ExpectedCall) or counts (mapping); None for rate/latency."""
     match_mode: str = "unordered"
     """Trajectory mode (tool_calls only), already mapped to our names."""
-    arg_match_mode: str = "exact"
-    """Trajectory argument mode (tool_calls only)."""
+    arg_match_mode: str = "ignore"
+    """Trajectory argument mode (tool_calls only; arksim's default `ignore`)."""
     forbidden: tuple[str, ...] = field(default_factory=tuple)
     """Tools that must not be called (tool_calls only)."""
     strict: bool = False
@@ -158,6 +189,13 @@ def _choice(value: Any, allowed: Sequence[str], fail: Any, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         fail(name, f"{value!r} is not one of {', '.join(allowed)}")
     return value
+
+
+def _arksim_call(item: Any) -> Any:
+    """An expected call with arksim's `arg_match_mode: partial` spelled `subset`."""
+    if isinstance(item, Mapping) and item.get("arg_match_mode") in ARKSIM_ARG_MODES:
+        return {**item, "arg_match_mode": ARKSIM_ARG_MODES[item["arg_match_mode"]]}
+    return item
 
 
 def _parse_one(raw: Any, index: int, where: str) -> Assertion:
@@ -211,6 +249,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         items = [
             {"name": e} if kind == "tool_call_order" and isinstance(e, str) else e for e in expected
         ]
+        if kind == "tool_calls":
+            items = [_arksim_call(e) for e in items]
         try:
             values["expected"] = expected_calls(items)  # normalised once, checked per turn
         except ExpectedCallError as exc:
@@ -233,7 +273,11 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
                 _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
             ]
         arg_key = "arg_mode" if "arg_mode" in raw else "arg_match_mode"
-        values["arg_match_mode"] = _choice(raw.get(arg_key, "exact"), ARG_MODES, fail, arg_key)
+        raw_mode = raw.get(arg_key, "ignore")  # arksim: names only unless a mode is given
+        try:
+            values["arg_match_mode"] = resolve_arg_mode(ARKSIM_ARG_MODES.get(raw_mode, raw_mode))
+        except VocabularyError as exc:
+            fail(arg_key, str(exc))
         forbidden = raw.get("forbidden", [])
         if not isinstance(forbidden, list) or not all(isinstance(f, str) and f for f in forbidden):
             fail("forbidden", "must be a list of tool names")
@@ -273,15 +317,7 @@ def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
 def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     kind, expected, threshold = assertion.type, assertion.expected, assertion.threshold
     if kind == "tool_calls":
-        return trajectory(
-            calls,
-            expected,
-            order=assertion.match_mode,
-            arg_mode=assertion.arg_match_mode,
-            forbidden=assertion.forbidden,
-            all_or_nothing=assertion.all_or_nothing,
-            arg_matchers=assertion.arg_matchers,
-        )
+        return _tool_calls(assertion, calls)
     whole = assertion.all_or_nothing or assertion.strict
     if kind == "tool_call_args":
         return tool_call_args(
@@ -312,6 +348,89 @@ def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     if kind == "tool_error_rate":
         return tool_error_rate(calls, max_rate=threshold)
     return tool_latency(calls, max_ms=threshold)
+
+
+def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
+    """arksim's `tool_calls` verdicts on top of the `trajectory` metric (see module doc)."""
+    expected, banned = list(assertion.expected or []), set(assertion.forbidden)
+    if not expected:
+        hits = [
+            describe(c.name, c.arguments)
+            for c in calls
+            if any(names_match(b, c.name) for b in banned)
+        ]
+        if hits:
+            reason = f"forbidden tools called: {', '.join(hits)}"
+        elif banned:
+            reason = f"no forbidden tool called ({', '.join(sorted(banned))})"
+        else:
+            reason = "no expected tool calls defined"
+        return MetricResult(
+            name="trajectory",
+            value=0.0 if hits else 1.0,
+            passed=not hits,
+            reason=reason,
+            details={"mode": assertion.match_mode, "forbidden": hits, "expected": []},
+        )
+    if assertion.match_mode == "within" and len(calls) > 1:
+        # Membership: any expected call may stand for several actual calls.
+        result = trajectory(
+            calls,
+            expected * len(calls),
+            order="within",
+            arg_mode=assertion.arg_match_mode,
+            forbidden=assertion.forbidden,
+            all_or_nothing=assertion.all_or_nothing,
+            arg_matchers=assertion.arg_matchers,
+        )
+        result.details["missing"] = []
+        return result
+    return trajectory(
+        calls,
+        expected,
+        order=assertion.match_mode,
+        arg_mode=assertion.arg_match_mode,
+        forbidden=assertion.forbidden,
+        all_or_nothing=assertion.all_or_nothing,
+        arg_matchers=assertion.arg_matchers,
+    )
+
+
+def _failure_label(assertion: Assertion, calls: list[ToolCall], result: MetricResult) -> str:
+    """arksim's behaviour-failure label for a failed `tool_calls` assertion.
+
+    Missing calls or tools outside the expected set: `disobey user request`;
+    only extra calls of expected tools: `repetition`; strict order with the
+    right tools but wrong arguments: `false information` (`lack of specific
+    information` when every argument mode was `subset`).
+    """
+    expected = list(assertion.expected or [])
+    pairs = result.details.get("pairs")
+    if result.details.get("forbidden") or not isinstance(pairs, list):
+        return "disobey user request"
+    mode, size = assertion.match_mode, len(expected)
+    wanted_names = [e.name for e in expected]
+    if mode == "strict":
+        if [c.name for c in calls] == wanted_names:
+            modes = {e.arg_match_mode or assertion.arg_match_mode for e in expected}
+            return "false information" if modes - {"subset"} else "lack of specific information"
+        if len(calls) == size:
+            return "disobey user request"
+        missing_count = Counter(wanted_names) - Counter(c.name for c in calls)
+        extra = list((Counter(c.name for c in calls) - Counter(wanted_names)).elements())
+        missing = list(missing_count.elements())
+    else:
+        got_e = {p["expected_index"] % max(size, 1) for p in pairs if "expected_index" in p}
+        got_a = {p["actual_index"] for p in pairs if "actual_index" in p}
+        missing = (
+            [] if mode == "within" else [n for i, n in enumerate(wanted_names) if i not in got_e]
+        )
+        extra = (
+            [] if mode == "contains" else [c.name for j, c in enumerate(calls) if j not in got_a]
+        )
+    if extra and not missing and all(name in wanted_names for name in extra):
+        return "repetition"
+    return "disobey user request"
 
 
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:
@@ -354,8 +473,13 @@ def check_assertions(
             )
             continue
         result = _apply_threshold(assertion, _evaluate(assertion, calls))
+        label_details: dict[str, Any] = {}
+        if assertion.type == "tool_calls" and result.passed is False:
+            label = _failure_label(assertion, calls, result)
+            label_details = {"failure_label": label, "severity": FAILURE_SEVERITY[label]}
         details = {
             **result.details,
+            **label_details,
             "assertion": {
                 "index": assertion.index,
                 "type": assertion.type,

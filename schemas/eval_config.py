@@ -33,6 +33,7 @@ JudgeName = Literal[
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
     "trajectory_accuracy",
     "tool_call_efficiency",
@@ -49,6 +50,7 @@ TURN_JUDGES: tuple[str, ...] = (
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
     "tool_call_efficiency",
     "tool_selection",
@@ -65,6 +67,7 @@ JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
 
 TOOL_JUDGES: tuple[str, ...] = (
     "tool_use",
+    "tool_call_behavior_failure",
     "trajectory_accuracy",
     "tool_call_efficiency",
     "tool_selection",
@@ -74,7 +77,8 @@ TOOL_JUDGES: tuple[str, ...] = (
 """Opt-in judges of tool use (one more request per turn or conversation each)."""
 
 DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name not in TOOL_JUDGES)
-"""arksim's seven built-in metrics; the tool judges are opt-in."""
+"""arksim's seven default metrics; the tool judges (`tool_use`, `tool_call_behavior_failure`, ...)
+are opt-in (one more request per turn or conversation each)."""
 
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
 """Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
@@ -86,7 +90,8 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     metrics: list[JudgeName] = Field(default_factory=lambda: list(DEFAULT_JUDGES))
-    """LLM judges to run. Default: arksim's seven (all but `tool_use`). `[]` runs no judge."""
+    """LLM judges to run. Default: arksim's seven (all but `tool_use` and
+    `tool_call_behavior_failure`). `[]` runs no judge."""
     thresholds: dict[str, float] = Field(default_factory=dict)
     """Quality gates, lower bounds: metric name -> minimum (e.g. `final_score: 0.7`,
     `tool_call_args: 1.0`). Applied to the mean of the metric's graded values over

@@ -45,7 +45,7 @@ ARG_MODES: tuple[str, ...] = ("exact", "subset", "superset", "ignore", "partial_
 """How arguments are compared (see module doc)."""
 
 ARG_MODE_ALIASES: dict[str, str] = {
-    "partial": "partial_credit",
+    "partial": "subset",  # arksim's arg_match_mode word (its docs: expected within actual)
     "equal": "exact",
     "expected_in_actual": "subset",
     "actual_in_expected": "superset",

@@ -85,7 +85,7 @@ def judge_reply(
             "label": "complete" if goal_done else "not_complete",
             "score": 1.0 if goal_done else 0.0,
         }
-    elif name == "agent_behavior_failure":
+    elif name in ("agent_behavior_failure", "tool_call_behavior_failure"):
         answer = {"reasoning": "no problem seen", "label": "no failure"}
     elif name == "tool_use":
         answer = {"reasoning": "the right tool with the right arguments", "label": "appropriate"}
