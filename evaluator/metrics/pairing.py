@@ -57,7 +57,7 @@ class CallScorer:
         """True when some pair may fit partly (partial credit or a scoring callable)."""
         return self.partial or any(w.arg_match_mode == "partial_credit" for w in wanted)
 
-    def fits(self, want: ExpectedCall, call: ToolCall, *, default_args: bool = False) -> bool:
+    def fits(self, want: ExpectedCall, call: ToolCall, default_args: bool = False) -> bool:
         """True when `call` fully answers `want` (the 0/1 fast path of `score`)."""
         if want.id:
             if call.id != want.id:
@@ -158,24 +158,19 @@ def pair_calls(
     else:
         fits = scorer.fits
 
-        def score(i: int, j: int) -> float:
-            return 1.0 if fits(wanted[i], actual[j], default_args=default_args) else 0.0
+        def score(i: int, j: int) -> float:  # 0/1; the hot path of every metric
+            return 1.0 if fits(wanted[i], actual[j], default_args) else 0.0
 
     shape_ok = True
     if order == "strict":
         pairs, shape_ok = _strict_pairs(wanted, actual, score, weighted)
-    elif order == "in_order":
-        pairs = (
-            weighted_lcs_pairs(n_e, n_a, score)
-            if weighted
-            else lcs_pairs(n_e, n_a, lambda i, j: score(i, j) > 0)
-        )
     elif weighted:
-        pairs = max_weight_matching(n_e, n_a, score)
-    else:
-        pairs = max_matching(
-            n_e, n_a, lambda i, j: fits(wanted[i], actual[j], default_args=default_args)
+        pairs = (weighted_lcs_pairs if order == "in_order" else max_weight_matching)(
+            n_e, n_a, score
         )
+    else:
+        match = lcs_pairs if order == "in_order" else max_matching
+        pairs = match(n_e, n_a, score)  # a 0/1 score is its own truth value
     if not weighted:
         return pairs, [1.0] * len(pairs), shape_ok
     return pairs, [score(i, j) for i, j in pairs], shape_ok
