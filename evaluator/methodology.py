@@ -54,6 +54,37 @@ METHODOLOGY: Mapping[str, str] = {
         "(both 1.0, pass), missing_call, unnecessary_call, wrong_tool, wrong_arguments or "
         "result_misused (0.0, fail)."
     ),
+    "trajectory_accuracy": (
+        "LLM judge, per conversation: reads the whole sequence of tool calls against the "
+        "scenario's reference trajectory (its `reference_trajectory`, else its `tool_calls` "
+        "expectations, else the goal) and the tools on offer; labels accurate or "
+        "acceptable_deviation (1.0, pass) or inaccurate (0.0, fail)."
+    ),
+    "tool_call_efficiency": (
+        "LLM judge, per turn: labels the turn's tool calls efficient (1.0, pass), redundant "
+        "(the same information fetched again) or needless (0.0, fail)."
+    ),
+    "tool_selection": (
+        "LLM judge, per turn, shown the available tools: correct or no_tool_needed (1.0, "
+        "pass), wrong_tool or missing_tool (0.0, fail)."
+    ),
+    "tool_invocation": (
+        "LLM judge, per turn, shown the tools' parameter schemas: correct or no_call (1.0, "
+        "pass), missing_argument, wrong_argument, invented_argument or schema_violation (0.0)."
+    ),
+    "tool_result_handling": (
+        "LLM judge, per turn: does the reply use the tool results faithfully? correct or "
+        "no_result (1.0, pass), misreported, ignored or error_unhandled (0.0, fail)."
+    ),
+    "tool_call_f1": (
+        "Deterministic: precision (expected calls among the actual ones / actual calls), "
+        "recall (/ expected calls) and their F1 (the value); calls matched optimally as a "
+        "multiset, arguments per `arg_mode`."
+    ),
+    "tool_call_stats": (
+        "Informational: the number of tool calls (the value, a count), per tool, failed and "
+        "repeated; never passes or fails."
+    ),
     "trajectory": (
         "Deterministic, from a scenario `tool_calls` assertion: compares the agent's merged "
         "tool calls (explicit and traced, deduplicated) with the expected calls by name and "
