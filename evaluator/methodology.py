@@ -93,13 +93,15 @@ METHODOLOGY: Mapping[str, str] = {
         "Value = matched share; any forbidden tool called = 0.0 and fails."
     ),
     "tool_call_args": (
-        "Deterministic: pairs expected with actual calls of the same name so the most pairs "
-        "match; value = matched / expected (strict: 1.0 only if all match). `subset`: expected "
-        "arguments a deep subset of the actual ones."
+        "Deterministic: pairs expected with actual calls of the same tool so the most pairs "
+        "match; value = matched / expected (`all_or_nothing`: 1.0 only if all match). "
+        "`arg_mode`: exact, subset (expected arguments a deep subset of the actual ones), "
+        "superset (actual within expected), partial_credit (each call earns its share of "
+        "matched arguments); `arg_matchers` per tool."
     ),
     "tool_call_order": (
         "Deterministic: longest common subsequence of actual and expected tool names / "
-        "number expected (strict: exact sequence)."
+        "number expected (`order: strict`: exact sequence, parallel calls in any order)."
     ),
     "tool_call_count": "Deterministic: each tool's call count against its comparator (==, >=, ...).",
     "tool_call_output": "Deterministic: each expected call's result against the actual result.",
