@@ -44,6 +44,14 @@ __all__ = ["tool_call_args"]
 
 NAME = "tool_call_args"
 
+_RELATION = {"subset": "are not a superset of", "superset": "are not within"}
+_COMPARISON = {
+    "subset": "with expected arguments a subset of the actual",
+    "superset": "with actual arguments within the expected",
+    "ignore": "by name",
+    "partial_credit": "with equal arguments (partial credit per argument)",
+}
+
 
 def tool_call_args(
     actual: Sequence[ToolCall],
@@ -79,25 +87,24 @@ def tool_call_args(
 
     pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
     matched_to = dict(pairs)
-    score_of = {i: s for (i, _), s in zip(pairs, scores, strict=True)}
+    score_of = dict(zip(matched_to, scores, strict=True))
     full = {i for i, s in score_of.items() if s >= 1.0}
     used = set(matched_to.values())
     # For explanations only: pair each unmatched expected call with a left-over
     # actual call of the same name, to show which arguments differed.
     unmatched = [i for i in range(len(wanted)) if i not in matched_to]
     spare = [j for j in range(len(actual)) if j not in used]
-    near = (
-        {}
-        if not unmatched
-        else {
+    near = {}
+    if unmatched and spare:
+        fits_name = scorer.fits_name
+        near = {
             unmatched[a]: spare[b]
             for a, b in max_matching(
                 len(unmatched),
                 len(spare),
-                lambda a, b: scorer.fits_name(wanted[unmatched[a]], actual[spare[b]]),
+                lambda a, b: fits_name(wanted[unmatched[a]], actual[spare[b]]),
             )
         }
-    )
 
     calls: list[dict[str, Any]] = []
     for i, want in enumerate(wanted):
@@ -118,10 +125,7 @@ def tool_call_args(
             )
         elif i in near:
             j = near[i]
-            relation = {
-                "subset": "are not a superset of",
-                "superset": "are not within",
-            }.get(mode, "differ from")
+            relation = _RELATION.get(mode, "differ from")
             calls.append(
                 {
                     "expected": expected_text,
@@ -145,12 +149,7 @@ def tool_call_args(
     matched, total = len(full), len(wanted)
     complete = matched == total
     value = (1.0 if complete else 0.0) if whole else sum(scores) / total
-    comparison = {
-        "subset": "with expected arguments a subset of the actual",
-        "superset": "with actual arguments within the expected",
-        "ignore": "by name",
-        "partial_credit": "with equal arguments (partial credit per argument)",
-    }.get(mode, "with equal arguments")
+    comparison = _COMPARISON.get(mode, "with equal arguments")
     return MetricResult(
         name=NAME,
         value=min(1.0, max(0.0, value)),

@@ -28,6 +28,7 @@ from schemas import ToolCall
 __all__ = ["CallScorer", "pair_calls"]
 
 _SHARED: dict[str, CallScorer] = {}
+_EMPTY: dict[str, Any] = {}
 
 
 class CallScorer:
@@ -55,7 +56,12 @@ class CallScorer:
 
     def uses_weights(self, wanted: Sequence[ExpectedCall]) -> bool:
         """True when some pair may fit partly (partial credit or a scoring callable)."""
-        return self.partial or any(w.arg_match_mode == "partial_credit" for w in wanted)
+        if self.partial:
+            return True
+        for want in wanted:
+            if want.arg_match_mode == "partial_credit":
+                return True
+        return False
 
     def fits(self, want: ExpectedCall, call: ToolCall, default_args: bool = False) -> bool:
         """True when `call` fully answers `want` (the 0/1 fast path of `score`)."""
@@ -135,6 +141,38 @@ def _strict_pairs(
     return pairs, same_shape
 
 
+def _plain_fits(
+    wanted: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    default_mode: str,
+    default_args: bool,
+) -> Any:
+    """`CallScorer.fits` inlined for matcher-less scorers: the hot path of every metric."""
+
+    def fits(i: int, j: int) -> bool:
+        want, call = wanted[i], actual[j]
+        if want.id:
+            if call.id != want.id:
+                return False
+        elif want.name != call.name and normalize_name(want.name) != normalize_name(call.name):
+            return False
+        args = want.args
+        if args is None:
+            if not default_args:
+                return True
+            args = _EMPTY
+        mode = want.arg_match_mode or default_mode
+        if mode == "exact":
+            return values_equal(args, call.arguments)
+        if mode == "ignore":
+            return True
+        if mode == "subset":
+            return is_deep_subset(args, call.arguments)
+        return is_deep_subset(call.arguments, args)  # superset: actual within expected
+
+    return fits
+
+
 def pair_calls(
     wanted: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
@@ -155,10 +193,12 @@ def pair_calls(
             if value is None:
                 value = cache[key] = scorer.score(wanted[i], actual[j], default_args=default_args)
             return value
+    elif scorer.plain:
+        score = _plain_fits(wanted, actual, scorer.comparer.mode, default_args)
     else:
         fits = scorer.fits
 
-        def score(i: int, j: int) -> float:  # 0/1; the hot path of every metric
+        def score(i: int, j: int) -> float:
             return 1.0 if fits(wanted[i], actual[j], default_args) else 0.0
 
     shape_ok = True
@@ -172,5 +212,5 @@ def pair_calls(
         match = lcs_pairs if order == "in_order" else max_matching
         pairs = match(n_e, n_a, score)  # a 0/1 score is its own truth value
     if not weighted:
-        return pairs, [1.0] * len(pairs), shape_ok
+        return pairs, [1.0] * len(pairs), shape_ok  # a 0/1 match is a full match
     return pairs, [score(i, j) for i, j in pairs], shape_ok

@@ -43,7 +43,7 @@ from evaluator.metrics.pairing import CallScorer, pair_calls
 from evaluator.metrics.vocabulary import (
     ORDERS,
     VocabularyError,
-    names_match,
+    normalize_name,
     resolve_arg_mode,
     resolve_order,
 )
@@ -91,12 +91,15 @@ def trajectory(
         scorer = CallScorer.for_mode(arg_mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return _invalid(str(exc))
-    banned = tuple(forbidden)
-    forbidden_calls = [
-        describe(c.name, c.arguments)
-        for c in actual
-        if banned and any(names_match(b, c.name) for b in banned)
-    ]
+    banned = set(forbidden)
+    forbidden_calls: list[str] = []
+    if banned:
+        normalised = {normalize_name(b) for b in banned}
+        forbidden_calls = [
+            describe(c.name, c.arguments)
+            for c in actual
+            if c.name in banned or normalize_name(c.name) in normalised
+        ]
     if expected is None:
         if not banned:
             return not_graded(NAME, "no expected trajectory given")
@@ -120,7 +123,7 @@ def trajectory(
 
     pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
     matched = sum(scores)
-    full = sum(1 for s in scores if s >= 1.0)
+    full = len(scores) if matched == len(scores) else sum(1 for s in scores if s >= 1.0)
     n_expected, n_actual = len(wanted), len(actual)
     if order in ("strict", "unordered"):
         value = _ratio(matched, max(n_expected, n_actual))
