@@ -37,7 +37,7 @@ from evaluator.metrics.expected import (
     not_graded,
 )
 from evaluator.metrics.pairing import CallScorer, pair_calls
-from evaluator.metrics.vocabulary import VocabularyError, resolve_arg_mode
+from evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
 from schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_args"]
@@ -69,7 +69,9 @@ def tool_call_args(
     and ``arg_mode="subset"``.
     """
     try:
-        mode = resolve_arg_mode(arg_mode or ("subset" if subset else "exact"))
+        mode = arg_mode or ("subset" if subset else "exact")
+        if mode not in ARG_MODES:
+            mode = resolve_arg_mode(mode)
         scorer = CallScorer.for_mode(mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return not_graded(NAME, str(exc), label="invalid_expected")
@@ -88,7 +90,11 @@ def tool_call_args(
     pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
     matched_to = dict(pairs)
     score_of = dict(zip(matched_to, scores, strict=True))
-    full = {i for i, s in score_of.items() if s >= 1.0}
+    full = (
+        matched_to  # without partial credit every pair is a full match
+        if sum(scores) == len(scores)
+        else {i for i, s in score_of.items() if s >= 1.0}
+    )
     used = set(matched_to.values())
     # For explanations only: pair each unmatched expected call with a left-over
     # actual call of the same name, to show which arguments differed.

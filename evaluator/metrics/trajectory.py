@@ -28,6 +28,7 @@ Forbidden tools: any actual call to one fails the metric, sets the value to
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from evaluator.metrics.argmatch import ArgMatcherError
@@ -41,6 +42,7 @@ from evaluator.metrics.expected import (
 )
 from evaluator.metrics.pairing import CallScorer, pair_calls
 from evaluator.metrics.vocabulary import (
+    ARG_MODES,
     ORDERS,
     VocabularyError,
     normalize_name,
@@ -55,6 +57,15 @@ NAME = "trajectory"
 
 MODES = ORDERS
 """Deprecated name of `vocabulary.ORDERS`."""
+
+_ORDER_SET = frozenset(ORDERS)
+_ARG_MODE_SET = frozenset(ARG_MODES)
+
+
+@lru_cache(maxsize=256)
+def _normalised(banned: tuple[str, ...]) -> frozenset[str]:
+    """Forbidden tool names, normalised once per distinct list."""
+    return frozenset(normalize_name(name) for name in banned)
 
 
 def call_fits(want: ExpectedCall, call: ToolCall, *, arg_mode: str) -> bool:
@@ -85,16 +96,19 @@ def trajectory(
 
     `mode` is the deprecated name of `order`.
     """
+    order = order or mode or "strict"
     try:
-        order = resolve_order(order or mode or "strict")
-        arg_mode = resolve_arg_mode(arg_mode)
+        if order not in _ORDER_SET:
+            order = resolve_order(order)
+        if arg_mode not in _ARG_MODE_SET:
+            arg_mode = resolve_arg_mode(arg_mode)
         scorer = CallScorer.for_mode(arg_mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return _invalid(str(exc))
-    banned = set(forbidden)
+    banned = forbidden if type(forbidden) is tuple else tuple(forbidden)
     forbidden_calls: list[str] = []
     if banned:
-        normalised = {normalize_name(b) for b in banned}
+        normalised = _normalised(banned)
         forbidden_calls = [
             describe(c.name, c.arguments)
             for c in actual
@@ -166,9 +180,9 @@ def trajectory(
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "expected_index": i,
                     "actual_index": j,
-                    "score": s,
+                    "score": scores[k],
                 }
-                for (i, j), s in zip(pairs, scores, strict=True)
+                for k, (i, j) in enumerate(pairs)
             ],
             "missing": [
                 describe(w.name, w.args) for i, w in enumerate(wanted) if i not in matched_expected
