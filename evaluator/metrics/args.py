@@ -36,7 +36,7 @@ from evaluator.metrics.expected import (
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls
+from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
 from evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
 from schemas import MetricResult, ToolCall
 
@@ -87,14 +87,16 @@ def tool_call_args(
     if not wanted:
         return expect_no_calls(NAME, actual)
 
-    pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
-    matched_to = dict(pairs)
-    score_of = dict(zip(matched_to, scores, strict=True))
-    full = (
-        matched_to  # without partial credit every pair is a full match
-        if sum(scores) == len(scores)
-        else {i for i, s in score_of.items() if s >= 1.0}
-    )
+    if scorer.plain and not scorer.uses_weights(wanted):  # the common case, kept lean
+        pairs = max_matching(len(wanted), len(actual), plain_fits(wanted, actual, mode, True))
+        matched_to = dict(pairs)
+        score_of: dict[int, float] = {}
+        full: Any = matched_to
+    else:
+        pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
+        matched_to = dict(pairs)
+        score_of = dict(zip(matched_to, scores, strict=True))
+        full = {i for i, score in score_of.items() if score >= 1.0}
     used = set(matched_to.values())
     # For explanations only: pair each unmatched expected call with a left-over
     # actual call of the same name, to show which arguments differed.
@@ -123,7 +125,7 @@ def tool_call_args(
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "actual_index": j,
                     "matched": i in full,
-                    "score": score_of[i],
+                    "score": score_of.get(i, 1.0),
                     "explanation": "arguments match"
                     if i in full
                     else f"{score_of[i]:.0%} of the expected arguments match",
@@ -154,7 +156,8 @@ def tool_call_args(
 
     matched, total = len(full), len(wanted)
     complete = matched == total
-    value = (1.0 if complete else 0.0) if whole else sum(scores) / total
+    credit = sum(score_of.values()) if score_of else matched
+    value = (1.0 if complete else 0.0) if whole else credit / total
     comparison = _COMPARISON.get(mode, "with equal arguments")
     return MetricResult(
         name=NAME,

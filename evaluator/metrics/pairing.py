@@ -25,7 +25,7 @@ from evaluator.metrics.expected import ExpectedCall
 from evaluator.metrics.vocabulary import names_match, normalize_name
 from schemas import ToolCall
 
-__all__ = ["CallScorer", "pair_calls"]
+__all__ = ["CallScorer", "pair_calls", "plain_fits"]
 
 _SHARED: dict[str, CallScorer] = {}
 _EMPTY: dict[str, Any] = {}
@@ -141,7 +141,7 @@ def _strict_pairs(
     return pairs, same_shape
 
 
-def _plain_fits(
+def plain_fits(
     wanted: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
     default_mode: str,
@@ -194,7 +194,7 @@ def pair_calls(
                 value = cache[key] = scorer.score(wanted[i], actual[j], default_args=default_args)
             return value
     elif scorer.plain:
-        score = _plain_fits(wanted, actual, scorer.comparer.mode, default_args)
+        score = plain_fits(wanted, actual, scorer.comparer.mode, default_args)
     else:
         fits = scorer.fits
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from evaluator.matching import max_matching
 from evaluator.metrics.argmatch import ArgMatcherError
 from evaluator.metrics.expected import (
     ExpectedCall,
@@ -40,7 +41,7 @@ from evaluator.metrics.expected import (
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls
+from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
 from evaluator.metrics.vocabulary import (
     ARG_MODES,
     ORDERS,
@@ -59,6 +60,7 @@ MODES = ORDERS
 """Deprecated name of `vocabulary.ORDERS`."""
 
 _ORDER_SET = frozenset(ORDERS)
+_MATCHING_ORDERS = frozenset({"unordered", "contains", "within"})
 _ARG_MODE_SET = frozenset(ARG_MODES)
 
 
@@ -135,7 +137,12 @@ def trajectory(
         result.details.update(order=order, arg_mode=arg_mode, forbidden=forbidden_calls)
         return result
 
-    pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
+    if order in _MATCHING_ORDERS and scorer.plain and not scorer.uses_weights(wanted):
+        # the common case, kept lean: 0/1 fits, cardinality matching
+        pairs = max_matching(len(wanted), len(actual), plain_fits(wanted, actual, arg_mode, False))
+        scores, shape_ok = [1.0] * len(pairs), True
+    else:
+        pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
     matched = sum(scores)
     full = len(scores) if matched == len(scores) else sum(1 for s in scores if s >= 1.0)
     n_expected, n_actual = len(wanted), len(actual)
