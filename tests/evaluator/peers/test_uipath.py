@@ -8,7 +8,7 @@ tool_calls_args_score -> tool_call_args (strict -> all_or_nothing, subset ->
 arg_mode="subset"), tool_calls_output_score -> tool_call_output; their span
 extractors -> extract_tool_calls. A UiPath `id` is matched by our mapping
 key "id". Cases that need UiPath span extraction (`{"content": ...}` output
-envelope, `tool.synthesized`) belong to the extraction helper (conform).
+envelope, `tool.synthesized`) are read by extraction (the conform helper's rules).
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from evaluator.metrics import (
 from evaluator.metrics.vocabulary import names_match
 from schemas import ToolCall
 from tests.evaluator.peers._common import span_row
-
-CONFORM = pytest.mark.xfail(strict=False, reason="extraction: conform")
 
 
 def calls(*names: str) -> list[ToolCall]:
@@ -420,9 +418,12 @@ def test_extract_args_missing_input() -> None:
     assert call.arguments == {}
 
 
-@CONFORM
+@pytest.mark.spec_override(
+    reason="SPEC §5: an empty value counts as missing, so {'content': ''} is no result (None), "
+    "not '' (the envelope itself is unwrapped as UiPath does)"
+)
 def test_extract_outputs_unwrap_content_envelope() -> None:
-    assert [c.result for c in trace(*SAMPLE)] == ["result1", "result2", ""]
+    assert [c.result for c in trace(*SAMPLE)] == ["result1", "result2", None]
 
 
 @pytest.mark.spec_override(
@@ -433,7 +434,6 @@ def test_extract_outputs_missing_output() -> None:
     assert call.result is None
 
 
-@CONFORM
 def test_extract_skips_synthesized_tool_spans() -> None:
     got = trace(
         {
@@ -473,7 +473,6 @@ def test_extract_outputs_json_without_content() -> None:
     assert call.result == '{"status": "success", "data": "some data"}'
 
 
-@CONFORM
 def test_extract_outputs_dict_output_unwrapped() -> None:
     (call,) = trace({"tool.name": "t", "output.value": {"content": "dict output value"}})
     assert call.result == "dict output value"
@@ -657,7 +656,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             True,
             1.0,
-            marks=CONFORM,
             id="perfect",
         ),
         pytest.param(
@@ -669,7 +667,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             False,
             0.75,
-            marks=CONFORM,
             id="partial",
         ),
         pytest.param(
@@ -687,7 +684,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             [("tool1", "wrong_output1"), ("tool2", "output2")],
             False,
             0.5,
-            marks=CONFORM,
             id="partial_non_strict",
         ),
         pytest.param(
@@ -699,7 +695,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             True,
             1.0,
-            marks=CONFORM,
             id="raw_criteria",
         ),
     ],
@@ -921,7 +916,6 @@ def _envelope(text: str) -> str:
     return json.dumps({"content": text})
 
 
-@CONFORM
 @pytest.mark.parametrize(
     ("spans", "expected", "value"),
     [
