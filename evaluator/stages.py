@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -88,7 +89,10 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()))
+            traced = extract_tool_calls(
+                spans_by_turn.get(turn_id, ()),
+                context=chain.from_iterable(spans_by_turn.values()),
+            )
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)

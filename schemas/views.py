@@ -14,10 +14,13 @@ are queried directly; the views add:
     Conversations not evaluated yet (a file filled by `tracesim collect`
     alone) count their keyed tool spans as traced calls.
 `llm_calls`
-    One row per model span (a span with a `model`, or a chat / completion /
-    embeddings operation): trace_id, span_id, chat_id, turn_id, service_name,
-    operation, model, input_tokens, output_tokens, total_tokens, latency_ms,
-    start_time, status_code.
+    One row per model call: a span of a model operation (chat, completion,
+    generate_content, embeddings) or carrying a `model` without being an agent,
+    workflow or tool span, and counted once: the innermost one (a model span
+    with a model-span child, e.g. ADK's `call_llm` around `generate_content`,
+    is not counted again). Columns: trace_id, span_id, chat_id, turn_id,
+    service_name, operation, model, input_tokens, output_tokens, total_tokens,
+    latency_ms, start_time, status_code.
 `latest_eval`
     The newest evaluation pass: one row (eval_id, run_id, started_at) taken
     from `runs`, or from `scores` alone when `runs` is empty.
@@ -63,6 +66,12 @@ from typing import Any
 __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 
 _LLM_OPERATIONS = "('chat', 'text_completion', 'generate_content', 'embeddings')"
+_NOT_MODEL_OPERATIONS = "('invoke_agent', 'create_agent', 'execute_tool', 'invoke_workflow')"
+_MODEL_SPAN = (
+    f"(operation IN {_LLM_OPERATIONS} OR (model IS NOT NULL AND "
+    f"coalesce(operation, '') NOT IN {_NOT_MODEL_OPERATIONS}))"
+)
+"""A span of a model operation (SPEC §5: agent and workflow spans repeating usage are not)."""
 
 VIEWS: dict[str, str] = {
     "tool_stats": """
@@ -98,13 +107,17 @@ VIEWS: dict[str, str] = {
         GROUP BY name
     """,
     "llm_calls": f"""
+        WITH model_spans AS (SELECT * FROM spans WHERE {_MODEL_SPAN})
         SELECT
-            trace_id, span_id, chat_id, turn_id, service_name, operation, model,
-            input_tokens, output_tokens,
-            coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
-            duration_ms AS latency_ms, start_time, status_code
-        FROM spans
-        WHERE model IS NOT NULL OR operation IN {_LLM_OPERATIONS}
+            s.trace_id, s.span_id, s.chat_id, s.turn_id, s.service_name, s.operation, s.model,
+            s.input_tokens, s.output_tokens,
+            coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) AS total_tokens,
+            s.duration_ms AS latency_ms, s.start_time, s.status_code
+        FROM model_spans s
+        WHERE NOT EXISTS (
+            SELECT 1 FROM model_spans c
+            WHERE c.trace_id = s.trace_id AND c.parent_span_id = s.span_id
+        )
     """,
     "latest_eval": """
         WITH candidates AS (
@@ -123,7 +136,7 @@ VIEWS: dict[str, str] = {
     "latest_scores": """
         SELECT s.* FROM scores s WHERE s.eval_id = (SELECT eval_id FROM latest_eval)
     """,
-    "turn_summary": f"""
+    "turn_summary": """
         SELECT
             t.chat_id, t.turn_id, t.run_id, t.scenario_id, t.status, t.error,
             t.duration_ms,
@@ -133,12 +146,11 @@ VIEWS: dict[str, str] = {
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_calls,
             (SELECT count(c.error) FROM tool_calls c
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_errors,
-            (SELECT count(*) FROM spans s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id
-               AND (s.model IS NOT NULL OR s.operation IN {_LLM_OPERATIONS})) AS num_llm_calls,
-            (SELECT sum(s.input_tokens)::BIGINT FROM spans s
+            (SELECT count(*) FROM llm_calls s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS num_llm_calls,
+            (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS input_tokens,
-            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+            (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
@@ -160,8 +172,9 @@ VIEWS: dict[str, str] = {
                  ELSE (SELECT count(*) FROM spans s WHERE s.chat_id = c.chat_id
                        AND s.tool_name <> '' AND s.status_code = 'ERROR')
             END AS num_tool_errors,
-            (SELECT sum(s.input_tokens)::BIGINT FROM spans s WHERE s.chat_id = c.chat_id) AS input_tokens,
-            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+            (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
+             WHERE s.chat_id = c.chat_id) AS input_tokens,
+            (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = c.chat_id) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = c.chat_id AND ls.turn_id IS NULL

@@ -44,6 +44,11 @@ def load_agent_class(module_path: str, class_name: str | None = None, *, base_di
                 f"has no class {class_name!r} "
                 f"(agent classes found: {found})"
             )
+        if not _is_agent_class(cls):
+            raise AgentLoadError(
+                f"agent_config.class_name: {class_name} is not an agent class: it needs an "
+                "async execute(user_query, **kwargs) (a BaseAgent subclass, tracesim's or arksim's)"
+            )
         return cls
     candidates = _candidates(module)
     if len(candidates) != 1:

@@ -24,6 +24,21 @@ class EvaluationOutcome:
     """The HTML report (None when it could not be written; the reason was printed)."""
 
 
+def _unkeyed_warning(db_path: Path) -> str | None:
+    """The warning about tool spans the collector could not key (None when there are none or
+    the file cannot be read here: the evaluation reports that itself)."""
+    import duckdb
+
+    from evaluator.inspect import count_unkeyed_tool_spans, unkeyed_warning
+
+    try:
+        with duckdb.connect(str(db_path), read_only=True) as con:
+            count = count_unkeyed_tool_spans(con)
+    except duckdb.Error:
+        return None
+    return unkeyed_warning(count, str(db_path))
+
+
 def evaluate_and_report(
     db_path: Path,
     *,
@@ -52,6 +67,7 @@ def evaluate_and_report(
     from tracesim.console import make_console
 
     console = console or make_console()
+    unkeyed = _unkeyed_warning(db_path)
     result = evaluate_db(
         db_path,
         config=config,
@@ -63,6 +79,8 @@ def evaluate_and_report(
         kind=kind,
     )
     print_summary(result.report, console=console)
+    if unkeyed:
+        console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(db_path).parent
     report_path: Path | None = out_dir / "report.html"
     try:

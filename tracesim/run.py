@@ -122,6 +122,10 @@ def run(
     """
     console = console or make_console()
     config = loaded.config
+    for note in loaded.warnings:
+        Console(stderr=True).print(
+            f"warning: {note}", markup=False, highlight=False, soft_wrap=True
+        )
     try:
         scenarios, users = _prepare(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:
@@ -237,8 +241,8 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
                 raise ScenarioError(str(exc)) from None
     users = UserFactory(config.user, config.llm, seed=config.seed)
     users.check(scenarios)
-    if isinstance(config.agent_config, CustomAgentConfig):
-        target = (config.agent_config.module_path or "").partition(":")[0]
+    if isinstance(config.agent_config, CustomAgentConfig) and config.agent_config.module_path:
+        target = config.agent_config.module_path.partition(":")[0]
         if target.endswith(".py") and not (base_dir / target).is_file():
             raise ConfigError(f"agent_config.module_path: file not found: {base_dir / target}")
     check_server(config.agent_config, base_dir)
@@ -355,7 +359,7 @@ async def _simulate(
         agent_type=config.agent_config.agent_type,
         max_turns=config.max_turns,
         num_conversations_per_scenario=config.num_conversations_per_scenario,
-        num_workers=config.num_workers,
+        num_workers=config.workers_for(len(scenarios) * config.num_conversations_per_scenario),
         turn_timeout=agent_timeout(config.agent_config),
         run_config_json=config.model_dump_json(),
         observer=progress,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from collector import CollectorStats
 from tracesim.commands.errors import BadInput
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
 
@@ -244,3 +245,23 @@ def command(
         f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {db_path}"
         f" (rejected {stats.rejected_spans} spans, {stats.rejected_logs} logs)"
     )
+    for line in _damage_lines(stats, db_path):
+        click.echo(line)
+
+
+def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
+    """What could not be stored as sent: damaged spool bytes, dead letters, nulled values."""
+    lines = []
+    if stats.quarantined_ranges:
+        lines.append(
+            f"spool: {stats.quarantined_ranges} damaged stretch(es), "
+            f"{stats.quarantined_bytes} bytes, kept in {db_path}.spool.quarantine/"
+        )
+    if stats.dead_letters:
+        lines.append(
+            f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
+            f"kept in {db_path}.deadletter.jsonl"
+        )
+    if stats.nulled_values:
+        lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
+    return lines

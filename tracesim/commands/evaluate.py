@@ -21,7 +21,7 @@ import click
 
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 
-__all__ = ["command", "choose_run", "load_eval_settings"]
+__all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
 
 
 def _fail(message: str, code: int) -> None:
@@ -61,6 +61,15 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise EvalConfigError(f"{path}: the config must be a mapping of keys")
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
+    except ValueError as exc:
+        raise EvalConfigError(f"{path}: {exc}") from exc
+    for note in notes:
+        if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
+            click.echo(f"warning: {path}: {note}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
@@ -75,6 +84,27 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     except ValidationError as exc:
         raise EvalConfigError(_validation_message(path, "llm", LLMConfig, exc)) from exc
     return config, llm_config
+
+
+def db_of_config(path: Path) -> Path:
+    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
+    import yaml
+
+    from evaluator.gates import EvalConfigError
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+        data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
+    except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
+        raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
+    base = path.resolve().parent
+    target = (
+        data.get("db_path")
+        or f"{str(data.get('output_dir') or 'results').rstrip('/')}/tracesim.duckdb"
+    )
+    candidate = Path(str(target)).expanduser()
+    return candidate if candidate.is_absolute() else base / candidate
 
 
 def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
@@ -115,14 +145,17 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
 
 
 @click.command("evaluate")
+@click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--db",
     "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
+    default=None,
     envvar=DB_ENV,
     type=click.Path(dir_okay=False, path_type=Path),
-    help=f"The DuckDB file a run or collector wrote (env {DB_ENV}).",
+    help=(
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}; default: the one "
+        f"CONFIG_FILE's run wrote, else {DEFAULT_DB_PATH})."
+    ),
 )
 @click.option(
     "--config",
@@ -155,7 +188,8 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
 def command(
-    db_path: Path,
+    config_file: Path | None,
+    db_path: Path | None,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
@@ -163,7 +197,11 @@ def command(
     junit_path: Path | None,
     progress: bool,
 ) -> None:
-    """Re-evaluate what a DuckDB file holds, without re-running the agent."""
+    """Re-evaluate what a DuckDB file holds, without re-running the agent.
+
+    `tracesim evaluate config.yaml` (arksim's habit) evaluates the DuckDB file
+    that config's run wrote, with its evaluation settings.
+    """
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
@@ -175,8 +213,11 @@ def command(
 
     console = make_console()
     try:
+        config_path = config_path or config_file
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
+        if db_path is None:
+            db_path = db_of_config(config_file) if config_file is not None else DEFAULT_DB_PATH
         if not db_path.is_file():
             raise EvalConfigError(
                 f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
