@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _AGENT = {"agent_type": "custom", "module_path": "agent.py"}
 
 
-@pytest.mark.parametrize("name", ["collect", "sql", "report", "evaluate"])
+@pytest.mark.parametrize("name", ["collect", "sql", "report"])
 def test_every_command_defaults_to_the_same_db(name: str) -> None:
     command = cli.get_command(None, name)  # type: ignore[arg-type]
     (db,) = [p for p in command.params if p.name == "db_path"]
@@ -33,6 +33,18 @@ def test_every_command_defaults_to_the_same_db(name: str) -> None:
         ).resolved_db_path
         == DEFAULT_DB_PATH
     )
+
+
+def test_evaluate_without_db_reads_the_default_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "results").mkdir()
+    build_db(tmp_path / DEFAULT_DB_PATH)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACESIM_DB", raising=False)
+    result = CliRunner().invoke(cli, ["evaluate", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "results" / "results.json").is_file()  # next to the DuckDB file
 
 
 def _second_run(db: Path) -> None:

@@ -217,7 +217,9 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         if db_path is None:
-            db_path = db_of_config(config_file) if config_file is not None else DEFAULT_DB_PATH
+            db_path = (
+                db_of_config(config_file) if config_file is not None else Path(DEFAULT_DB_PATH)
+            )
         if not db_path.is_file():
             raise EvalConfigError(
                 f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
