@@ -54,6 +54,30 @@ METHODOLOGY: Mapping[str, str] = {
         "(both 1.0, pass), missing_call, unnecessary_call, wrong_tool, wrong_arguments or "
         "result_misused (0.0, fail)."
     ),
+    "trajectory_accuracy": (
+        "LLM judge, per conversation (opt-in): compares the whole sequence of tool calls with "
+        "the scenario's reference trajectory (`reference_trajectory`, else its `tool_calls` "
+        "assertions), or with the user's goal when there is none; sees the tool definitions. "
+        "accurate and acceptable_deviation = 1.0 (pass), inaccurate = 0.0 (fail)."
+    ),
+    "tool_call_efficiency": (
+        "LLM judge, per turn (opt-in): efficient = 1.0 (pass); redundant (the same information "
+        "fetched again) or needless (calls the request did not need) = 0.0 (fail)."
+    ),
+    "tool_selection": (
+        "LLM judge, per turn (opt-in), sees the available tools: correct or no_tool_needed = "
+        "1.0 (pass); wrong_tool or missing_tool = 0.0 (fail)."
+    ),
+    "tool_invocation": (
+        "LLM judge, per turn (opt-in), sees each tool's parameter schema: correct or no_call = "
+        "1.0 (pass); missing_argument, wrong_argument, invented_argument or schema_violation = "
+        "0.0 (fail)."
+    ),
+    "tool_result_handling": (
+        "LLM judge, per turn (opt-in): whether the reply uses the tool results faithfully. "
+        "correct or no_result = 1.0 (pass); misreported, ignored or error_unhandled = 0.0 "
+        "(fail)."
+    ),
     "trajectory": (
         "Deterministic, from a scenario `tool_calls` assertion: compares the agent's merged "
         "tool calls (explicit and traced, deduplicated) with the expected calls by name and "

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 _AGENT = {"agent_type": "custom", "module_path": "agent.py"}
 
 
-@pytest.mark.parametrize("name", ["collect", "sql", "report"])
+@pytest.mark.parametrize("name", ["collect", "sql", "report", "evaluate"])
 def test_every_command_defaults_to_the_same_db(name: str) -> None:
     command = cli.get_command(None, name)  # type: ignore[arg-type]
     (db,) = [p for p in command.params if p.name == "db_path"]
