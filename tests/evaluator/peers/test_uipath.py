@@ -8,7 +8,7 @@ tool_calls_args_score -> tool_call_args (strict -> all_or_nothing, subset ->
 arg_mode="subset"), tool_calls_output_score -> tool_call_output; their span
 extractors -> extract_tool_calls. A UiPath `id` is matched by our mapping
 key "id". Cases that need UiPath span extraction (`{"content": ...}` output
-envelope, `tool.synthesized`) are read by extraction (the conform helper's rules).
+envelope, `tool.synthesized`) belong to the extraction helper (conform).
 """
 
 from __future__ import annotations
@@ -419,8 +419,7 @@ def test_extract_args_missing_input() -> None:
 
 
 @pytest.mark.spec_override(
-    reason="SPEC §5: an empty value counts as missing, so {'content': ''} is no result (None), "
-    "not '' (the envelope itself is unwrapped as UiPath does)"
+    reason="SPEC §5: an empty value counts as missing: result None, not '' (UiPath: '')"
 )
 def test_extract_outputs_unwrap_content_envelope() -> None:
     assert [c.result for c in trace(*SAMPLE)] == ["result1", "result2", None]
