@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from tracesim.commands.run import command as run_command
+from tracesim.commands.run import run_command_line
 
 __all__ = ["command"]
 
@@ -22,4 +22,4 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx: click.Context, config: str, no_progress: bool) -> None:
     """Drive CONFIG's scenarios and capture, without evaluating (arksim's `simulate`)."""
-    ctx.invoke(run_command, config=config, sets=(), no_progress=no_progress, capture_only=True)
+    run_command_line(config, ctx.args, no_progress=no_progress, capture_only=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tracesim.commands.run import command as run_command
+from tracesim.commands.run import run_command_line
 
 __all__ = ["command"]
 
@@ -18,4 +18,4 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx: click.Context, config: str, no_progress: bool) -> None:
     """Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`)."""
-    ctx.invoke(run_command, config=config, sets=(), no_progress=no_progress, capture_only=False)
+    run_command_line(config, ctx.args, no_progress=no_progress, capture_only=False)
