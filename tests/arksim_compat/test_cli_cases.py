@@ -59,3 +59,42 @@ def test_show_prompts_one_all_and_unknown() -> None:
     assert every.exit_code == 0 and "Category: tool_call_behavior_failure" in every.output
     bad = CliRunner().invoke(cli, ["show-prompts", "--category", "nope"])
     assert bad.exit_code == 2 and "available" in bad.output
+
+
+def test_simulate_then_evaluate_config_as_an_arksim_user_does(tmp_path: Path, monkeypatch) -> None:
+    """`simulate config.yaml` captures only; `evaluate config.yaml` scores what it stored."""
+    from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
+
+    def stand_in(body: dict) -> dict:
+        if "response_format" in body:
+            return judge_reply(body)
+        if "role-playing a USER" in body["messages"][0]["content"]:
+            return chat_completion("Where is my order?")
+        return chat_completion("It ships today.")
+
+    (tmp_path / "scenarios.json").write_text(
+        '{"schema_version": "v1", "scenarios": [{"scenario_id": "s1", "user_id": "u",'
+        ' "goal": "know where the order is", "agent_context": "shop", "user_profile": "busy",'
+        ' "knowledge": [{"content": "order 42"}]}]}'
+    )
+    with fake_openai(stand_in) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        config = tmp_path / "config.yaml"
+        config.write_text(
+            "agent_config:\n  agent_type: chat_completions\n  agent_name: shop\n"
+            f"  api_config:\n    endpoint: {fake.base_url}/chat/completions\n"
+            "    body: {model: shop-agent}\n"
+            "scenario_file_path: ./scenarios.json\nmax_turns: 1\n"
+            "output_file_path: ./results/simulation/simulation.json\n"
+            "metrics_to_run: [helpfulness]\nmodel: gpt-test\nprovider: openai\nnum_workers: auto\n"
+        )
+        runner = CliRunner()
+        simulated = runner.invoke(cli, ["simulate", str(config), "--no-progress"])
+        assert simulated.exit_code == 0, simulated.output
+        out = tmp_path / "results" / "simulation"
+        assert (out / "tracesim.duckdb").is_file() and not (out / "results.json").exists()
+        evaluated = runner.invoke(cli, ["evaluate", str(config), "--no-progress"])
+        assert evaluated.exit_code == 0, evaluated.output
+    results = list(tmp_path.rglob("results.json"))
+    assert results, evaluated.output

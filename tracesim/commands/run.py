@@ -12,7 +12,7 @@ import sys
 
 import click
 
-__all__ = ["command", "run_command_line"]
+__all__ = ["command"]
 
 
 @click.command(
@@ -41,25 +41,11 @@ def command(
 
     Extra `--key value` pairs override config keys, e.g. `--max_turns 3`.
     """
-    run_command_line(
-        config, ctx.args, sets=sets, no_progress=no_progress, capture_only=capture_only
-    )
-
-
-def run_command_line(
-    config: str,
-    args: list[str],
-    *,
-    sets: tuple[str, ...] = (),
-    no_progress: bool = False,
-    capture_only: bool = False,
-) -> None:
-    """`tracesim run` with its extra `--key value` arguments (also arksim's command names)."""
     from tracesim.config_loader import ConfigError, parse_override_args
     from tracesim.run import EXIT_BAD_CONFIG, run_from_file
 
     try:
-        overrides = parse_override_args(args)
+        overrides = parse_override_args(ctx.args)
         for item in sets:
             key, eq, value = item.partition("=")
             if not eq or not key:

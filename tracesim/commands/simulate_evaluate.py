@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tracesim.commands.run import run_command_line
+from tracesim.commands.run import command as run_command
 
 __all__ = ["command"]
 
@@ -18,4 +18,6 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx: click.Context, config: str, no_progress: bool) -> None:
     """Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`)."""
-    run_command_line(config, ctx.args, no_progress=no_progress, capture_only=False)
+    args = [config, *ctx.args, *(["--no-progress"] if no_progress else [])]
+    with run_command.make_context(run_command.name, args, parent=ctx) as sub:
+        run_command.invoke(sub)
