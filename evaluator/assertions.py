@@ -29,6 +29,12 @@ greedy, and `subset` compares nested objects deeply.
 `turn` (zero-based) checks that turn's calls; without it the assertion sees
 the calls of every turn, concatenated in turn order.
 
+The shared vocabulary (`evaluator.metrics.vocabulary`) is accepted too:
+`order` (alias of `match_mode`), `arg_mode` (alias of `arg_match_mode`,
+also for tool_call_args), `all_or_nothing` (for `strict`), `arg_matchers`
+(per-tool argument matchers); types `tool_call_f1` and `tool_call_stats`
+(informational). `tool_calls` without `expected` checks only `forbidden`.
+
 `threshold`: for tool_error_rate the highest acceptable rate, for
 tool_latency the highest acceptable duration in ms (its `max_ms`), for the
 others the lowest acceptable value (passed = value >= threshold; without a
@@ -48,19 +54,27 @@ from typing import Any
 from evaluator.metrics import (
     tool_call_args,
     tool_call_count,
+    tool_call_f1,
     tool_call_order,
     tool_call_output,
+    tool_call_stats,
     tool_error_rate,
     tool_latency,
     trajectory,
 )
+from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
 from evaluator.metrics.count import parse_count_spec
 from evaluator.metrics.expected import (
-    ARG_MODES,
     ExpectedCallError,
     describe,
     expected_calls,
     not_graded,
+)
+from evaluator.metrics.vocabulary import (
+    VocabularyError,
+    names_match,
+    resolve_arg_mode,
+    resolve_order,
 )
 from schemas import MetricResult, ToolCall
 
@@ -100,18 +114,33 @@ FAILURE_SEVERITY: dict[str, str] = {
 }
 """Severity of the failure labels a `tool_calls` assertion gives (arksim's mapping)."""
 
-_CALL_LIST_TYPES = ("tool_calls", "tool_call_args", "tool_call_order", "tool_call_output")
-ASSERTION_TYPES = (*_CALL_LIST_TYPES, "tool_call_count", "tool_error_rate", "tool_latency")
+_CALL_LIST_TYPES = (
+    "tool_calls",
+    "tool_call_args",
+    "tool_call_order",
+    "tool_call_output",
+    "tool_call_f1",
+)
+ASSERTION_TYPES = (
+    *_CALL_LIST_TYPES,
+    "tool_call_count",
+    "tool_error_rate",
+    "tool_latency",
+    "tool_call_stats",
+)
 
 _COMMON_KEYS = {"type", "turn", "threshold", "description", "name"}
+_VOCABULARY = {"order", "arg_mode", "all_or_nothing", "arg_matchers"}
 _KEYS: dict[str, set[str]] = {
-    "tool_calls": {"expected", "match_mode", "arg_match_mode", "forbidden"},
-    "tool_call_args": {"expected", "strict", "subset"},
-    "tool_call_order": {"expected", "strict"},
-    "tool_call_count": {"expected", "strict"},
-    "tool_call_output": {"expected", "strict"},
+    "tool_calls": {"expected", "match_mode", "arg_match_mode", "forbidden"} | _VOCABULARY,
+    "tool_call_args": {"expected", "strict", "subset"} | _VOCABULARY - {"order", "match_mode"},
+    "tool_call_order": {"expected", "strict", "order", "all_or_nothing"},
+    "tool_call_count": {"expected", "strict", "all_or_nothing"},
+    "tool_call_output": {"expected", "strict", "all_or_nothing"},
+    "tool_call_f1": {"expected", "arg_mode", "arg_matchers"},
     "tool_error_rate": set(),
     "tool_latency": set(),
+    "tool_call_stats": set(),
 }
 
 
@@ -143,6 +172,14 @@ class Assertion:
     """Tools that must not be called (tool_calls only)."""
     strict: bool = False
     subset: bool = False
+    all_or_nothing: bool = False
+    """Value 1.0 only when everything matched (the vocabulary's name for `strict`)."""
+    arg_mode: str | None = None
+    """Argument mode of tool_call_args / tool_call_f1 (None: the metric's default)."""
+    order: str | None = None
+    """tool_call_order's order (in_order or strict); None: from `strict`."""
+    arg_matchers: Any = None
+    """Per-tool argument matchers, validated at parse time."""
     turn: int | None = None
     """Zero-based turn to check; None = the whole conversation."""
     threshold: float | None = None
@@ -181,7 +218,7 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
             fail("turn", f"must be a zero-based turn number, got {turn!r}")
         values["turn"] = turn
-    for flag in ("strict", "subset"):
+    for flag in ("strict", "subset", "all_or_nothing"):
         if flag in raw:
             if not isinstance(raw[flag], bool):
                 fail(flag, f"must be true or false, got {raw[flag]!r}")
@@ -190,6 +227,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
     if threshold is not None:
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
             fail("threshold", f"must be a number, got {threshold!r}")
+        if kind == "tool_call_stats":
+            fail("threshold", "tool_call_stats is informational (a count, never pass/fail)")
         if kind == "tool_latency":
             if threshold <= 0:
                 fail(
@@ -200,10 +239,11 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
             fail("threshold", f"must be between 0 and 1, got {threshold}")
         values["threshold"] = float(threshold)
 
+    _parse_vocabulary(raw, kind, values, fail)
     expected = raw.get("expected")
-    if kind in _CALL_LIST_TYPES:
-        if expected is None and kind == "tool_calls":
-            expected = []
+    if kind == "tool_calls" and expected is None:
+        values["expected"] = None  # only `forbidden` is checked
+    elif kind in _CALL_LIST_TYPES:
         if not isinstance(expected, list):
             fail("expected", 'must be a list of tool calls ({"name": ..., "args": {...}})')
         items = [
@@ -223,20 +263,46 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         values["expected"] = dict(expected)
 
     if kind == "tool_calls":
-        values["match_mode"] = MATCH_MODES[
-            _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
-        ]
-        values["arg_match_mode"] = _choice(
-            ARKSIM_ARG_MODES.get(raw.get("arg_match_mode"), raw.get("arg_match_mode", "ignore")),
-            ARG_MODES,
-            fail,
-            "arg_match_mode",
-        )
+        if "order" in raw:
+            try:
+                values["match_mode"] = resolve_order(raw["order"])
+            except VocabularyError as exc:
+                fail("order", str(exc))
+        else:
+            values["match_mode"] = MATCH_MODES[
+                _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
+            ]
+        arg_key = "arg_mode" if "arg_mode" in raw else "arg_match_mode"
+        raw_mode = raw.get(arg_key, "ignore")  # arksim: names only unless a mode is given
+        try:
+            values["arg_match_mode"] = resolve_arg_mode(ARKSIM_ARG_MODES.get(raw_mode, raw_mode))
+        except VocabularyError as exc:
+            fail(arg_key, str(exc))
         forbidden = raw.get("forbidden", [])
         if not isinstance(forbidden, list) or not all(isinstance(f, str) and f for f in forbidden):
             fail("forbidden", "must be a list of tool names")
         values["forbidden"] = tuple(forbidden)
     return Assertion(**values)
+
+
+def _parse_vocabulary(raw: Mapping[str, Any], kind: str, values: dict[str, Any], fail: Any) -> None:
+    """`arg_mode`, `order`, `arg_matchers` of the shared metric vocabulary, checked now."""
+    if "arg_mode" in raw and kind != "tool_calls":
+        try:
+            values["arg_mode"] = resolve_arg_mode(raw["arg_mode"])
+        except VocabularyError as exc:
+            fail("arg_mode", str(exc))
+    if "order" in raw and kind == "tool_call_order":
+        try:
+            values["order"] = resolve_order(raw["order"])
+        except VocabularyError as exc:
+            fail("order", str(exc))
+    if raw.get("arg_matchers") is not None:
+        try:
+            compile_matchers(raw["arg_matchers"])
+        except ArgMatcherError as exc:
+            fail("arg_matchers", str(exc))
+        values["arg_matchers"] = raw["arg_matchers"]
 
 
 def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
@@ -252,14 +318,33 @@ def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     kind, expected, threshold = assertion.type, assertion.expected, assertion.threshold
     if kind == "tool_calls":
         return _tool_calls(assertion, calls)
+    whole = assertion.all_or_nothing or assertion.strict
     if kind == "tool_call_args":
-        return tool_call_args(calls, expected, strict=assertion.strict, subset=assertion.subset)
+        return tool_call_args(
+            calls,
+            expected,
+            arg_mode=assertion.arg_mode or ("subset" if assertion.subset else "exact"),
+            all_or_nothing=whole,
+            arg_matchers=assertion.arg_matchers,
+        )
     if kind == "tool_call_order":
-        return tool_call_order(calls, expected, strict=assertion.strict)
+        order = assertion.order or ("strict" if assertion.strict else "in_order")
+        return tool_call_order(
+            calls, expected, order=order, all_or_nothing=assertion.all_or_nothing
+        )
     if kind == "tool_call_count":
-        return tool_call_count(calls, expected, strict=assertion.strict)
+        return tool_call_count(calls, expected, all_or_nothing=whole)
     if kind == "tool_call_output":
-        return tool_call_output(calls, expected, strict=assertion.strict)
+        return tool_call_output(calls, expected, all_or_nothing=whole)
+    if kind == "tool_call_f1":
+        return tool_call_f1(
+            calls,
+            expected,
+            arg_mode=assertion.arg_mode or "exact",
+            arg_matchers=assertion.arg_matchers,
+        )
+    if kind == "tool_call_stats":
+        return tool_call_stats(calls)
     if kind == "tool_error_rate":
         return tool_error_rate(calls, max_rate=threshold)
     return tool_latency(calls, max_ms=threshold)
@@ -269,7 +354,11 @@ def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     """arksim's `tool_calls` verdicts on top of the `trajectory` metric (see module doc)."""
     expected, banned = list(assertion.expected or []), set(assertion.forbidden)
     if not expected:
-        hits = [describe(c.name, c.arguments) for c in calls if c.name in banned]
+        hits = [
+            describe(c.name, c.arguments)
+            for c in calls
+            if any(names_match(b, c.name) for b in banned)
+        ]
         if hits:
             reason = f"forbidden tools called: {', '.join(hits)}"
         elif banned:
@@ -288,18 +377,22 @@ def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
         result = trajectory(
             calls,
             expected * len(calls),
-            mode="within",
+            order="within",
             arg_mode=assertion.arg_match_mode,
             forbidden=assertion.forbidden,
+            all_or_nothing=assertion.all_or_nothing,
+            arg_matchers=assertion.arg_matchers,
         )
         result.details["missing"] = []
         return result
     return trajectory(
         calls,
         expected,
-        mode=assertion.match_mode,
+        order=assertion.match_mode,
         arg_mode=assertion.arg_match_mode,
         forbidden=assertion.forbidden,
+        all_or_nothing=assertion.all_or_nothing,
+        arg_matchers=assertion.arg_matchers,
     )
 
 

@@ -212,7 +212,11 @@ def evaluate_db(
                         works = [
                             ConversationWork(data)
                             for data in load_chunk(
-                                con, chat_ids, run_id=run_id, span_columns=span_columns
+                                con,
+                                chat_ids,
+                                run_id=run_id,
+                                span_columns=span_columns,
+                                trace_chats=plan.trace_chats,
                             )
                         ]
                         tool_rows = ToolCallColumns()

@@ -21,6 +21,7 @@ __all__ = [
     "EvalConfig",
     "JUDGE_NAMES",
     "JudgeName",
+    "TOOL_JUDGES",
     "TURN_JUDGES",
 ]
 
@@ -34,6 +35,11 @@ JudgeName = Literal[
     "agent_behavior_failure",
     "tool_call_behavior_failure",
     "tool_use",
+    "trajectory_accuracy",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
 ]
 """The built-in LLM-judged metrics."""
 
@@ -46,20 +52,33 @@ TURN_JUDGES: tuple[str, ...] = (
     "agent_behavior_failure",
     "tool_call_behavior_failure",
     "tool_use",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
 )
 """Judges graded once per turn."""
 
-CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion",)
+CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion", "trajectory_accuracy")
 """Judges graded once per conversation."""
 
 JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
 """Every built-in judge name."""
 
-DEFAULT_JUDGES: tuple[str, ...] = tuple(
-    name for name in JUDGE_NAMES if name not in ("tool_use", "tool_call_behavior_failure")
+TOOL_JUDGES: tuple[str, ...] = (
+    "tool_use",
+    "tool_call_behavior_failure",
+    "trajectory_accuracy",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
 )
-"""arksim's seven default metrics; `tool_use` and `tool_call_behavior_failure` are opt-in
-(one more request per turn with tool calls)."""
+"""Opt-in judges of tool use (one more request per turn or conversation each)."""
+
+DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name not in TOOL_JUDGES)
+"""arksim's seven default metrics; the tool judges (`tool_use`, `tool_call_behavior_failure`, ...)
+are opt-in (one more request per turn or conversation each)."""
 
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
 """Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
@@ -94,6 +113,9 @@ class EvalConfig(BaseModel):
     llm: LLMConfig | None = None
     """Judge model; None uses the run config's top-level `llm`. No model at all, or no
     API key and no `base_url`, reports every judge as not run (value None, never 0)."""
+    judge_rubrics: dict[str, str] = Field(default_factory=dict)
+    """Extra rubric text per judge name, appended to its instructions (e.g. what a correct
+    trajectory looks like for this agent); changes the cache key, so answers are re-asked."""
     turn_success_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     """A graded judge value at or above this passes its turn (0.5 = 3 on the 1-5 scale)."""
     turn_thresholds: dict[str, float] = Field(default_factory=dict)
@@ -113,6 +135,15 @@ class EvalConfig(BaseModel):
             if not name.strip():
                 raise ValueError("metric names must not be empty")
         return value
+
+    @model_validator(mode="after")
+    def _rubrics_name_judges(self) -> EvalConfig:
+        for name in self.judge_rubrics:
+            if name not in JUDGE_NAMES:
+                raise ValueError(
+                    f"judge_rubrics: {name!r} is not a judge; one of {', '.join(JUDGE_NAMES)}"
+                )
+        return self
 
     @model_validator(mode="after")
     def _no_duplicate_judges(self) -> EvalConfig:

@@ -62,6 +62,8 @@ class Judge:
     """Turns the decoded answer into a verdict; raises MalformedAnswer."""
     pass_labels: frozenset[str] | None = None
     """For label judges: the labels that pass (None = pass by threshold on the value)."""
+    sees: frozenset[str] = frozenset()
+    """Extra context the prompt shows: `tool_definitions`, `reference_trajectory`."""
     severity: Mapping[str, str] | None = None
     """For failure-label judges: label -> `critical` | `high` | `medium` | `low`, written
     to the result's `details["severity"]`."""
@@ -127,6 +129,7 @@ def label_judge(
     labels: Mapping[str, float],
     passing: set[str],
     level: Literal["turn", "conversation"] = "turn",
+    sees: frozenset[str] = frozenset(),
     severity: Mapping[str, str] | None = None,
     without_tool_calls: str | None = None,
 ) -> Judge:
@@ -148,6 +151,7 @@ def label_judge(
         schema=schema,
         read=read,
         pass_labels=frozenset(passing),
+        sees=sees,
         severity=severity,
         without_tool_calls=without_tool_calls,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from evaluator.judges.base import Judge, goal_judge, label_judge, scale_judge
+from evaluator.judges.tool_judges import TOOL_JUDGES
 
 __all__ = [
     "BEHAVIOR_FAILURE_LABELS",
@@ -171,5 +172,8 @@ _JUDGES: tuple[Judge, ...] = (
     ),
 )
 
-BUILTIN_JUDGES: Mapping[str, Judge] = {judge.name: judge for judge in _JUDGES}
-"""Every built-in judge by metric name."""
+BUILTIN_JUDGES: Mapping[str, Judge] = {
+    **{judge.name: judge for judge in _JUDGES},
+    **TOOL_JUDGES,
+}
+"""Every built-in judge by metric name (the tool-focused ones of `tool_judges` included)."""

@@ -187,7 +187,7 @@ def test_conversation_level_sees_all_turns_in_order() -> None:
         (
             {"type": "tool_calls", "arg_match_mode": "loose"},
             "assertions[0].arg_match_mode",
-            "ignore, exact, subset",
+            "exact, subset",
         ),
         ({"type": "tool_cals"}, "assertions[0].type", "tool_calls"),
         ({"type": "tool_calls", "expected": [{"args": {}}]}, "assertions[0].expected", "name"),

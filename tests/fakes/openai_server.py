@@ -89,6 +89,9 @@ def judge_reply(
         answer = {"reasoning": "no problem seen", "label": "no failure"}
     elif name == "tool_use":
         answer = {"reasoning": "the right tool with the right arguments", "label": "appropriate"}
+    elif "label" in body["response_format"]["json_schema"]["schema"]["properties"]:
+        labels = body["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"]
+        answer = {"reasoning": "fits the rubric", "label": labels[0]}  # first label passes
     else:
         answer = {"reasoning": "clear and correct", "score": scale}
     return chat_completion(

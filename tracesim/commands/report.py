@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 
 __all__ = ["command"]
 
@@ -11,29 +16,32 @@ __all__ = ["command"]
 @click.option(
     "--db",
     "db_path",
-    default="results/tracesim.duckdb",
+    default=DEFAULT_DB_PATH,
     show_default=True,
-    envvar="TRACESIM_DB",
-    help="The DuckDB file to report on (env TRACESIM_DB). Opened read-only.",
+    envvar=DB_ENV,
+    help=f"The DuckDB file to report on (env {DB_ENV}). Opened read-only.",
 )
 @click.option(
     "--out",
     "out_path",
-    default="results/report.html",
-    show_default=True,
-    help="Where to write the HTML file.",
+    default=None,
+    help="Where to write the HTML file  [default: report.html next to the DuckDB file]",
 )
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
-def command(db_path: str, out_path: str, eval_id: str | None) -> None:
+def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     """Write the HTML report: summary, gates, charts, failures, conversations with tool calls."""
     import duckdb
 
     from evaluator.report import write_report
+    from tracesim.paths import PathProblem, check_writable_file
 
+    if out_path is None:
+        out_path = str(Path(db_path).parent / "report.html")
     try:
+        check_writable_file(out_path, what="--out")
         path = write_report(db_path, out_path, eval_id=eval_id)
-    except (FileNotFoundError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (FileNotFoundError, ValueError, PathProblem) as exc:
+        raise BadInput(str(exc), command="report") from None
     except duckdb.IOException as exc:
         raise click.ClickException(
             f"{db_path}: {exc}. A running `tracesim collect` holds the file: stop it (or copy "
