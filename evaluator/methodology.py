@@ -54,6 +54,35 @@ METHODOLOGY: Mapping[str, str] = {
         "(both 1.0, pass), missing_call, unnecessary_call, wrong_tool, wrong_arguments or "
         "result_misused (0.0, fail)."
     ),
+    "trajectory_accuracy": (
+        "LLM judge, per conversation: the agent's tool calls against the scenario's reference "
+        "trajectory (or its tool_calls assertions, else the user's goal): accurate or "
+        "acceptable_deviation (1.0, pass), inaccurate (0.0)."
+    ),
+    "tool_call_efficiency": (
+        "LLM judge, per turn: efficient (1.0, pass), redundant or needless calls (0.0)."
+    ),
+    "tool_selection": (
+        "LLM judge, per turn, seeing the tool definitions: correct or no_tool_needed (1.0, "
+        "pass), wrong_tool or missing_tool (0.0)."
+    ),
+    "tool_invocation": (
+        "LLM judge, per turn, seeing the tool schemas: correct or no_call (1.0, pass), "
+        "missing, wrong or invented argument, schema violation (0.0)."
+    ),
+    "tool_result_handling": (
+        "LLM judge, per turn: the reply uses the tool results faithfully: correct or no_result "
+        "(1.0, pass), misreported, ignored or error_unhandled (0.0)."
+    ),
+    "tool_call_f1": (
+        "Deterministic: expected and actual calls paired optimally (name and arguments under "
+        "arg_mode); precision = pairs / actual, recall = pairs / expected, value = F1; passes "
+        "at 1.0."
+    ),
+    "tool_call_stats": (
+        "Informational, never pass or fail: the number of tool calls, with calls per tool, "
+        "failed calls, distinct tools and repeated identical calls in the details."
+    ),
     "trajectory": (
         "Deterministic, from a scenario `tool_calls` assertion: compares the agent's merged "
         "tool calls (explicit and traced, deduplicated) with the expected calls by name and "

@@ -135,7 +135,9 @@ def test_metrics_to_run_defaults_are_arksims_seven() -> None:
 
 
 def test_every_builtin_metric_explains_its_computation() -> None:
-    for name in (*JUDGE_NAMES, "trajectory", "final_score", "turn_success_ratio", "status"):
+    from evaluator.gates import TOOL_METRICS
+
+    for name in (*JUDGE_NAMES, *TOOL_METRICS, "final_score", "turn_success_ratio", "status"):
         assert METHODOLOGY.get(name), name
 
 

@@ -149,12 +149,13 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
 @click.option(
     "--db",
     "db_path",
-    default=None,
+    default=DEFAULT_DB_PATH,
+    show_default=True,
     envvar=DB_ENV,
     type=click.Path(dir_okay=False, path_type=Path),
     help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}; default: the one "
-        f"CONFIG_FILE's run wrote, else {DEFAULT_DB_PATH})."
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}); not given: the one "
+        "CONFIG_FILE's run wrote."
     ),
 )
 @click.option(
@@ -187,9 +188,11 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     help="Also write a JUnit XML file: one testcase per conversation (for CI test reports).",
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
+@click.pass_context
 def command(
+    ctx: click.Context,
     config_file: Path | None,
-    db_path: Path | None,
+    db_path: Path,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
@@ -216,8 +219,9 @@ def command(
         config_path = config_path or config_file
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
-        if db_path is None:
-            db_path = db_of_config(config_file) if config_file is not None else DEFAULT_DB_PATH
+        given = ctx.get_parameter_source("db_path") != click.core.ParameterSource.DEFAULT
+        if config_file is not None and not given:  # arksim's `evaluate config.yaml`
+            db_path = db_of_config(config_file)
         if not db_path.is_file():
             raise EvalConfigError(
                 f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
