@@ -208,6 +208,18 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_qualitative_failure_labels_become_label_gates(tmp_path: Path) -> None:
+    labels = {"agent_behavior_failure": ["false information"], "prohibited_statements": ["x"]}
+    loaded = load_run_config(
+        _write(tmp_path, {"agent_config": A2A, "qualitative_failure_labels": labels})
+    )
+    assert loaded.config.evaluation.failure_labels == {
+        "agent_behavior_failure": ["false information"]
+    }
+    [warning] = loaded.warnings  # the custom metric's labels: no metric of that name runs
+    assert "prohibited_statements" in warning
+
+
 def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LLM_PROVIDER", "google")
     config = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": "openai"})).config
@@ -219,7 +231,6 @@ def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> N
     [
         ("output_file_path", "./simulation.json", "DuckDB"),
         ("generate_html_report", False, "report.html"),
-        ("qualitative_failure_labels", {"agent_behavior_failure": ["repetition"]}, "thresholds"),
         ("trace_receiver", {"enabled": False}, "embedded collector"),
     ],
 )
