@@ -55,24 +55,28 @@ METHODOLOGY: Mapping[str, str] = {
         "result_misused (0.0, fail)."
     ),
     "trajectory_accuracy": (
-        "LLM judge, per conversation: the agent's tool calls against the scenario's reference "
-        "trajectory (or its tool_calls assertions, else the user's goal): accurate or "
-        "acceptable_deviation (1.0, pass), inaccurate (0.0)."
+        "LLM judge, per conversation (opt-in): compares the whole sequence of tool calls with "
+        "the scenario's reference trajectory (`reference_trajectory`, else its `tool_calls` "
+        "assertions), or with the user's goal when there is none; sees the tool definitions. "
+        "accurate and acceptable_deviation = 1.0 (pass), inaccurate = 0.0 (fail)."
     ),
     "tool_call_efficiency": (
-        "LLM judge, per turn: efficient (1.0, pass), redundant or needless calls (0.0)."
+        "LLM judge, per turn (opt-in): efficient = 1.0 (pass); redundant (the same information "
+        "fetched again) or needless (calls the request did not need) = 0.0 (fail)."
     ),
     "tool_selection": (
-        "LLM judge, per turn, seeing the tool definitions: correct or no_tool_needed (1.0, "
-        "pass), wrong_tool or missing_tool (0.0)."
+        "LLM judge, per turn (opt-in), sees the available tools: correct or no_tool_needed = "
+        "1.0 (pass); wrong_tool or missing_tool = 0.0 (fail)."
     ),
     "tool_invocation": (
-        "LLM judge, per turn, seeing the tool schemas: correct or no_call (1.0, pass), "
-        "missing, wrong or invented argument, schema violation (0.0)."
+        "LLM judge, per turn (opt-in), sees each tool's parameter schema: correct or no_call = "
+        "1.0 (pass); missing_argument, wrong_argument, invented_argument or schema_violation = "
+        "0.0 (fail)."
     ),
     "tool_result_handling": (
-        "LLM judge, per turn: the reply uses the tool results faithfully: correct or no_result "
-        "(1.0, pass), misreported, ignored or error_unhandled (0.0)."
+        "LLM judge, per turn (opt-in): whether the reply uses the tool results faithfully. "
+        "correct or no_result = 1.0 (pass); misreported, ignored or error_unhandled = 0.0 "
+        "(fail)."
     ),
     "tool_call_f1": (
         "Deterministic: expected and actual calls paired optimally (name and arguments under "

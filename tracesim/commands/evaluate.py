@@ -154,7 +154,7 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     envvar=DB_ENV,
     type=click.Path(dir_okay=False, path_type=Path),
     help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}); not given: the one "
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}); when not given, the one "
         "CONFIG_FILE's run wrote."
     ),
 )
@@ -188,11 +188,9 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     help="Also write a JUnit XML file: one testcase per conversation (for CI test reports).",
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
-@click.pass_context
 def command(
-    ctx: click.Context,
     config_file: Path | None,
-    db_path: Path,
+    db_path: Path | None,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
@@ -219,8 +217,8 @@ def command(
         config_path = config_path or config_file
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
-        given = ctx.get_parameter_source("db_path") != click.core.ParameterSource.DEFAULT
-        if config_file is not None and not given:  # arksim's `evaluate config.yaml`
+        given = click.get_current_context().get_parameter_source("db_path")
+        if config_file is not None and given == click.core.ParameterSource.DEFAULT:
             db_path = db_of_config(config_file)
         if not db_path.is_file():
             raise EvalConfigError(
