@@ -79,13 +79,13 @@ METHODOLOGY: Mapping[str, str] = {
         "(fail)."
     ),
     "tool_call_f1": (
-        "Deterministic: precision (expected calls among the actual ones / actual calls), "
-        "recall (/ expected calls) and their F1 (the value); calls matched optimally as a "
-        "multiset, arguments per `arg_mode`."
+        "Deterministic: expected and actual calls paired optimally (name and arguments under "
+        "arg_mode); precision = pairs / actual, recall = pairs / expected, value = F1; passes "
+        "at 1.0."
     ),
     "tool_call_stats": (
-        "Informational: the number of tool calls (the value, a count), per tool, failed and "
-        "repeated; never passes or fails."
+        "Informational, never pass or fail: the number of tool calls, with calls per tool, "
+        "failed calls, distinct tools and repeated identical calls in the details."
     ),
     "trajectory": (
         "Deterministic, from a scenario `tool_calls` assertion: compares the agent's merged "
@@ -95,15 +95,13 @@ METHODOLOGY: Mapping[str, str] = {
         "Value = matched share; any forbidden tool called = 0.0 and fails."
     ),
     "tool_call_args": (
-        "Deterministic: pairs expected with actual calls of the same tool so the most pairs "
-        "match; value = matched / expected (`all_or_nothing`: 1.0 only if all match). "
-        "`arg_mode`: exact, subset (expected arguments a deep subset of the actual ones), "
-        "superset (actual within expected), partial_credit (each call earns its share of "
-        "matched arguments); `arg_matchers` per tool."
+        "Deterministic: pairs expected with actual calls of the same name so the most pairs "
+        "match; value = matched / expected (strict: 1.0 only if all match). `subset`: expected "
+        "arguments a deep subset of the actual ones."
     ),
     "tool_call_order": (
         "Deterministic: longest common subsequence of actual and expected tool names / "
-        "number expected (`order: strict`: exact sequence, parallel calls in any order)."
+        "number expected (strict: exact sequence)."
     ),
     "tool_call_count": "Deterministic: each tool's call count against its comparator (==, >=, ...).",
     "tool_call_output": "Deterministic: each expected call's result against the actual result.",
