@@ -8,7 +8,7 @@ on each turn rolled up with `aggregate`. Their mocked judge verdict is the
 stand-in model's answer; the port checks what our judge is shown and how the
 verdict maps. Reading MLflow's own span attributes (`mlflow.spanType` TOOL,
 `mlflow.spanInputs` / `mlflow.spanOutputs`) is extraction: those cases
-belong to the extraction helper (conform).
+run through `extract_tool_calls` (the conform helper's rules).
 """
 
 from __future__ import annotations
