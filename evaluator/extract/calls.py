@@ -23,7 +23,7 @@ from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
-    read_result,
+    read_output,
     tool_call_id,
     tool_error,
     tool_name,
@@ -89,9 +89,9 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         return None
     attributes = _event_fields(span)
     arguments, is_object, args_id = read_arguments(attributes)
-    result, result_id = read_result(attributes)
+    result, result_id, failed = read_output(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
-    error = tool_error(span)
+    error = tool_error(span) or (result or "error" if failed else None)
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,

@@ -426,3 +426,39 @@ def test_model_span_naming_its_requested_call_is_not_a_tool_span() -> None:
         "k",
         execution["span_id"],
     )
+
+
+def test_langsmith_tool_span_prompt_completion_and_exception_repr() -> None:
+    completion = {"output": {"content": "Sunny", "type": "tool", "tool_call_id": "c1"}}
+    events = [
+        {
+            "name": "exception",
+            "attributes": {"exception.message": "ValueError('boom')Traceback (most recent..."},
+        }
+    ]
+    rows = [
+        _tool(
+            1, {"gen_ai.prompt": '{"city": "Paris"}', "gen_ai.completion": json.dumps(completion)}
+        ),
+        _tool(2, {"gen_ai.prompt": "{}"}, status_code="ERROR", events=json.dumps(events)),
+    ]
+    first, second = extract_tool_calls(rows)
+    assert (first.arguments, first.result) == ({"city": "Paris"}, "Sunny")
+    assert second.error == "boom"
+
+
+def test_llama_index_tool_call_result_envelope() -> None:
+    result = {
+        "tool_name": "t",
+        "tool_kwargs": {"k": 1},
+        "tool_id": "c7",
+        "tool_output": {"tool_name": "t", "raw_output": "order not found", "is_error": True},
+    }
+    row = _tool(1, {"tool.arguments": '{"k": 1}', "traceloop.entity.output": json.dumps(result)})
+    [call] = extract_tool_calls([row])
+    assert (call.id, call.arguments, call.result, call.error) == (
+        "c7",
+        {"k": 1},
+        None,
+        "order not found",
+    )
