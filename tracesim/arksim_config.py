@@ -15,9 +15,10 @@ silently. tracesim's own keys, when both are given, win.
 | `custom_metrics_file_paths`         | `evaluation.custom_metrics_file_paths`             |
 | `numeric_thresholds`, `score_threshold` | `evaluation.thresholds` (1-5 -> 0-1, `overall_score` -> `final_score`) |
 | `qualitative_failure_labels`        | `evaluation.failure_labels` (label gates)          |
+| `generate_html_report`              | `evaluation.html_report`                           |
 | `trace_receiver.{host,port,wait_timeout}` | `collector.host / http_port`, `trace_wait.wait_timeout` |
 | `output_file_path`                  | its folder is `output_dir` when that is unset (warning) |
-| `generate_html_report: false`, `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
+| `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
 """
 
 from __future__ import annotations
@@ -228,8 +229,9 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
         thresholds[_gate_name(name)] = _native_to_unit(name, value)
     if thresholds:
         moved["thresholds"] = thresholds
-    if data.pop("generate_html_report", True) is False:
-        warn("generate_html_report: false: tracesim always writes report.html next to results.json")
+    html = data.pop("generate_html_report", None)
+    if html is not None:
+        moved["html_report"] = html
     labels = data.pop("qualitative_failure_labels", None)
     if isinstance(labels, dict):
         gated = {}

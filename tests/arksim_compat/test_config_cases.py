@@ -208,6 +208,11 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_generate_html_report_false_writes_no_report(tmp_path: Path) -> None:
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "generate_html_report": False}))
+    assert loaded.config.evaluation.html_report is False and loaded.warnings == ()
+
+
 def test_qualitative_failure_labels_become_label_gates(tmp_path: Path) -> None:
     labels = {"agent_behavior_failure": ["false information"], "prohibited_statements": ["x"]}
     loaded = load_run_config(
@@ -230,7 +235,6 @@ def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> N
     ("key", "value", "said"),
     [
         ("output_file_path", "./simulation.json", "DuckDB"),
-        ("generate_html_report", False, "report.html"),
         ("trace_receiver", {"enabled": False}, "embedded collector"),
     ],
 )
