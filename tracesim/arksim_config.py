@@ -30,7 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ARKSIM_KEYS", "SCALE_1_TO_5", "translate_arksim_config"]
+__all__ = ["ARKSIM_KEYS", "ARKSIM_RECEIVER_PORT", "SCALE_1_TO_5", "translate_arksim_config"]
+
+ARKSIM_RECEIVER_PORT = 4318
+"""arksim's trace receiver port (OTLP/HTTP): an enabled receiver binds the collector there."""
 
 ARKSIM_KEYS: tuple[str, ...] = (
     "model",
@@ -179,8 +182,9 @@ def _receiver(data: dict[str, Any], *, warn: Warn) -> None:
     collector = _section(data, "collector")
     if "host" in receiver:
         collector.setdefault("host", receiver["host"])
-    if "port" in receiver:
-        collector.setdefault("http_port", receiver["port"])
+    if "port" in receiver or receiver.get("enabled") is True:
+        # arksim's receiver listens on OTLP/HTTP 4318 by default: its agents export there
+        collector.setdefault("http_port", receiver.get("port", ARKSIM_RECEIVER_PORT))
     if "wait_timeout" in receiver:
         _section(data, "trace_wait").setdefault("wait_timeout", receiver["wait_timeout"])
     if not collector:

@@ -208,6 +208,12 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_enabled_trace_receiver_listens_where_arksim_agents_export(tmp_path: Path) -> None:
+    data = {"agent_config": A2A, "trace_receiver": {"enabled": True, "wait_timeout": 5}}
+    config = load_run_config(_write(tmp_path, data)).config
+    assert (config.collector.http_port, config.trace_wait.wait_timeout) == (4318, 5)
+
+
 def test_generate_html_report_false_writes_no_report(tmp_path: Path) -> None:
     loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "generate_html_report": False}))
     assert loaded.config.evaluation.html_report is False and loaded.warnings == ()
