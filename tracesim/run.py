@@ -158,6 +158,15 @@ def run(
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
     if evaluate:
         _evaluate(outcome, loaded, console, show_progress, junit_path=junit_path)
+    missing = outcome.extra.get("missing_conversations")
+    if missing:  # after the evaluation, so its gates cannot turn this into a pass
+        outcome.error = (
+            f"{len(missing)} conversation(s) ran but are missing from {outcome.db_path}, so "
+            "the report and the gates do not cover them: " + "; ".join(missing) + ". The "
+            "collector's log says why (a refused or oversized export?)."
+        )
+        _print_error(console, "incomplete capture", RuntimeError(outcome.error))
+        outcome.exit_code = EXIT_INTERNAL
     return outcome
 
 
@@ -296,11 +305,13 @@ async def _capture(
             provider.shutdown()
             await users.aclose()
         spans_stored = tool_spans = earlier_runs = None
+        missing: list[str] = []
         if collector is not None:
             await asyncio.to_thread(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
             )
             spans_stored, tool_spans = _count_spans(collector, run_id)
+            missing = _missing_conversations(collector, run_id, result)
             earlier_runs = _count_earlier_runs(collector, run_id)
     outcome = RunOutcome(
         exit_code=EXIT_OK,
@@ -315,6 +326,8 @@ async def _capture(
     outcome.extra["earlier_runs"] = earlier_runs
     outcome.summary_path = _write_summary(outcome, started=started)
     _print_summary(console, outcome)
+    if missing:
+        outcome.extra["missing_conversations"] = missing
     return outcome
 
 
@@ -384,6 +397,28 @@ def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
         return int(rows[0][0]), int(rows[0][1])
     except Exception:  # counts are informative; never fail a run on them
         return None, None
+
+
+def _missing_conversations(collector: Any, run_id: str, result: RunResult) -> list[str]:
+    """Each conversation of `result` whose conversation row or one of whose turns is not in
+    the store, described (scenario#index, chat id, missing turns)."""
+    _, turn_rows = collector.query("SELECT chat_id, turn_id FROM turns WHERE run_id = ?", [run_id])
+    _, chat_rows = collector.query("SELECT chat_id FROM conversations WHERE run_id = ?", [run_id])
+    turns = {(row[0], row[1]) for row in turn_rows}
+    chats = {row[0] for row in chat_rows}
+    missing = []
+    for conversation in result.conversations:
+        gone = [
+            t.turn_id for t in conversation.turns if (conversation.chat_id, t.turn_id) not in turns
+        ]
+        if conversation.chat_id in chats and not gone:
+            continue
+        what = f"turns {gone}" if gone else "its conversation span"
+        missing.append(
+            f"{conversation.scenario_id}#{conversation.conversation_index} "
+            f"(chat {conversation.chat_id}): {what}"
+        )
+    return missing
 
 
 def _count_earlier_runs(collector: Any, run_id: str) -> int | None:
