@@ -103,13 +103,14 @@ def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _llm(data: dict[str, Any], env: dict[str, str]) -> None:
+    has_model = "model" in data
     model = data.pop("model", None)
     provider = env.get("LLM_PROVIDER") or data.pop("provider", None)
     data.pop("provider", None)
-    if model is None and provider is None:
+    if not has_model and provider is None:
         return
     llm = _section(data, "llm")
-    if model is not None:
+    if has_model:  # `model: null` is kept so that validation says a model is required
         llm.setdefault("model", model)
     if provider is not None:
         llm.setdefault("provider", provider)

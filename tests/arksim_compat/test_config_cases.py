@@ -302,3 +302,29 @@ def test_every_documented_arksim_key_is_taken_or_translated() -> None:
     from tracesim.arksim_config import ARKSIM_KEYS
 
     assert ARKSIM_DOCUMENTED_KEYS <= set(RunConfig.model_fields) | set(ARKSIM_KEYS)
+
+
+# -- LLM providers (arksim's test_llm_factory) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "client"),
+    [
+        ("openai", "OpenAIChat"),
+        ("azure", "OpenAIChat"),
+        ("anthropic", "AnthropicChat"),
+        ("google", "GoogleChat"),
+    ],
+)
+def test_each_provider_gets_its_sdk_client(provider: str, client: str) -> None:
+    from providers import make_chat_client
+    from schemas.llm_config import LLMConfig
+
+    chat = make_chat_client(LLMConfig(provider=provider, model="m", base_url="http://127.0.0.1:9"))
+    assert type(chat).__name__ == client and chat.provider == provider
+
+
+@pytest.mark.parametrize("value", [{"provider": "nonexistent"}, {"model": ""}, {"model": None}])
+def test_unsupported_provider_or_missing_model(tmp_path: Path, value: dict) -> None:
+    with pytest.raises(ConfigError, match="provider|model"):
+        load_run_config(_write(tmp_path, {"agent_config": A2A, **value}))
