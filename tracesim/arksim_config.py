@@ -86,7 +86,7 @@ def translate_arksim_config(
     notes: list[str] = []
     warn: Warn = notes.append
 
-    _llm(data, env)
+    _llm(data, env, warn=warn)
     _agent(data, base_dir=base_dir, warn=warn)
     _outputs(data, warn=warn)
     _user(data)
@@ -102,7 +102,11 @@ def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
     return section
 
 
-def _llm(data: dict[str, Any], env: dict[str, str]) -> None:
+_PROVIDER_ALIASES = {"claude": "anthropic", "gemini": "google"}
+"""arksim's deprecated provider names."""
+
+
+def _llm(data: dict[str, Any], env: dict[str, str], *, warn: Warn) -> None:
     has_model = "model" in data
     model = data.pop("model", None)
     provider = env.get("LLM_PROVIDER") or data.pop("provider", None)
@@ -112,6 +116,11 @@ def _llm(data: dict[str, Any], env: dict[str, str]) -> None:
     llm = _section(data, "llm")
     if has_model:  # `model: null` is kept so that validation says a model is required
         llm.setdefault("model", model)
+    if provider in _PROVIDER_ALIASES:
+        warn(
+            f"provider: {provider!r} is deprecated (in arksim too): using {_PROVIDER_ALIASES[provider]!r}"
+        )
+        provider = _PROVIDER_ALIASES[provider]
     if provider is not None:
         llm.setdefault("provider", provider)
 

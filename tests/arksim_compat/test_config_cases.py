@@ -328,3 +328,14 @@ def test_each_provider_gets_its_sdk_client(provider: str, client: str) -> None:
 def test_unsupported_provider_or_missing_model(tmp_path: Path, value: dict) -> None:
     with pytest.raises(ConfigError, match="provider|model"):
         load_run_config(_write(tmp_path, {"agent_config": A2A, **value}))
+
+
+@pytest.mark.parametrize(("alias", "provider"), [("claude", "anthropic"), ("gemini", "google")])
+def test_deprecated_provider_names_warn_and_map(
+    tmp_path: Path, monkeypatch, alias, provider
+) -> None:
+    monkeypatch.delenv("LLM_PROVIDER", raising=False)
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": alias}))
+    assert loaded.config.llm.provider == provider
+    [warning] = loaded.warnings
+    assert "deprecated" in warning
