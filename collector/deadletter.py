@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from collector.spool import write_all
+
 __all__ = ["DeadLetter"]
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ class DeadLetter:
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
                 try:
-                    os.write(fd, line)
+                    write_all(fd, line)
                     os.fsync(fd)
                 finally:
                     os.close(fd)

@@ -79,8 +79,41 @@ def _gunzip(data: bytes, limit: int) -> bytes:
             )
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """Read the (possibly gzip'd) body, refusing more than `limit` bytes either way."""
+class _InFlight:
+    """Bytes of request bodies held by requests being read or handled, across all
+    connections, so many slow uploads cannot fill memory (answered 503 past `limit`).
+    Used on the event loop's thread only."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.bytes = 0
+
+    def claim(self) -> _Claim:
+        return _Claim(self)
+
+
+class _Claim:
+    """What one request holds of the in-flight budget; `release` gives it back."""
+
+    def __init__(self, budget: _InFlight) -> None:
+        self._budget = budget
+        self.bytes = 0
+
+    def take(self, size: int) -> None:
+        budget = self._budget
+        if budget.bytes + size > budget.limit and budget.bytes > self.bytes:
+            raise Busy("too many request bytes in flight at the collector; retry later")
+        budget.bytes += size
+        self.bytes += size
+
+    def release(self) -> None:
+        self._budget.bytes -= self.bytes
+        self.bytes = 0
+
+
+async def _read_body(request: Request, limit: int, claim: _Claim) -> bytes:
+    """Read the (possibly gzip'd) body, refusing more than `limit` bytes either way; the
+    bytes held are taken from `claim` as they arrive (Busy when the budget is spent)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise TooLarge(f"request body of {declared} bytes exceeds the limit of {limit}")
@@ -90,11 +123,14 @@ async def _read_body(request: Request, limit: int) -> bytes:
         size += len(chunk)
         if size > limit:
             raise TooLarge(f"request body exceeds the limit of {limit} bytes")
+        claim.take(len(chunk))
         chunks.append(chunk)
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding == "gzip":
-        return _gunzip(body, limit)
+        inflated = _gunzip(body, limit)
+        claim.take(len(inflated))
+        return inflated
     if encoding not in ("identity", ""):
         raise InvalidRequest(f"unsupported Content-Encoding {encoding!r} (use gzip or none)")
     return body
@@ -106,10 +142,13 @@ def build_app(
     query: QueryFn,
     auth_token: str | None = None,
     max_request_bytes: int = 16 << 20,
+    max_inflight_bytes: int | None = None,
     retry_after: int = 1,
 ) -> Starlette:
-    """The ASGI app of the HTTP receiver."""
+    """The ASGI app of the HTTP receiver. `max_inflight_bytes` (default 4 requests of the
+    largest size) bounds the bytes of all request bodies held at once."""
     expected = f"Bearer {auth_token}".encode() if auth_token else None
+    inflight = _InFlight(max_inflight_bytes or 4 * max_request_bytes)
 
     def authorized(request: Request) -> bool:
         if expected is None:
@@ -130,8 +169,9 @@ def build_app(
                 return _status_json(
                     415, f"unsupported Content-Type {content_type!r}; use {_PROTOBUF} or {_JSON}"
                 )
+            claim = inflight.claim()
             try:
-                body = await _read_body(request, max_request_bytes)
+                body = await _read_body(request, max_request_bytes, claim)
                 export = export_pb if content_type == _PROTOBUF else export_json
                 rejected, message = await run_in_threadpool(export, body)
             except TooLarge as error:
@@ -140,6 +180,8 @@ def build_app(
                 return _status_json(400, str(error))
             except Busy as error:
                 return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+            finally:
+                claim.release()
             answer = response_for(rejected, message)
             if content_type == _PROTOBUF:
                 return Response(answer.SerializeToString(), media_type=_PROTOBUF)
@@ -150,8 +192,10 @@ def build_app(
     async def query_endpoint(request: Request) -> Response:
         if not authorized(request):
             return _status_json(401, "missing or wrong bearer token in Authorization header")
+        claim = inflight.claim()
         try:
-            body = await _read_body(request, max_request_bytes)
+            body = await _read_body(request, max_request_bytes, claim)
+            claim.release()  # the query text is small once parsed
             document = orjson.loads(body)
             if not isinstance(document, dict) or not isinstance(document.get("sql"), str):
                 raise InvalidRequest('body must be JSON {"sql": "...", "params": [...]}')
@@ -167,6 +211,8 @@ def build_app(
             return _status_json(400, str(error))
         except Busy as error:
             return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+        finally:
+            claim.release()
         payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
         if answer.truncated:  # absent means every row is there
             payload["truncated"] = True
@@ -185,4 +231,6 @@ def build_app(
         ),
         Route("/tracesim/query", query_endpoint, methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.inflight = inflight  # read by tests and diagnostics
+    return app

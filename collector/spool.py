@@ -159,6 +159,28 @@ class Spool:
                 else:
                     self._quarantine(path, data, *item)
 
+    def read_range(self, first: int, last: int) -> list[SpoolRecord]:
+        """Records first..last of this process's segments, read back (to store a failed
+        batch again); damaged bytes are skipped here (counted when recovered at start)."""
+        with self._cond:
+            segments = list(self._segments)
+        found = []
+        for index, (start, path) in enumerate(segments):
+            following = segments[index + 1][0] if index + 1 < len(segments) else None
+            if start > last or (following is not None and following <= first):
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                log.error("cannot read spool segment %s again: %s", path, error)
+                continue
+            found.extend(
+                item
+                for item in scan_segment(data)
+                if isinstance(item, SpoolRecord) and first <= item.seq <= last
+            )
+        return found
+
     def _quarantine(self, path: Path, data: bytes, start: int, end: int) -> None:
         """Keep bytes that hold no intact record in the quarantine folder, count and log them."""
         self.quarantined_ranges += 1

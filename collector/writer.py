@@ -22,15 +22,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-import pyarrow as pa
-
 from collector.deadletter import DeadLetter
 from collector.decode import SpanBatch, decode_traces
 from collector.decode_logs import LogBatch, decode_logs
 from collector.redaction import Redactor
 from collector.routing import Router
 from collector.store import PreparedBatch, Store, prepare
+from collector.writer_batches import DATA_ERRORS, concat, marks, rollback
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
@@ -65,18 +63,8 @@ class WriterStats:
     dead_rows: int = 0
 
 
-DATA_ERRORS = (
-    duckdb.DataError,
-    duckdb.IntegrityError,
-    duckdb.InvalidInputException,
-    pa.ArrowException,
-    OverflowError,
-    TypeError,
-    ValueError,
-    UnicodeError,
-)
-"""Failures caused by the rows themselves: the batch is split to isolate them. Any other
-failure (disk full, out of memory) is the machine's: the batch stays in the spool."""
+Job = tuple[list[Item], PreparedBatch, "tuple[int, int] | None"]
+"""A prepared batch for the database thread; the last field names a retried failed batch."""
 
 
 class Writer:
@@ -108,9 +96,17 @@ class Writer:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._db_thread: threading.Thread | None = None
-        self._prepared: queue.Queue[tuple[list[Item], PreparedBatch] | None] = queue.Queue(2)
-        self._failed_from: int | None = None
+        self._prepared: queue.Queue[Job | None] = queue.Queue(2)
+        self._failed: list[tuple[int, int]] = []  # (first, last) seq of batches not stored
+        self._retry_due = False
+        self.reload: Callable[[int, int], list[Item]] | None = None
+        """Reads requests first..last back from the spool, to store a failed batch again."""
         self.stats = WriterStats()
+
+    @property
+    def _failed_from(self) -> int | None:
+        """First request of the oldest batch that could not be stored (None: none)."""
+        return min(first for first, _last in self._failed) if self._failed else None
 
     @property
     def durable_seq(self) -> int:
@@ -189,8 +185,8 @@ class Writer:
         """Wait for a full or due batch; None when stopping with nothing left."""
         with self._cond:
             while not self._items:
-                if self._stopping:
-                    return None
+                if self._retry_due or self._stopping:
+                    return [] if self._retry_due else None
                 self._cond.wait()
             due = time.monotonic() + self._batch_seconds
             while self._rows < self._batch_rows and not self._flush_waiters and not self._stopping:
@@ -208,15 +204,33 @@ class Writer:
             return batch
 
     def _run(self) -> None:
-        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on."""
+        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on;
+        after the store recovered from a failure, reload the oldest failed batch."""
         try:
             while True:
                 batch = self._take()
                 if batch is None:
                     return
-                self._prepared.put((batch, self._prepare_isolated(batch)))
+                if self._retry_due:
+                    self._queue_retry()
+                if batch:
+                    self._prepared.put((batch, self._prepare_isolated(batch), None))
         finally:
             self._prepared.put(None)
+
+    def _queue_retry(self) -> None:
+        """Read the oldest failed batch back from the spool and queue it (decoder thread)."""
+        with self._cond:
+            self._retry_due = False
+            failed = min(self._failed) if self._failed else None
+        if failed is None or self.reload is None:
+            return
+        try:
+            items = self.reload(*failed)
+        except Exception:
+            log.exception("reading requests %d..%d back from the spool failed", *failed)
+            return
+        self._prepared.put((items, self._prepare_isolated(items), failed))
 
     def _run_db(self) -> None:
         """Database thread: commit prepared batches in order (DuckDB releases the GIL, so
@@ -225,7 +239,49 @@ class Writer:
             job = self._prepared.get()
             if job is None:
                 return
-            self._store_batch(*job)
+            items, prepared, retried = job
+            if retried is None:
+                self._store_batch(items, prepared)
+            else:
+                self._store_retry(items, prepared, retried)
+
+    def _store_retry(
+        self, items: list[Item], prepared: PreparedBatch, failed: tuple[int, int]
+    ) -> None:
+        """Store a failed batch read back from the spool; on success it is no longer failed
+        and the spool position moves past it."""
+        rest = [batch for batch in self._failed if batch != failed]
+        seq = self.stats.committed_seq
+        if rest:
+            seq = min(seq, min(first for first, _last in rest) - 1)
+        try:
+            stored_spans, stored_logs = self._write_isolating(
+                prepared, seq, min(seq, failed[0] - 1)
+            )
+        except Exception:
+            log.exception("requests %d..%d still cannot be stored", *failed)
+            return
+        with self._cond:
+            self._failed = rest
+            self.stats.spans_stored += stored_spans
+            self.stats.logs_stored += stored_logs
+            self.stats.failed_requests -= failed[1] - failed[0] + 1
+            self._retry_due = bool(rest)
+            self._cond.notify_all()
+        log.warning("requests %d..%d are stored after all (the store recovered)", *failed)
+        if self._on_committed is not None:
+            self._on_committed(self.durable_seq, 0)
+
+    def wait_retried(self, timeout: float | None = None) -> bool:
+        """Block until no failed batch is left (True) or `timeout` s passed (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failed:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
 
     def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
         """`_prepare`, and when it fails, each request on its own: one that still fails goes
@@ -242,14 +298,17 @@ class Writer:
                 self._reject_item(item, f"could not be decoded: {error!r}")
         merged = PreparedBatch()
         for part in parts:  # rows of one request at a time keep their write order
-            merged = _concat(merged, part)
+            merged = concat(merged, part)
         return merged
 
     def _reject_item(self, item: Item, reason: str) -> None:
         """A request that cannot be stored: counted, logged, kept in the dead-letter file."""
         self.stats.failed_requests += 1
         message = item.message
-        payload = message.SerializeToString() if hasattr(message, "SerializeToString") else b""
+        try:
+            payload = message.SerializeToString() if message is not None else b""
+        except Exception:  # what could not be decoded may not serialise either
+            payload = b""
         item.message = None
         if self._dead_letter is not None:
             self._dead_letter.record(item.seq, item.kind, payload, f"request {item.seq} {reason}")
@@ -263,7 +322,7 @@ class Writer:
         for item in items:
             if item.message is None:
                 continue
-            marks = _marks(spans, logs)
+            mark = marks(spans, logs)
             try:
                 if item.kind == KIND_TRACES:
                     decode_traces(item.message, spans, redactor)
@@ -271,7 +330,7 @@ class Writer:
                     decode_logs(item.message, logs, redactor)
             except Exception as error:  # a bug in decoding must not stop the pipeline
                 log.exception("could not decode spooled request %d", item.seq)
-                _rollback(spans, logs, marks)  # no half-decoded request in the columns
+                rollback(spans, logs, mark)  # no half-decoded request in the columns
                 self._reject_item(item, f"could not be decoded: {error!r}")
         router = self._router
         learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
@@ -295,7 +354,8 @@ class Writer:
             seq = min(seq, self._failed_from - 1)
         for attempt in (1, 2):
             try:
-                stored_spans, stored_logs = self._write_isolating(prepared, seq)
+                partial = min(seq, min(item.seq for item in items) - 1)
+                stored_spans, stored_logs = self._write_isolating(prepared, seq, partial)
             except Exception:
                 log.exception(
                     "storing a batch of %d requests failed (attempt %d)", len(items), attempt
@@ -307,30 +367,44 @@ class Writer:
             break
         else:
             self.stats.failed_requests += len(items)
-            first = min(item.seq for item in items)
-            if self._failed_from is None or first < self._failed_from:
-                self._failed_from = first
+            first, last = min(item.seq for item in items), max(item.seq for item in items)
+            with self._cond:
+                self._failed.append((first, last))
             log.error(
-                "requests %d..%d could not be stored; they stay in the spool and are "
-                "replayed when the collector starts again",
+                "requests %d..%d could not be stored; they stay in the spool and are stored "
+                "when the store works again (or when the collector starts again)",
                 first,
-                max(item.seq for item in items),
+                last,
             )
+            self._done(items)
+            return
+        if self._failed and self.reload is not None:  # the store works: retry the failed
+            with self._cond:
+                self._retry_due = True
+                self._cond.notify_all()
         self._done(items)
 
-    def _write_isolating(self, prepared: PreparedBatch, seq: int) -> tuple[int, int]:
+    def _write_isolating(
+        self, prepared: PreparedBatch, seq: int, partial_seq: int
+    ) -> tuple[int, int]:
         """`Store.write`; when the rows themselves fail (DATA_ERRORS), the batch is split
         until the failing rows stand alone, and those go to the dead-letter file. Any other
-        failure propagates (the batch stays in the spool)."""
+        failure propagates (the batch stays in the spool). Every part but the last records
+        `partial_seq` (the batch is not loaded until its last part is), the last `seq`."""
         try:
             return self._store.write(prepared, seq)
         except DATA_ERRORS as error:
             parts = prepared.split()
             if not parts:
                 self._reject_rows(prepared, error)
+                if seq != partial_seq:  # the batch is handled: record its position
+                    self._store.write(PreparedBatch(), seq)
                 return 0, 0
             log.warning("a batch was refused (%s); splitting it to isolate the bad rows", error)
-        stored = [self._write_isolating(part, seq) for part in parts]
+        stored = [
+            self._write_isolating(part, seq if last else partial_seq, partial_seq)
+            for last, part in ((i == len(parts) - 1, part) for i, part in enumerate(parts))
+        ]
         return sum(s for s, _ in stored), sum(n for _, n in stored)
 
     def _reject_rows(self, prepared: PreparedBatch, error: BaseException) -> None:
@@ -353,29 +427,3 @@ class Writer:
             self._cond.notify_all()
         if self._on_committed is not None:
             self._on_committed(self.durable_seq, sum(item.nbytes for item in items))
-
-
-def _concat(first: PreparedBatch, second: PreparedBatch) -> PreparedBatch:
-    """Both batches' rows in one (tables concatenated, `second` after `first`)."""
-    merged = PreparedBatch(nulled=first.nulled + second.nulled)
-    for name in ("spans", "logs", "turns", "conversations", "backfill"):
-        a, b = getattr(first, name), getattr(second, name)
-        both = [t for t in (a, b) if t is not None]
-        setattr(merged, name, pa.concat_tables(both) if len(both) > 1 else (both or [None])[0])
-    return merged
-
-
-def _marks(spans: SpanBatch, logs: LogBatch) -> tuple[int, int, int, int]:
-    """Lengths to roll a batch back to when a request fails half-decoded."""
-    return len(spans.rules), len(spans.turns), len(spans.conversations), len(logs.rules)
-
-
-def _rollback(spans: SpanBatch, logs: LogBatch, marks: tuple[int, int, int, int]) -> None:
-    """Truncate every column list of both batches to `marks`."""
-    span_rows, turns, conversations, log_rows = marks
-    for values in spans.columns.values():
-        del values[span_rows:]
-    del spans.rules[span_rows:], spans.turns[turns:], spans.conversations[conversations:]
-    for values in logs.columns.values():
-        del values[log_rows:]
-    del logs.rules[log_rows:]

@@ -49,6 +49,7 @@ from tracesim.progress import RunProgress
 from tracesim.run_summary import (
     count_earlier_runs,
     count_spans,
+    missing_conversations,
     print_run_summary,
     write_run_summary,
 )
@@ -161,6 +162,15 @@ def run(
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
     if evaluate:
         _evaluate(outcome, loaded, console, show_progress, junit_path=junit_path)
+    missing = outcome.extra.get("missing_conversations")
+    if missing:  # after the evaluation, so its gates cannot turn this into a pass
+        outcome.error = (
+            f"{len(missing)} conversation(s) ran but are missing from {outcome.db_path}, so "
+            "the report and the gates do not cover them: " + "; ".join(missing) + ". The "
+            "collector's log says why (a refused or oversized export?)."
+        )
+        _print_error(console, "incomplete capture", RuntimeError(outcome.error))
+        outcome.exit_code = EXIT_INTERNAL
     return outcome
 
 
@@ -299,11 +309,13 @@ async def _capture(
             provider.shutdown()
             await users.aclose()
         spans_stored = tool_spans = earlier_runs = None
+        missing: list[str] = []
         if collector is not None:
             await asyncio.to_thread(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
             )
             spans_stored, tool_spans = count_spans(collector, run_id)
+            missing = missing_conversations(collector, run_id, result)
             earlier_runs = count_earlier_runs(collector, run_id)
     outcome = RunOutcome(
         exit_code=EXIT_OK,
@@ -318,6 +330,8 @@ async def _capture(
     outcome.extra["earlier_runs"] = earlier_runs
     outcome.summary_path = write_run_summary(outcome, started=started)
     print_run_summary(console, outcome)
+    if missing:
+        outcome.extra["missing_conversations"] = missing
     return outcome
 
 

@@ -19,9 +19,16 @@ from schemas.conventions import GENAI, TRACESIM
 from tracesim.console import plain
 
 if TYPE_CHECKING:
+    from simulator.results import RunResult
     from tracesim.run import RunOutcome
 
-__all__ = ["count_earlier_runs", "count_spans", "print_run_summary", "write_run_summary"]
+__all__ = [
+    "count_earlier_runs",
+    "count_spans",
+    "missing_conversations",
+    "print_run_summary",
+    "write_run_summary",
+]
 
 
 def count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
@@ -40,6 +47,28 @@ def count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
         return int(rows[0][0]), int(rows[0][1])
     except Exception:  # counts are informative; never fail a run on them
         return None, None
+
+
+def missing_conversations(collector: Any, run_id: str, result: RunResult) -> list[str]:
+    """Each conversation of `result` whose conversation row or one of whose turns is not in
+    the store, described (scenario#index, chat id, missing turns)."""
+    _, turn_rows = collector.query("SELECT chat_id, turn_id FROM turns WHERE run_id = ?", [run_id])
+    _, chat_rows = collector.query("SELECT chat_id FROM conversations WHERE run_id = ?", [run_id])
+    turns = {(row[0], row[1]) for row in turn_rows}
+    chats = {row[0] for row in chat_rows}
+    missing = []
+    for conversation in result.conversations:
+        gone = [
+            t.turn_id for t in conversation.turns if (conversation.chat_id, t.turn_id) not in turns
+        ]
+        if conversation.chat_id in chats and not gone:
+            continue
+        what = f"turns {gone}" if gone else "its conversation span"
+        missing.append(
+            f"{conversation.scenario_id}#{conversation.conversation_index} "
+            f"(chat {conversation.chat_id}): {what}"
+        )
+    return missing
 
 
 def count_earlier_runs(collector: Any, run_id: str) -> int | None:
