@@ -83,7 +83,15 @@ class PythonConnector(AgentConnector):
             raise ConnectorError("send() before open()")
         metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
         agent = self._agent
-        result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+        try:
+            result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+        except RuntimeError as exc:
+            if "loop" not in str(exc):
+                raise
+            raise ConnectorError(
+                f"{exc} (each conversation's agent runs on its own event loop: create async "
+                "clients in the agent's __init__ or lazily, not at module level)"
+            ) from exc
         return to_agent_response(result)
 
     async def close(self) -> None:
