@@ -54,7 +54,7 @@ class PythonConnector(AgentConnector):
         return self._agent
 
     async def open(self) -> str:
-        self._loop = AgentLoop(f"tracesim-agent-{self._agent_class.__name__}")
+        self._loop = AgentLoop.acquire()
         self._agent = await self._loop.run(self._create)
         get_chat_id = getattr(self._agent, "get_chat_id", None)
         chat_id = await self._loop.run(get_chat_id) if get_chat_id is not None else uuid.uuid4().hex
@@ -112,7 +112,7 @@ class PythonConnector(AgentConnector):
                     pass
         finally:
             if loop is not None:
-                await asyncio.to_thread(loop.close, 1.0)
+                await loop.release()
 
 
 def _wants_agent_config(agent_class: type) -> bool:
