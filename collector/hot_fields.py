@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from schemas.conventions import AI_SDK, GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
+from schemas.conventions import AI_SDK, GENAI, HAYSTACK, MLFLOW, OPENINFERENCE, TRACELOOP
 
 __all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
@@ -41,6 +41,8 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         MLFLOW.SPAN_TYPE,
         MLFLOW.CHAT_USAGE,
         AI_SDK.TOOL_CALL_NAME,
+        HAYSTACK.TOOL_NAME,
+        HAYSTACK.LLM_OUTPUT,
         GENAI.RESPONSE_MODEL,
         GENAI.REQUEST_MODEL,
         OPENINFERENCE.LLM_MODEL_NAME,
@@ -117,10 +119,15 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None and MLFLOW.SPAN_TYPE in attrs:
             return _mlflow_fields(name, attrs)
+        if operation is None and HAYSTACK.TOOL_NAME in attrs:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and HAYSTACK.LLM_OUTPUT in attrs:
+            return _haystack_llm_fields(attrs)
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
         or _text(get(AI_SDK.TOOL_CALL_NAME))
+        or _text(get(HAYSTACK.TOOL_NAME))
     )
     if tool_name is None and traceloop_kind == TRACELOOP.KIND_TOOL:
         tool_name = _text(get(TRACELOOP.ENTITY_NAME))
@@ -165,3 +172,27 @@ def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             )
     model = _text(attrs.get(GENAI.REQUEST_MODEL)) if operation == GENAI.OP_CHAT else None
     return operation, tool_name, model, tokens_in, tokens_out
+
+
+def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
+    """Haystack's LLM step span: usage and model inside the replies' `meta` (JSON text)."""
+    try:
+        output = orjson.loads(attrs[HAYSTACK.LLM_OUTPUT])
+    except (orjson.JSONDecodeError, TypeError):
+        return GENAI.OP_CHAT, None, None, None, None
+    tokens_in = tokens_out = None
+    model = None
+    for reply in output.get("replies") or () if isinstance(output, dict) else ():
+        meta = reply.get("meta") if isinstance(reply, dict) else None
+        if not isinstance(meta, dict):
+            continue
+        model = model or _text(meta.get("model"))
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            prompt, completion = (
+                as_int(usage.get("prompt_tokens")),
+                as_int(usage.get("completion_tokens")),
+            )
+            tokens_in = (tokens_in or 0) + prompt if prompt is not None else tokens_in
+            tokens_out = (tokens_out or 0) + completion if completion is not None else tokens_out
+    return GENAI.OP_CHAT, None, model, tokens_in, tokens_out

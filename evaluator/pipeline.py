@@ -217,6 +217,7 @@ def evaluate_db(
                                 run_id=run_id,
                                 span_columns=span_columns,
                                 trace_chats=plan.trace_chats,
+                                span_logs=plan.span_logs,
                             )
                         ]
                         tool_rows = ToolCallColumns()

@@ -14,9 +14,10 @@ silently. tracesim's own keys, when both are given, win.
 | `metrics_to_run`                    | `evaluation.metrics` (built-in judges)             |
 | `custom_metrics_file_paths`         | `evaluation.custom_metrics_file_paths`             |
 | `numeric_thresholds`, `score_threshold` | `evaluation.thresholds` (1-5 -> 0-1, `overall_score` -> `final_score`) |
+| `qualitative_failure_labels`        | `evaluation.failure_labels` (label gates)          |
 | `trace_receiver.{host,port,wait_timeout}` | `collector.host / http_port`, `trace_wait.wait_timeout` |
 | `output_file_path`                  | its folder is `output_dir` when that is unset (warning) |
-| `generate_html_report`, `qualitative_failure_labels`, `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
+| `generate_html_report: false`, `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
 """
 
 from __future__ import annotations
@@ -230,17 +231,23 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
     if data.pop("generate_html_report", True) is False:
         warn("generate_html_report: false: tracesim always writes report.html next to results.json")
     labels = data.pop("qualitative_failure_labels", None)
-    if labels:
-        warn(
-            "qualitative_failure_labels: not a gate in tracesim; labels are in results.json and "
-            "the report, gate with evaluation.thresholds (e.g. agent_behavior_failure: 1.0)"
-        )
+    if isinstance(labels, dict):
+        gated = {}
+        for name, values in labels.items():
+            if name in _BUILTIN_JUDGES or kept:
+                gated[name] = values
+            else:
+                warn(f"qualitative_failure_labels.{name}: no gate, no metric of that name is run")
+        if gated:
+            moved["failure_labels"] = gated
+    elif labels:
+        moved["failure_labels"] = labels  # let validation name the problem
     if not moved:
         return
     evaluation = _section(data, "evaluation")
     for key, value in moved.items():
-        if key == "thresholds":
-            evaluation["thresholds"] = {**value, **(evaluation.get("thresholds") or {})}
+        if key in ("thresholds", "failure_labels"):
+            evaluation[key] = {**value, **(evaluation.get(key) or {})}
         else:
             evaluation.setdefault(key, value)
 

@@ -208,6 +208,18 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_qualitative_failure_labels_become_label_gates(tmp_path: Path) -> None:
+    labels = {"agent_behavior_failure": ["false information"], "prohibited_statements": ["x"]}
+    loaded = load_run_config(
+        _write(tmp_path, {"agent_config": A2A, "qualitative_failure_labels": labels})
+    )
+    assert loaded.config.evaluation.failure_labels == {
+        "agent_behavior_failure": ["false information"]
+    }
+    [warning] = loaded.warnings  # the custom metric's labels: no metric of that name runs
+    assert "prohibited_statements" in warning
+
+
 def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LLM_PROVIDER", "google")
     config = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": "openai"})).config
@@ -219,7 +231,6 @@ def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> N
     [
         ("output_file_path", "./simulation.json", "DuckDB"),
         ("generate_html_report", False, "report.html"),
-        ("qualitative_failure_labels", {"agent_behavior_failure": ["repetition"]}, "thresholds"),
         ("trace_receiver", {"enabled": False}, "embedded collector"),
     ],
 )
@@ -249,3 +260,35 @@ def test_arksim_custom_metric_files_are_named_not_run(tmp_path: Path) -> None:
     assert loaded.config.evaluation.custom_metrics_file_paths == ["./mine.py"]
     assert any("custom_metrics.py" in w and "@metric" in w for w in loaded.warnings)
     assert loaded.config.evaluation.thresholds == {"clarity": 3}  # a custom metric may define it
+
+
+ARKSIM_DOCUMENTED_KEYS = {
+    # SimulationInput
+    "agent_config_file_path",
+    "agent_config",
+    "scenario_file_path",
+    "model",
+    "provider",
+    "num_conversations_per_scenario",
+    "max_turns",
+    "num_workers",
+    "output_file_path",
+    "simulated_user_prompt_template",
+    "trace_receiver",
+    # EvaluationInput
+    "simulation_file_path",
+    "output_dir",
+    "custom_metrics_file_paths",
+    "metrics_to_run",
+    "generate_html_report",
+    "score_threshold",
+    "numeric_thresholds",
+    "qualitative_failure_labels",
+}
+
+
+def test_every_documented_arksim_key_is_taken_or_translated() -> None:
+    from schemas.config import RunConfig
+    from tracesim.arksim_config import ARKSIM_KEYS
+
+    assert ARKSIM_DOCUMENTED_KEYS <= set(RunConfig.model_fields) | set(ARKSIM_KEYS)

@@ -125,6 +125,10 @@ EVALUATE_AFTER = {
 }
 
 
+def config_metrics(path: Path) -> set[str]:
+    return set(load_run_config(path).config.evaluation.metrics)
+
+
 def test_runnable_count() -> None:
     assert len(RUNNABLE) == 11  # 9 examples + arksim's config.yaml and config_simulate.yaml
 
@@ -160,7 +164,10 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
         ]
         assert agent_requests, "the agent endpoint was not called"
         results = json.loads((tmp_path / "out" / "results.json").read_text())
-        assert results  # evaluated: results.json written
+        gates = {g["metric"]: g for g in results["gates"]}
+        for name in _raw(path).get("qualitative_failure_labels") or {}:
+            if name in config_metrics(path):  # arksim's labels gate the run here too
+                assert gates[f"{name} labels"]["passed"] is True
         follow = EVALUATE_AFTER.get(_id(path))
         if follow:
             # beside it, arksim's custom_metrics.py (not copied: code): an arksim import is enough
@@ -179,4 +186,8 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
                 ],
             )
             assert answer.exit_code == 0, answer.output
-            assert (tmp_path / "eval" / "results.json").is_file()
+            evaluated = json.loads((tmp_path / "eval" / "results.json").read_text())
+            label_gates = {g["metric"]: g["passed"] for g in evaluated["gates"]}
+            for name in _raw(DATA / follow).get("qualitative_failure_labels") or {}:
+                if name == "agent_behavior_failure":  # built in: a label gate, passed here
+                    assert label_gates[f"{name} labels"] is True

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from evaluator import extract_tool_calls
-from evaluator.extract_envelopes import unwrap_value
+from evaluator.extract.envelopes import unwrap_value
 
 T0 = datetime(2025, 1, 1, 12, 0, 0)
 
@@ -254,3 +254,127 @@ def test_uipath_synthesized_container_is_not_a_call() -> None:
     ]
     [call] = extract_tool_calls(rows)
     assert (call.span_id, call.result) == (format(2, "016x"), "Sunny")
+
+
+def _responses(n: int, answered: list[tuple[str, str]], *, trace: int) -> dict:
+    parts = [{"type": "tool_call_response", "id": i, "response": r} for i, r in answered]
+    return _row(
+        n,
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": json.dumps([{"role": "tool", "parts": parts}]),
+        },
+        trace=trace,
+    )
+
+
+def test_without_tool_spans_the_requested_calls_are_the_calls() -> None:
+    conversation = [
+        _model(1, [("w1", "get_weather", {"city": "Paris"})], trace=1),
+        _responses(2, [("w1", '{"result": "Sunny"}')], trace=2),
+    ]
+    [call] = extract_tool_calls([conversation[0]], context=conversation)
+    assert (call.id, call.name, call.arguments, call.result) == (
+        "w1",
+        "get_weather",
+        {"city": "Paris"},
+        "Sunny",
+    )
+    assert extract_tool_calls([conversation[1]], context=conversation) == []
+    with_tool_span = [*conversation, _tool(3, {"gen_ai.tool.call.id": "w1"}, trace=3)]
+    assert extract_tool_calls([conversation[0]], context=with_tool_span) == []
+
+
+def test_missing_result_read_from_a_later_tool_message_event() -> None:
+    tool_message = {"name": "gen_ai.tool.message", "attributes": {"id": "c1", "content": "ok"}}
+    rows = [
+        _tool(1, {"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": "{}"}),
+        _row(2, "chat m", {"gen_ai.operation.name": "chat"}, events=json.dumps([tool_message])),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert call.result == "ok"
+
+
+def test_json_encoded_string_result_is_that_string() -> None:
+    [call] = extract_tool_calls([_tool(1, {"gen_ai.tool.call.result": '"Sunny, 21 C"'})])
+    assert call.result == "Sunny, 21 C"
+
+
+def test_strands_tool_span_events_are_its_input_and_output() -> None:
+    events = [
+        {"name": "gen_ai.tool.message", "attributes": {"content": '{"city": "Paris"}', "id": "w1"}},
+        {"name": "gen_ai.choice", "attributes": {"message": '[{"text": "Sunny"}]', "id": "w1"}},
+    ]
+    [call] = extract_tool_calls([_tool(1, {}, events=json.dumps(events))])
+    assert (call.id, call.arguments, call.result) == ("w1", {"city": "Paris"}, "Sunny")
+
+
+def test_smolagents_arguments_envelope_and_final_answer() -> None:
+    args = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"city": "Paris"}}
+    rows = [
+        _row(
+            1,
+            "SimpleTool",
+            {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": json.dumps(args)},
+        ),
+        _row(
+            2, "FinalAnswerTool", {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.arguments) == ("t", {"city": "Paris"})
+
+
+def test_haystack_tool_and_llm_step_spans() -> None:
+    llm_output = {
+        "replies": [
+            {"content": [{"tool_call": {"tool_name": "t", "arguments": {"k": 1}, "id": "h1"}}]}
+        ]
+    }
+    rows = [
+        _row(
+            1, "haystack.agent.step.llm", {"haystack.agent.step.llm.output": json.dumps(llm_output)}
+        ),
+        _row(
+            2,
+            "haystack.agent.step.tool",
+            {
+                "haystack.tool.name": "t",
+                "haystack.agent.step.tool.input": '{"k": 1}',
+                "haystack.tool.error": True,
+                "haystack.agent.step.tool.output": json.dumps(
+                    {"error": "Failed to invoke Tool `t` with parameters {'k': 1}. Error: boom"}
+                ),
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result, call.error) == (
+        "t",
+        "h1",
+        {"k": 1},
+        None,
+        "boom",
+    )
+
+
+def test_mlflow_completion_outputs_give_the_ids() -> None:
+    completion = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "m1", "function": {"name": "t", "arguments": "{}"}}]
+                }
+            }
+        ]
+    }
+    rows = [
+        _row(
+            1,
+            "Completions",
+            {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.spanOutputs": json.dumps(completion)},
+        ),
+        _row(2, "t", {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": "{}"}),
+    ]
+    assert [c.id for c in extract_tool_calls(rows)] == ["m1"]

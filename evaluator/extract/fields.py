@@ -16,10 +16,10 @@ from typing import Any
 
 import orjson
 
-from evaluator.extract_envelopes import is_placeholder, unwrap_arguments, unwrap_value
-from evaluator.extract_span import SpanView
+from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
-from schemas.conventions import AI_SDK
+from schemas.conventions import AI_SDK, HAYSTACK
 
 __all__ = [
     "coerce_arguments",
@@ -44,6 +44,7 @@ _ARGUMENT_KEYS = (
     LOGFIRE.TOOL_ARGUMENTS,
     MLFLOW.SPAN_INPUTS,
     AI_SDK.TOOL_CALL_ARGS,
+    HAYSTACK.TOOL_INPUT,
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -53,6 +54,7 @@ _RESULT_KEYS = (
     LOGFIRE.TOOL_RESPONSE,
     MLFLOW.SPAN_OUTPUTS,
     AI_SDK.TOOL_CALL_RESULT,
+    HAYSTACK.TOOL_OUTPUT,
 )
 _ID_KEYS = (
     GENAI.TOOL_CALL_ID,
@@ -65,6 +67,7 @@ _NAME_KEYS = (
     OPENINFERENCE.TOOL_NAME,
     TRACELOOP.ENTITY_NAME,
     AI_SDK.TOOL_CALL_NAME,
+    HAYSTACK.TOOL_NAME,
 )
 _JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TOOL_CALL_RESULT)
 
@@ -109,7 +112,7 @@ def is_tool_span(span: SpanView) -> bool:
         return True
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
         return True
-    if AI_SDK.TOOL_CALL_NAME in attributes:
+    if AI_SDK.TOOL_CALL_NAME in attributes or HAYSTACK.TOOL_NAME in attributes:
         return True
     kind = attributes.get(OPENINFERENCE.SPAN_KIND)
     if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
@@ -226,8 +229,8 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
 
     gen_ai.tool.call.arguments > input.value > traceloop.entity.input (kwargs) > ADK >
     Logfire > MLflow span inputs; LangChain ToolCall and callback envelopes unwrapped.
-    A bare value (a string) is kept as {"input": value} and flagged, so the caller may
-    take the arguments from the model's request instead. `tool.parameters` (a schema)
+    A bare value (a string) is kept as {"input": value} and flagged (as are arguments
+    not recorded at all), so the caller may take them from the model's request instead. `tool.parameters` (a schema)
     is never read.
     """
     for key in _ARGUMENT_KEYS:
@@ -244,7 +247,7 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
         value = unwrapped.value
         is_object = isinstance(value, Mapping)
         return coerce_arguments(value), is_object, unwrapped.call_id
-    return {}, True, ""
+    return {}, False, ""  # none recorded: the requesting model span may hold them
 
 
 def tool_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
@@ -266,7 +269,7 @@ def encode_result(value: Any) -> str | None:
 def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
     """(result text, envelope call id): gen_ai.tool.call.result > output.value >
     traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
-    (`evaluator.extract_envelopes`); a placeholder is no result."""
+    (`evaluator.extract.envelopes`); a placeholder is no result."""
     for key in _RESULT_KEYS:
         value = attributes.get(key)
         if value is None:
@@ -305,6 +308,21 @@ def _exception_message(text: str) -> str:
     return last
 
 
+def _haystack_error(output: Any) -> str:
+    """Haystack's failed-tool output `{"error": "Failed to invoke Tool `t` with parameters
+    {...}. Error: <message>"}` -> the message."""
+    text: Any = output
+    if isinstance(text, str) and text.startswith("{"):
+        ok, parsed = _parse_text(text)
+        text = parsed if ok else text
+    if isinstance(text, Mapping):
+        text = text.get("error")
+    text = str(text or "error")
+    if text.startswith(HAYSTACK.ERROR_PREFIX) and HAYSTACK.ERROR_MARKER in text:
+        return text.rsplit(HAYSTACK.ERROR_MARKER, 1)[1]
+    return text
+
+
 def tool_error(span: SpanView) -> str | None:
     """The exception's message (an `exception` event) > status ERROR's message (the
     message out of a traceback or `Type: message` text) > `error.type`.
@@ -325,6 +343,8 @@ def tool_error(span: SpanView) -> str | None:
     failed = span.status_code == "ERROR"
     if failed and span.status_message:
         return _exception_message(str(span.status_message))
+    if attributes.get(HAYSTACK.TOOL_ERROR) in (True, "true"):
+        return _haystack_error(attributes.get(HAYSTACK.TOOL_OUTPUT))
     error_type = attributes.get(OTEL.ERROR_TYPE)
     if _present(error_type):
         return str(error_type)

@@ -16,6 +16,9 @@ Requested calls are read from:
   `....tool_call.function.name`, `....tool_call.function.arguments`;
 - legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`;
 - Google ADK: `gcp.vertex.agent.llm_response` (`content.parts[].function_call`);
+- Haystack: `haystack.agent.step.llm.output` (`replies[].content[].tool_call`);
+- MLflow: a model span's `mlflow.spanOutputs` holding a chat completion
+  (`choices[].message.tool_calls`);
 - span events of the model span carrying any of the attributes above, or an
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
@@ -34,9 +37,10 @@ from typing import Any
 import orjson
 
 from evaluator.canonical import canonical_args
-from evaluator.extract_fields import parse_arguments
-from evaluator.extract_span import SpanView
-from schemas import ADK, GENAI, OPENINFERENCE
+from evaluator.extract.fields import parse_arguments
+from evaluator.extract.span import SpanView
+from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from schemas.conventions import HAYSTACK
 
 __all__ = [
     "PendingCall",
@@ -54,6 +58,8 @@ _MARKERS = (
     f'"{OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX}',
     f'"{GENAI.COMPLETION_PREFIX}',
     f'"{ADK.LLM_RESPONSE}"',
+    f'"{HAYSTACK.LLM_OUTPUT}"',
+    f'"{MLFLOW.SPAN_OUTPUTS}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -61,6 +67,7 @@ _OI_FIELDS = {
     "tool_call.function.name": "name",
     "tool_call.function.arguments": "arguments",
 }
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
 
@@ -85,7 +92,7 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
         if not isinstance(message, Mapping):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == "tool_call":
+            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL:
                 yield {k: part.get(k) for k in ("id", "name", "arguments")}
         for call in message.get("tool_calls") or ():  # OpenAI-style message
             if isinstance(call, Mapping):
@@ -107,8 +114,11 @@ def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
             yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
 
 
-def _from_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Requested calls in one attribute map (span or event)."""
+def _from_attributes(
+    attributes: Mapping[str, Any], *, choice: bool = False
+) -> list[dict[str, Any]]:
+    """Requested calls in one attribute map (span or event; `choice`: a `gen_ai.choice`
+    event or log record, whose `message` / `tool_calls` are the model's answer)."""
     raw: list[dict[str, Any]] = []
     output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
     if output_messages:
@@ -124,8 +134,27 @@ def _from_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
+    haystack = _loaded(attributes.get(HAYSTACK.LLM_OUTPUT))
+    if isinstance(haystack, Mapping):
+        for reply in haystack.get("replies") or ():
+            for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
+                call = part.get("tool_call") if isinstance(part, Mapping) else None
+                if isinstance(call, Mapping):
+                    raw.append(
+                        {
+                            "id": call.get("id"),
+                            "name": call.get("tool_name"),
+                            "arguments": call.get("arguments"),
+                        }
+                    )
+    completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
+    if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
+        messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
+        raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
+    if not choice:
+        return raw
     message = _loaded(attributes.get("message"))
-    if isinstance(message, Mapping):  # a gen_ai.choice event: {"message": {"tool_calls": []}}
+    if isinstance(message, Mapping):  # {"index", "finish_reason", "message": {"tool_calls"}}
         raw.extend(_from_output_messages([message]))
     tool_calls = _loaded(attributes.get("tool_calls"))
     if isinstance(tool_calls, list):
@@ -168,7 +197,7 @@ def requested_calls(span: SpanView) -> list[RequestedCall]:
     for event in span.events if not raw else ():
         attributes = event.get("attributes")
         if isinstance(attributes, Mapping) and attributes:
-            raw.extend(_from_attributes(attributes))
+            raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
     calls = []
     order = span.sort_key()
     for item in raw:

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from schemas.conventions import AI_SDK
+from schemas.conventions import AI_SDK, HAYSTACK
 
 __all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -40,6 +40,7 @@ _TOOL_MARKERS = tuple(
         TRACELOOP.SPAN_KIND,
         MLFLOW.SPAN_TYPE,
         AI_SDK.TOOL_CALL_NAME,
+        HAYSTACK.TOOL_NAME,
     )
 )
 

@@ -51,10 +51,11 @@ class Unwrapped:
 
 
 def _maybe_json(value: Any) -> Any:
-    """JSON text of an object or list decoded; anything else as it is."""
+    """JSON text of an object, a list or a string decoded (MLflow, the AI SDK and others
+    JSON-encode a returned string: `"\"Sunny\""`); anything else as it is."""
     if isinstance(value, str):
         head = value.lstrip()[:1]
-        if head in ("{", "["):
+        if head in ("{", "[", '"'):
             try:
                 return orjson.loads(value)
             except orjson.JSONDecodeError:
@@ -98,7 +99,11 @@ def unwrap_value(value: Any) -> Unwrapped:
     for _ in range(_DEPTH):
         if is_placeholder(value):
             return Unwrapped(None, call_id)
-        value = _maybe_json(value)
+        decoded = _maybe_json(value)
+        if isinstance(decoded, str) and decoded is not value:
+            value, peeled = decoded, True  # a JSON-encoded string
+            continue
+        value = decoded
         if isinstance(value, list):
             text = _text_blocks(value)
             if text is None:
@@ -138,7 +143,8 @@ def unwrap_arguments(value: Any) -> Unwrapped:
         ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
             call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
             return Unwrapped(inputs, str(call_id or ""))
-        if isinstance(kwargs, Mapping) and set(value) <= {"args", "kwargs"}:
+        if isinstance(kwargs, Mapping) and (set(value) <= {"args", "kwargs"} or "args" in value):
+            # LlamaIndex / OpenLLMetry `{args, kwargs}`; smolagents adds sanitize_inputs_outputs
             positional = value.get("args")
             if positional:
                 return Unwrapped({**kwargs, "args": positional})

@@ -9,8 +9,8 @@ else in the conversation, and orders the calls by span start time, then span id.
 
 Pure: spans in, tool calls out. A span that cannot be read is skipped with a
 warning; extraction never raises for one bad span. The field-by-field
-precedence lives in `extract_fields`, the span shapes in `extract_span`, id
-recovery in `extract_recover`.
+precedence lives in `fields`, the span shapes in `span`, id
+recovery in `recover`, envelopes in `envelopes`, message-borne content in `messages`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.extract_fields import (
+from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
@@ -28,15 +28,17 @@ from evaluator.extract_fields import (
     tool_error,
     tool_name,
 )
-from evaluator.extract_recover import (
+from evaluator.extract.messages import calls_from_messages, tool_responses
+from evaluator.extract.recover import (
     PendingCall,
     RequestedCall,
     assign_requests,
     row_may_hold_requests,
     safe_requested_calls,
 )
-from evaluator.extract_span import SpanView, row_may_be_tool_span, view_of
+from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
+from schemas.conventions import SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 
@@ -44,20 +46,32 @@ logger = logging.getLogger(__name__)
 
 _SOURCE = ToolCallSource.TRACING_PROCESSOR
 _EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
+_TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
 
 
 def _event_fields(span: SpanView) -> dict[str, Any]:
     """The span's attributes, completed by tool-call fields its events carry (content in
-    span events, SPEC §5) when the attributes lack them."""
+    span events, SPEC §5) when the attributes lack them. On a tool span, the legacy GenAI
+    events (Strands) are the call itself: `gen_ai.tool.message` {content, id} its input,
+    `gen_ai.choice` {message} its output."""
     attributes = span.attributes
     if not span.events or all(key in attributes for key in _EVENT_FIELDS):
         return attributes  # type: ignore[return-value]
     merged = dict(attributes)
     for event in span.events:
         event_attributes = event.get("attributes")
-        if isinstance(event_attributes, Mapping):
-            for key in FIELD_KEYS.intersection(event_attributes):
-                merged.setdefault(key, event_attributes[key])
+        if not isinstance(event_attributes, Mapping):
+            continue
+        for key in FIELD_KEYS.intersection(event_attributes):
+            merged.setdefault(key, event_attributes[key])
+        name = event.get("name")
+        if name == _TOOL_MESSAGE_EVENT and "content" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_ARGUMENTS, event_attributes["content"])
+            if event_attributes.get("id"):
+                merged.setdefault(GENAI.TOOL_CALL_ID, event_attributes["id"])
+        elif name == _CHOICE_EVENT and "message" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_RESULT, event_attributes["message"])
     return merged
 
 
@@ -68,6 +82,8 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
         return None  # ADK's summary of parallel calls: each call has its own span
+    if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
+        return None  # smolagents answers through a tool: the answer, not a tool call
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return None
@@ -89,7 +105,7 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         duration_ms=span.duration_ms,
     )
     if call_id and is_object:
-        return call, None
+        return call, None  # nothing to recover (a missing result is looked up separately)
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
@@ -115,18 +131,33 @@ def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) 
     return True
 
 
+class _Context:
+    """The conversation's spans as views, built on first use (most turns never need them)."""
+
+    def __init__(self, spans: Iterable[Any] | None) -> None:
+        self._spans = spans
+        self._views: list[SpanView] | None = None
+
+    def views(self) -> list[SpanView]:
+        if self._views is None:
+            self._views = sorted(_views(list(self._spans or ())), key=SpanView.sort_key)
+        return self._views
+
+    @property
+    def given(self) -> bool:
+        return self._spans is not None
+
+
 def _recover(
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
-    others: list[Any],
-    context: Iterable[Any] | None,
+    models: list[SpanView],
+    context: _Context,
 ) -> None:
     """Fill missing ids and bare arguments from the model requests of the same trace, then
-    (still missing) of the whole conversation (`context`), in place."""
+    (still missing) of the whole conversation, in place."""
     pending = [(view, call, p) for view, call, p in calls if p is not None]
-    traces = {view.trace_id for view, _, _ in pending}
-    models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
     left = []
-    for trace_id in traces:
+    for trace_id in {view.trace_id for view, _, _ in pending}:
         requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
@@ -134,14 +165,10 @@ def _recover(
         for (call, p), request in zip(in_trace, chosen, strict=True):
             if not _apply(call, p, request):
                 left.append((call, p))
-    if not left or context is None:
+    if not left or not context.given:
         return
     requested = [
-        r
-        for v in sorted(
-            _views([s for s in context if row_may_hold_requests(s)]), key=SpanView.sort_key
-        )
-        for r in safe_requested_calls(v)
+        r for v in context.views() if row_may_hold_requests(v) for r in safe_requested_calls(v)
     ]
     if not requested:
         return
@@ -149,6 +176,20 @@ def _recover(
     chosen = assign_requests([p for _, p in left], requested, taken=taken, latest=True)
     for (call, p), request in zip(left, chosen, strict=True):
         _apply(call, p, request)
+
+
+def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Context) -> None:
+    """Results of calls that lack one, from the tool messages later model requests carried
+    (same trace first, then the conversation), in place."""
+    missing = [c for c in calls if c.result is None and c.error is None and c.id]
+    if not missing:
+        return
+    found = tool_responses(models)
+    if context.given and any(c.id not in found for c in missing):
+        for call_id, result in tool_responses(context.views()).items():
+            found.setdefault(call_id, result)
+    for call in missing:
+        call.result = found.get(call.id)
 
 
 def extract_tool_calls(
@@ -159,8 +200,10 @@ def extract_tool_calls(
     `spans` are OTel SDK `ReadableSpan` objects or rows of the `spans` table
     (mappings; `attributes` and `events` may be JSON text). Spans that are
     not tool calls are ignored; spans that cannot be read are skipped with a
-    warning. `context` (the conversation's spans) is where ids and arguments are
-    recovered from when the calls' own traces lack them.
+    warning. `context` (the conversation's spans) is where ids, arguments and
+    results are recovered from when the calls' own traces lack them; in a
+    conversation without any tool span, the calls the model requested are the
+    calls (`messages`).
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
@@ -178,12 +221,34 @@ def extract_tool_calls(
             others.append(view)
         else:
             calls.append((view, *found))
+    scope = _Context(context)
     if not calls:
-        return []
+        return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
-    if any(p is not None for _, _, p in calls):
-        _recover(calls, others, context)
+    pending = any(p is not None for _, _, p in calls)
+    needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
+    if pending or needs_result:
+        traces = {view.trace_id for view, _, _ in calls}
+        models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
+        if pending:
+            _recover(calls, models, scope)
+        if needs_result:
+            _fill_results([c for _, c, _ in calls], models, scope)
     return [call for _, call, _ in calls]
+
+
+def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
+    """Calls requested by this turn's model spans when the conversation has no tool span."""
+    candidates = [s for s in others if row_may_hold_requests(s)]
+    if not candidates:
+        return []
+    models = sorted(_views(candidates), key=SpanView.sort_key)
+    if not any(safe_requested_calls(v) for v in models):
+        return []
+    conversation = context.views() if context.given else models
+    if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
+        return []  # the conversation records its calls as tool spans
+    return calls_from_messages(models, conversation)
 
 
 def _span_label(span: Any) -> str:
