@@ -24,6 +24,14 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+_MAX_IDLE = 32
+_idle: list[AgentLoop] = []
+_idle_lock = threading.Lock()
+
+
+async def _noop() -> None:
+    return None
+
 
 class AgentLoop:
     """An event loop on its own daemon thread; `run` awaits a coroutine made there."""
@@ -75,6 +83,30 @@ class AgentLoop:
         except asyncio.CancelledError:
             self._loop.call_soon_threadsafe(lambda: [t.cancel() for t in tasks])
             raise
+
+    @classmethod
+    def acquire(cls) -> AgentLoop:
+        """An idle loop of an earlier conversation, or a new one (threads are reused)."""
+        with _idle_lock:
+            while _idle:
+                loop = _idle.pop()
+                if loop._thread.is_alive() and not loop._loop.is_closed():
+                    return loop
+        return cls()
+
+    async def release(self, *, timeout: float = 1.0) -> None:
+        """Give the loop back for another conversation when it answers within `timeout`
+        (nothing blocks it); otherwise close it, leaving a blocked thread behind."""
+        try:
+            await asyncio.wait_for(self.run(_noop), timeout)
+        except (asyncio.TimeoutError, RuntimeError):
+            await asyncio.to_thread(self.close, 0.5)
+            return
+        with _idle_lock:
+            if len(_idle) < _MAX_IDLE:
+                _idle.append(self)
+                return
+        await asyncio.to_thread(self.close, 1.0)
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop the loop; a thread still blocked in agent code is left behind (daemon) and

@@ -54,7 +54,7 @@ class PythonConnector(AgentConnector):
         return self._agent
 
     async def open(self) -> str:
-        self._loop = AgentLoop(f"tracesim-agent-{self._agent_class.__name__}")
+        self._loop = AgentLoop.acquire()
         self._agent = await self._loop.run(self._create)
         get_chat_id = getattr(self._agent, "get_chat_id", None)
         chat_id = await self._loop.run(get_chat_id) if get_chat_id is not None else uuid.uuid4().hex
@@ -83,7 +83,15 @@ class PythonConnector(AgentConnector):
             raise ConnectorError("send() before open()")
         metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
         agent = self._agent
-        result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+        try:
+            result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+        except RuntimeError as exc:
+            if "loop" not in str(exc):
+                raise
+            raise ConnectorError(
+                f"{exc} (each conversation's agent runs on its own event loop: create async "
+                "clients in the agent's __init__ or lazily, not at module level)"
+            ) from exc
         return to_agent_response(result)
 
     async def close(self) -> None:
@@ -104,7 +112,7 @@ class PythonConnector(AgentConnector):
                     pass
         finally:
             if loop is not None:
-                await asyncio.to_thread(loop.close, 1.0)
+                await loop.release()
 
 
 def _wants_agent_config(agent_class: type) -> bool:
