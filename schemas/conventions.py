@@ -210,6 +210,13 @@ class LANGFUSE:
     """Langfuse's OTel attributes."""
 
     SESSION_ID = "langfuse.session.id"
+    OBSERVATION_TYPE = "langfuse.observation.type"  # tool / generation / agent / span
+    TYPE_TOOL = "tool"
+    TYPE_GENERATION = "generation"
+    INPUT = "langfuse.observation.input"  # a tool's {"args": [], "kwargs": {...}}
+    OUTPUT = "langfuse.observation.output"  # a tool's result; a generation's message JSON
+    USAGE_DETAILS = "langfuse.observation.usage_details"  # JSON, OpenAI usage names
+    MODEL_NAME = "langfuse.observation.model.name"
 
 
 class LANGCHAIN:

@@ -19,7 +19,7 @@ import orjson
 from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
-from schemas.conventions import AI_SDK, HAYSTACK, LANGSMITH, LLAMA_INDEX
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
 
 __all__ = [
     "coerce_arguments",
@@ -48,6 +48,7 @@ _ARGUMENT_KEYS = (
     HAYSTACK.TOOL_INPUT,
     LANGSMITH.TOOL_INPUT,
     LLAMA_INDEX.TOOL_ARGUMENTS,
+    LANGFUSE.INPUT,
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -59,6 +60,7 @@ _RESULT_KEYS = (
     AI_SDK.TOOL_CALL_RESULT,
     HAYSTACK.TOOL_OUTPUT,
     LANGSMITH.TOOL_OUTPUT,
+    LANGFUSE.OUTPUT,
 )
 _ID_KEYS = (
     GENAI.TOOL_CALL_ID,
@@ -115,6 +117,8 @@ def is_tool_span(span: SpanView) -> bool:
         return False
     if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
         return True
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return True
     operation = attributes.get(GENAI.OPERATION_NAME)
     if operation == GENAI.OP_EXECUTE_TOOL:
         return True
@@ -142,6 +146,8 @@ def tool_name(span: SpanView) -> str:
         return span.name[len(GENAI.EXECUTE_TOOL_SPAN_PREFIX) :].strip()
     if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
         return span.name  # MLflow names a tool span after the function
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return span.name  # so does Langfuse's @observe(as_type="tool")
     return ""
 
 

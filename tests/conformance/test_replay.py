@@ -41,6 +41,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "doubled openai.response spans: the inner one's Responses item ids (fc_...) are "
         "recovered for an id-less tool span"
     ),
+    ("llama-index-otel", "tool_calls"): (
+        "LlamaIndex's own OTel integration records tool calls only as Python repr text "
+        "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"
+    ),
+    ("llama-index-otel", "model_calls"): "its model spans carry no model convention at all",
 }
 """(variant, check) -> why tracesim does not meet that recording's truth yet. A listed check
 that starts passing fails the test, so the list only shrinks."""
@@ -113,6 +118,11 @@ def _check_tool_calls(recording: Recording, outcome: Outcome) -> None:
 
 
 def test_model_calls_and_tokens(recording: Recording, outcome: Outcome) -> None:
+    with _known_gap(recording, "model_calls"):
+        _check_model_calls(recording, outcome)
+
+
+def _check_model_calls(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
     gaps = _gaps(truth)
     if "model_calls" not in gaps:

@@ -462,3 +462,36 @@ def test_llama_index_tool_call_result_envelope() -> None:
         None,
         "order not found",
     )
+
+
+def test_langfuse_observations() -> None:
+    generation = {
+        "role": "assistant",
+        "tool_calls": [{"id": "l1", "function": {"name": "get_weather", "arguments": "{}"}}],
+    }
+    rows = [
+        _row(
+            1,
+            "OpenAI-generation",
+            {
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.output": json.dumps(generation),
+            },
+        ),
+        _row(
+            2,
+            "get_weather",
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"args": [], "kwargs": {"city": "Paris"}}',
+                "langfuse.observation.output": "Sunny",
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "get_weather",
+        "l1",
+        {"city": "Paris"},
+        "Sunny",
+    )
