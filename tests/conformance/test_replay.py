@@ -34,9 +34,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "the tool span names the class (DynamicStructuredTool); the tool's name is only in "
         "its ToolMessage output / the requesting span"
     ),
-    ("openllmetry-node", "tool_calls"): (
-        "the failing call has no span: only the model messages know it, beside tool spans"
-    ),
     ("openllmetry-openai-agents", "tool_calls"): (
         "doubled openai.response spans: the inner one's Responses item ids (fc_...) are "
         "recovered for an id-less tool span"

@@ -495,3 +495,17 @@ def test_langfuse_observations() -> None:
         {"city": "Paris"},
         "Sunny",
     )
+
+
+def test_an_answered_request_without_a_span_is_a_call_where_spans_lack_ids() -> None:
+    conversation = [
+        _model(1, [("c1", "t", {"k": 1})]),
+        _tool(2, {"gen_ai.tool.call.arguments": '{"k": 1}', "gen_ai.tool.call.result": "ok"}),
+        _model(3, [("c2", "u", {"q": 2})]),
+        _responses(4, [("c1", "ok"), ("c2", "Error: nope")], trace=1),
+    ]
+    calls = extract_tool_calls(conversation, context=conversation)
+    assert [(c.id, c.name, c.arguments, c.result) for c in calls] == [
+        ("c1", "t", {"k": 1}, "ok"),
+        ("c2", "u", {"q": 2}, "Error: nope"),
+    ]
