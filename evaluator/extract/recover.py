@@ -321,12 +321,15 @@ def assign_recovered_ids(
 
 
 def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
-    """`requested_calls`, logging and skipping a span that cannot be read."""
-    try:
-        return requested_calls(span, with_ids=with_ids)
-    except Exception as exc:  # one bad model span must not stop extraction
-        logger.warning("skipping model span %s for id recovery: %s", span.span_id, exc)
-        return []
+    """`requested_calls` (read once per span), logging and skipping a span that cannot be
+    read."""
+    if span.requests is None:
+        try:
+            span.requests = requested_calls(span, with_ids=False)
+        except Exception as exc:  # one bad model span must not stop extraction
+            logger.warning("skipping model span %s for id recovery: %s", span.span_id, exc)
+            span.requests = []
+    return [r for r in span.requests if r.id] if with_ids else span.requests
 
 
 def row_may_hold_requests(span: Any) -> bool:

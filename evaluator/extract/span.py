@@ -100,6 +100,7 @@ class SpanView:
         "_raw_attributes",
         "_events",
         "_raw_events",
+        "requests",
     )
 
     def __init__(
@@ -129,6 +130,8 @@ class SpanView:
         self._raw_attributes = attributes
         self._events: list[Mapping[str, Any]] | None = None
         self._raw_events = events
+        self.requests: list[Any] | None = None
+        """The tool calls this span requested, once read (`extract.recover`)."""
 
     @property
     def attributes(self) -> Mapping[str, Any]:
