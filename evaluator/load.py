@@ -50,6 +50,7 @@ SPAN_JSON_COLUMNS = ("attributes", "resource_attributes", "events", "links")
 EXTRACTION_SPAN_COLUMNS = (
     "trace_id",
     "span_id",
+    "parent_span_id",
     "name",
     "start_time",
     "end_time",

@@ -99,6 +99,8 @@ class EvalConfig(BaseModel):
     judges, tool checks, custom metrics, `final_score`, `turn_success_ratio`."""
     max_thresholds: dict[str, float] = Field(default_factory=dict)
     """Quality gates, upper bounds, for lower-is-better metrics (e.g. `tool_error_rate: 0.1`)."""
+    html_report: bool = True
+    """Write `report.html` beside `results.json` (arksim's `generate_html_report`)."""
     failure_labels: dict[str, list[str]] = Field(default_factory=dict)
     """Quality gates on labels (arksim's `qualitative_failure_labels`): metric name -> labels;
     the gate fails when any graded value of the metric has one of them (e.g.

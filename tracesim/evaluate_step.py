@@ -82,9 +82,10 @@ def evaluate_and_report(
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(db_path).parent
-    report_path: Path | None = out_dir / "report.html"
+    report_path: Path | None = out_dir / "report.html" if config.html_report else None
     try:
-        write_report(db_path, report_path, eval_id=result.eval_id)
+        if report_path is not None:
+            write_report(db_path, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
         console.print(
             f"report not written: {type(exc).__name__}: {exc}", style="yellow", markup=False

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import os
 import time
 import uuid
@@ -25,11 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from schemas.agent_config import CustomAgentConfig
 from schemas.config import RunConfig
-from schemas.conventions import GENAI, TRACESIM
 from schemas.scenario import Scenario
 from simulator.connectors.base import AgentConnector
 from simulator.connectors.factory import agent_timeout, make_connector_factory
@@ -46,9 +43,16 @@ from tracesim.agent_server import (
     check_server,
 )
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
-from tracesim.console import make_console, plain
+from tracesim.console import make_console
 from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 from tracesim.progress import RunProgress
+from tracesim.run_summary import (
+    count_earlier_runs,
+    count_spans,
+    missing_conversations,
+    print_run_summary,
+    write_run_summary,
+)
 
 __all__ = [
     "EXIT_BAD_CONFIG",
@@ -310,9 +314,9 @@ async def _capture(
             await asyncio.to_thread(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
             )
-            spans_stored, tool_spans = _count_spans(collector, run_id)
-            missing = _missing_conversations(collector, run_id, result)
-            earlier_runs = _count_earlier_runs(collector, run_id)
+            spans_stored, tool_spans = count_spans(collector, run_id)
+            missing = missing_conversations(collector, run_id, result)
+            earlier_runs = count_earlier_runs(collector, run_id)
     outcome = RunOutcome(
         exit_code=EXIT_OK,
         run_id=run_id,
@@ -324,8 +328,8 @@ async def _capture(
         tool_spans=tool_spans,
     )
     outcome.extra["earlier_runs"] = earlier_runs
-    outcome.summary_path = _write_summary(outcome, started=started)
-    _print_summary(console, outcome)
+    outcome.summary_path = write_run_summary(outcome, started=started)
+    print_run_summary(console, outcome)
     if missing:
         outcome.extra["missing_conversations"] = missing
     return outcome
@@ -379,110 +383,3 @@ async def _simulate(
     )
     with progress.running(runner.total_conversations):
         return await runner.run()
-
-
-def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
-    """Spans stored for this run's turns and conversations, and tool spans among them."""
-    sql = f"""
-        WITH run_chats AS (
-            SELECT DISTINCT chat_id FROM spans
-            WHERE name IN ('{TRACESIM.TURN_SPAN}', '{TRACESIM.CONVERSATION_SPAN}')
-              AND attributes->>'{TRACESIM.RUN_ID}' = ?
-        )
-        SELECT count(*), count(*) FILTER (WHERE operation = '{GENAI.OP_EXECUTE_TOOL}')
-        FROM spans WHERE chat_id IN (SELECT chat_id FROM run_chats)
-    """
-    try:
-        _, rows = collector.query(sql, [run_id])
-        return int(rows[0][0]), int(rows[0][1])
-    except Exception:  # counts are informative; never fail a run on them
-        return None, None
-
-
-def _missing_conversations(collector: Any, run_id: str, result: RunResult) -> list[str]:
-    """Each conversation of `result` whose conversation row or one of whose turns is not in
-    the store, described (scenario#index, chat id, missing turns)."""
-    _, turn_rows = collector.query("SELECT chat_id, turn_id FROM turns WHERE run_id = ?", [run_id])
-    _, chat_rows = collector.query("SELECT chat_id FROM conversations WHERE run_id = ?", [run_id])
-    turns = {(row[0], row[1]) for row in turn_rows}
-    chats = {row[0] for row in chat_rows}
-    missing = []
-    for conversation in result.conversations:
-        gone = [
-            t.turn_id for t in conversation.turns if (conversation.chat_id, t.turn_id) not in turns
-        ]
-        if conversation.chat_id in chats and not gone:
-            continue
-        what = f"turns {gone}" if gone else "its conversation span"
-        missing.append(
-            f"{conversation.scenario_id}#{conversation.conversation_index} "
-            f"(chat {conversation.chat_id}): {what}"
-        )
-    return missing
-
-
-def _count_earlier_runs(collector: Any, run_id: str) -> int | None:
-    """How many other runs the DuckDB file already holds (runs accumulate in one file)."""
-    try:
-        _, rows = collector.query(
-            "SELECT count(DISTINCT run_id) FROM conversations WHERE run_id <> ?", [run_id]
-        )
-        return int(rows[0][0])
-    except Exception:  # informative only
-        return None
-
-
-def _write_summary(outcome: RunOutcome, *, started: float) -> Path:
-    assert outcome.output_dir is not None and outcome.result is not None
-    path = outcome.output_dir / "run_summary.json"
-    result = outcome.result
-    finished = time.time()
-    body = {
-        "run_id": outcome.run_id,
-        "started_at": started,
-        "finished_at": finished,
-        "wall_seconds": round(finished - started, 3),
-        "simulate_seconds": round(result.wall_seconds, 3),
-        "db_path": str(outcome.db_path) if outcome.db_path else None,
-        "counts": {
-            **result.counts(),
-            "spans_stored": outcome.spans_stored,
-            "tool_spans": outcome.tool_spans,
-        },
-        "conversations": [c.summary() for c in result.conversations],
-        "config": outcome.config.model_dump(mode="json") if outcome.config else None,
-    }
-    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def _print_summary(console: Console, outcome: RunOutcome) -> None:
-    result = outcome.result
-    assert result is not None
-    table = Table(title=plain(f"tracesim run {outcome.run_id[:12]}"), show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    counts = result.counts()
-    for label, value in (
-        ("conversations", counts["conversations"]),
-        ("  completed", counts.get("conversations_completed", 0)),
-        ("  max turns reached", counts.get("conversations_max_turns", 0)),
-        ("  ended by an error", counts.get("conversations_error", 0)),
-        ("turns", counts["turns"]),
-        ("turn errors", counts["turn_errors"]),
-        ("turn timeouts", counts["turn_timeouts"]),
-        ("spans stored", "-" if outcome.spans_stored is None else outcome.spans_stored),
-        ("tool spans", "-" if outcome.tool_spans is None else outcome.tool_spans),
-    ):
-        table.add_row(label, str(value))
-    console.print(table)
-    if outcome.db_path:
-        earlier = outcome.extra.get("earlier_runs")
-        note = (
-            f" (also holds {earlier} earlier run(s); this run is evaluated alone, "
-            "`tracesim evaluate --all-runs` scores them together)"
-            if earlier
-            else ""
-        )
-        console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
-    console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)

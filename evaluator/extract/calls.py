@@ -110,6 +110,35 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
 
+def _merge_nested(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
+    """One call per tool execution: a tool span whose parent is a tool span of the same
+    tool is the same call seen by a second instrumentation (OpenInference around
+    autogen-core's `execute_tool`); the child's fields complete the parent's, a failure on
+    either is the call's."""
+    by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
+    dropped: set[int] = set()
+    for index, (view, call, _) in enumerate(calls):
+        parent_index = by_span.get(view.parent_span_id) if view.parent_span_id else None
+        if parent_index is None or parent_index in dropped:
+            continue
+        parent_view, parent, pending = calls[parent_index]
+        if parent.name != call.name:
+            continue
+        parent.id = parent.id or call.id
+        parent.arguments = parent.arguments or call.arguments
+        parent.error = parent.error or call.error
+        parent.result = None if parent.error else (parent.result or call.result)
+        if pending is not None and parent.id and pending.bare is None and parent.arguments:
+            pending = None
+        elif pending is not None:
+            pending.call_id = parent.id
+        calls[parent_index] = (parent_view, parent, pending)
+        dropped.add(index)
+    return [item for index, item in enumerate(calls) if index not in dropped]
+
+
 def _views(spans: list[Any]) -> list[SpanView]:
     views = []
     for span in spans:
@@ -225,6 +254,8 @@ def extract_tool_calls(
     if not calls:
         return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
+    if len(calls) > 1:
+        calls = _merge_nested(calls)
     pending = any(p is not None for _, _, p in calls)
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
@@ -243,12 +274,13 @@ def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
     if not candidates:
         return []
     models = sorted(_views(candidates), key=SpanView.sort_key)
-    if not any(safe_requested_calls(v) for v in models):
+    if not any(safe_requested_calls(v, with_ids=False) for v in models):
         return []
     conversation = context.views() if context.given else models
     if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
         return []  # the conversation records its calls as tool spans
-    return calls_from_messages(models, conversation)
+    executions = sorted(_views(others), key=SpanView.sort_key)
+    return calls_from_messages(models, conversation, spans=executions)
 
 
 def _span_label(span: Any) -> str:

@@ -69,6 +69,9 @@ _NAME_KEYS = (
     AI_SDK.TOOL_CALL_NAME,
     HAYSTACK.TOOL_NAME,
 )
+_MODEL_OPERATIONS = frozenset(
+    (GENAI.OP_CHAT, GENAI.OP_TEXT_COMPLETION, GENAI.OP_GENERATE_CONTENT, GENAI.OP_EMBEDDINGS)
+)
 _JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TOOL_CALL_RESULT)
 
 
@@ -108,8 +111,11 @@ def is_tool_span(span: SpanView) -> bool:
         return False
     if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
         return True
-    if attributes.get(GENAI.OPERATION_NAME) == GENAI.OP_EXECUTE_TOOL:
+    operation = attributes.get(GENAI.OPERATION_NAME)
+    if operation == GENAI.OP_EXECUTE_TOOL:
         return True
+    if operation in _MODEL_OPERATIONS:
+        return False  # a model span naming the call it requested (OpenLIT), not a tool span
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
         return True
     if AI_SDK.TOOL_CALL_NAME in attributes or HAYSTACK.TOOL_NAME in attributes:

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from evaluator.extract.envelopes import unwrap_value
-from evaluator.extract.fields import is_tool_span
+from evaluator.extract.fields import is_tool_span, tool_error
 from evaluator.extract.recover import safe_requested_calls
 from evaluator.extract.span import SpanView
 from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
@@ -120,28 +120,49 @@ def tool_responses(spans: Iterable[SpanView]) -> dict[str, str | None]:
     return found
 
 
-def calls_from_messages(models: list[SpanView], conversation: list[SpanView]) -> list[ToolCall]:
+def _execution(
+    call: ToolCall, after: tuple, spans: list[SpanView], used: set[str]
+) -> SpanView | None:
+    """The first unused span named after the tool that started after its request: the
+    function's own span where the framework traces it without a tool convention (OpenLIT
+    `@trace`, manual spans)."""
+    for span in spans:
+        if span.name == call.name and span.span_id not in used and span.sort_key() > after:
+            return span
+    return None
+
+
+def calls_from_messages(
+    models: list[SpanView], conversation: list[SpanView], *, spans: list[SpanView] = ()
+) -> list[ToolCall]:
     """The calls `models` (a turn's model spans, in start order) requested, with the results
-    found in `conversation`'s model messages; for a conversation without tool spans."""
+    found in `conversation`'s model messages; for a conversation without tool spans. A span
+    of `spans` named after the tool is the call's execution: its failure is the error."""
     calls: list[ToolCall] = []
     seen: set[str] = set()
+    used: set[str] = set()
     for view in models:
-        for request in safe_requested_calls(view):
-            if request.id in seen:
+        for request in safe_requested_calls(view, with_ids=False):
+            if request.id and request.id in seen:
                 continue
             seen.add(request.id)
-            calls.append(
-                ToolCall(
-                    id=request.id,
-                    name=request.name,
-                    arguments=dict(request.arguments),
-                    source=ToolCallSource.TRACING_PROCESSOR,
-                    span_id=view.span_id or None,
-                    start_time=view.start_time,
-                )
+            call = ToolCall(
+                id=request.id,
+                name=request.name,
+                arguments=dict(request.arguments),
+                source=ToolCallSource.TRACING_PROCESSOR,
+                span_id=view.span_id or None,
+                start_time=view.start_time,
             )
+            execution = _execution(call, view.sort_key(), list(spans), used)
+            if execution is not None:
+                used.add(execution.span_id)
+                call.span_id, call.start_time = execution.span_id, execution.start_time
+                call.error = tool_error(execution)
+            calls.append(call)
     if calls:
         results = tool_responses(conversation)
         for call in calls:
-            call.result = results.get(call.id)
+            if call.error is None:
+                call.result = results.get(call.id) if call.id else None
     return calls

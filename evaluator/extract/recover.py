@@ -189,8 +189,9 @@ def _from_indexed(
     return [calls[k] for k in sorted(calls)]
 
 
-def requested_calls(span: SpanView) -> list[RequestedCall]:
-    """Tool calls a model span requested, in message order (empty for other spans)."""
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+    """Tool calls a model span requested, in message order (empty for other spans); those
+    without an id too when not `with_ids` (id "")."""
     raw: list[dict[str, Any]] = []
     if span.may_hold_text(*_MARKERS):
         raw.extend(_from_attributes(span.attributes))
@@ -202,8 +203,9 @@ def requested_calls(span: SpanView) -> list[RequestedCall]:
     order = span.sort_key()
     for item in raw:
         call_id, name = item.get("id"), item.get("name")
-        if not call_id or not name:
+        if not name or (with_ids and not call_id):
             continue
+        call_id = call_id or ""
         args = parse_arguments(item.get("arguments"))
         calls.append(RequestedCall(str(call_id), str(name), canonical_args(args), args, order))
     return calls
@@ -314,10 +316,10 @@ def assign_recovered_ids(
     return found
 
 
-def safe_requested_calls(span: SpanView) -> list[RequestedCall]:
+def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
     """`requested_calls`, logging and skipping a span that cannot be read."""
     try:
-        return requested_calls(span)
+        return requested_calls(span, with_ids=with_ids)
     except Exception as exc:  # one bad model span must not stop extraction
         logger.warning("skipping model span %s for id recovery: %s", span.span_id, exc)
         return []

@@ -88,6 +88,7 @@ class SpanView:
     __slots__ = (
         "trace_id",
         "span_id",
+        "parent_span_id",
         "name",
         "status_code",
         "status_message",
@@ -112,9 +113,11 @@ class SpanView:
         status_message: str | None,
         attributes: Any,
         events: Any,
+        parent_span_id: str | None = None,
     ) -> None:
         self.trace_id = trace_id or ""
         self.span_id = span_id or ""
+        self.parent_span_id = parent_span_id or ""
         self.name = name or ""
         self.status_code = status_code
         self.status_message = status_message
@@ -229,6 +232,7 @@ def _view_of_readable(span: Any) -> SpanView:
         status_message=status.description if status is not None else None,
         attributes=dict(span.attributes or {}),
         events=list(span.events or ()),
+        parent_span_id=_hex(span.parent.span_id, 16) if span.parent is not None else None,
     )
 
 
@@ -264,6 +268,7 @@ def _view_of_row(row: Mapping[str, Any]) -> SpanView:
         status_message=row.get("status_message"),
         attributes=row.get("attributes"),
         events=row.get("events"),
+        parent_span_id=_hex(row.get("parent_span_id"), 16),
     )
 
 

@@ -88,6 +88,7 @@ def test_simulate_then_evaluate_config_as_an_arksim_user_does(tmp_path: Path, mo
             "scenario_file_path: ./scenarios.json\nmax_turns: 1\n"
             "output_file_path: ./results/simulation/simulation.json\n"
             "metrics_to_run: [helpfulness]\nmodel: gpt-test\nprovider: openai\nnum_workers: auto\n"
+            "generate_html_report: false\n"
         )
         runner = CliRunner()
         simulated = runner.invoke(cli, ["simulate", str(config), "--no-progress"])
@@ -98,3 +99,4 @@ def test_simulate_then_evaluate_config_as_an_arksim_user_does(tmp_path: Path, mo
         assert evaluated.exit_code == 0, evaluated.output
     results = list(tmp_path.rglob("results.json"))
     assert results, evaluated.output
+    assert not list(tmp_path.rglob("report.html"))  # generate_html_report: false

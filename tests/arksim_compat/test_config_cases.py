@@ -208,6 +208,17 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_enabled_trace_receiver_listens_where_arksim_agents_export(tmp_path: Path) -> None:
+    data = {"agent_config": A2A, "trace_receiver": {"enabled": True, "wait_timeout": 5}}
+    config = load_run_config(_write(tmp_path, data)).config
+    assert (config.collector.http_port, config.trace_wait.wait_timeout) == (4318, 5)
+
+
+def test_generate_html_report_false_writes_no_report(tmp_path: Path) -> None:
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "generate_html_report": False}))
+    assert loaded.config.evaluation.html_report is False and loaded.warnings == ()
+
+
 def test_qualitative_failure_labels_become_label_gates(tmp_path: Path) -> None:
     labels = {"agent_behavior_failure": ["false information"], "prohibited_statements": ["x"]}
     loaded = load_run_config(
@@ -230,7 +241,6 @@ def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> N
     ("key", "value", "said"),
     [
         ("output_file_path", "./simulation.json", "DuckDB"),
-        ("generate_html_report", False, "report.html"),
         ("trace_receiver", {"enabled": False}, "embedded collector"),
     ],
 )
@@ -292,3 +302,40 @@ def test_every_documented_arksim_key_is_taken_or_translated() -> None:
     from tracesim.arksim_config import ARKSIM_KEYS
 
     assert ARKSIM_DOCUMENTED_KEYS <= set(RunConfig.model_fields) | set(ARKSIM_KEYS)
+
+
+# -- LLM providers (arksim's test_llm_factory) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "client"),
+    [
+        ("openai", "OpenAIChat"),
+        ("azure", "OpenAIChat"),
+        ("anthropic", "AnthropicChat"),
+        ("google", "GoogleChat"),
+    ],
+)
+def test_each_provider_gets_its_sdk_client(provider: str, client: str) -> None:
+    from providers import make_chat_client
+    from schemas.llm_config import LLMConfig
+
+    chat = make_chat_client(LLMConfig(provider=provider, model="m", base_url="http://127.0.0.1:9"))
+    assert type(chat).__name__ == client and chat.provider == provider
+
+
+@pytest.mark.parametrize("value", [{"provider": "nonexistent"}, {"model": ""}, {"model": None}])
+def test_unsupported_provider_or_missing_model(tmp_path: Path, value: dict) -> None:
+    with pytest.raises(ConfigError, match="provider|model"):
+        load_run_config(_write(tmp_path, {"agent_config": A2A, **value}))
+
+
+@pytest.mark.parametrize(("alias", "provider"), [("claude", "anthropic"), ("gemini", "google")])
+def test_deprecated_provider_names_warn_and_map(
+    tmp_path: Path, monkeypatch, alias, provider
+) -> None:
+    monkeypatch.delenv("LLM_PROVIDER", raising=False)
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": alias}))
+    assert loaded.config.llm.provider == provider
+    [warning] = loaded.warnings
+    assert "deprecated" in warning

@@ -378,3 +378,51 @@ def test_mlflow_completion_outputs_give_the_ids() -> None:
         _row(2, "t", {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": "{}"}),
     ]
     assert [c.id for c in extract_tool_calls(rows)] == ["m1"]
+
+
+def test_nested_tool_spans_of_two_instrumentations_are_one_call() -> None:
+    outer = _row(
+        1,
+        "agent.get_weather",
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "get_weather",
+            "input.value": '{"city": "Paris"}',
+            "output.value": "order not found",
+        },
+    )
+    inner = _row(
+        2,
+        "execute_tool get_weather",
+        {"gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "c1"},
+        parent_span_id=outer["span_id"],
+        status_code="ERROR",
+        status_message="ValueError: order not found",
+    )
+    [call] = extract_tool_calls([outer, inner])
+    assert (call.id, call.arguments, call.result, call.error) == (
+        "c1",
+        {"city": "Paris"},
+        None,
+        "order not found",
+    )
+
+
+def test_model_span_naming_its_requested_call_is_not_a_tool_span() -> None:
+    model = _model(1, [("c1", "lookup", {"k": 1})])
+    model["attributes"] = json.dumps(
+        {
+            **json.loads(model["attributes"]),
+            "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.call.id": "c1",
+        }
+    )
+    execution = _row(2, "lookup", {}, status_code="ERROR", status_message="KeyError: k")
+    [call] = extract_tool_calls([model, execution])
+    assert (call.id, call.name, call.arguments, call.error, call.span_id) == (
+        "c1",
+        "lookup",
+        {"k": 1},
+        "k",
+        execution["span_id"],
+    )

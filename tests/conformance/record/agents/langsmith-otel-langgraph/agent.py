@@ -9,10 +9,10 @@ by (metadata thread_id).
 import os
 
 from langchain_core.tools import tool
+from langchain_core.tracers.langchain import wait_for_all_tracers
 from langchain_openai import ChatOpenAI
 from langgraph.prebuilt import create_react_agent
 from langsmith import Client
-from langchain_core.tracers.langchain import wait_for_all_tracers
 from opentelemetry import trace
 
 

@@ -9,13 +9,22 @@ is removed with set_trace_processors([]). The conversation is the SDK's trace gr
 import os
 
 import logfire
-from agents import Agent, RunConfig, Runner, function_tool, set_default_openai_client, set_trace_processors
+from agents import (
+    Agent,
+    RunConfig,
+    Runner,
+    function_tool,
+    set_default_openai_client,
+    set_trace_processors,
+)
 from openai import AsyncOpenAI
 
 logfire.configure(send_to_logfire=False, service_name=os.environ["TSREC_VARIANT"], console=False)
 logfire.instrument_openai_agents()
 set_trace_processors([])
-set_default_openai_client(AsyncOpenAI(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"), use_for_tracing=False)
+set_default_openai_client(
+    AsyncOpenAI(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"), use_for_tracing=False
+)
 
 
 @function_tool
@@ -30,7 +39,16 @@ def lookup_order(order_id: str) -> str:
     raise ValueError(f"order {order_id} not found")
 
 
-agent = Agent(name="conformance_agent", instructions="Answer with the tools.", model="scripted", tools=[get_weather, lookup_order])
-result = Runner.run_sync(agent, "Weather in Paris twice, then order A1?", run_config=RunConfig(group_id="conv-42", workflow_name="conformance"))
+agent = Agent(
+    name="conformance_agent",
+    instructions="Answer with the tools.",
+    model="scripted",
+    tools=[get_weather, lookup_order],
+)
+result = Runner.run_sync(
+    agent,
+    "Weather in Paris twice, then order A1?",
+    run_config=RunConfig(group_id="conv-42", workflow_name="conformance"),
+)
 print(result.final_output)
 logfire.force_flush()

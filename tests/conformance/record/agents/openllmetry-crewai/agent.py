@@ -33,9 +33,24 @@ def lookup_order(order_id: str) -> str:
     raise ValueError(f"order {order_id} not found")
 
 
-llm = LLM(model="openai/scripted", base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
-agent = Agent(role="Assistant", goal="Answer with the tools.", backstory="A helpful assistant.", tools=[get_weather, lookup_order], llm=llm, max_iter=6)
-task = Task(description="Weather in Paris twice, then order A1?", expected_output="A short answer.", agent=agent)
+llm = LLM(
+    model="openai/scripted",
+    base_url=os.environ["OPENAI_BASE_URL"],
+    api_key=os.environ["OPENAI_API_KEY"],
+)
+agent = Agent(
+    role="Assistant",
+    goal="Answer with the tools.",
+    backstory="A helpful assistant.",
+    tools=[get_weather, lookup_order],
+    llm=llm,
+    max_iter=6,
+)
+task = Task(
+    description="Weather in Paris twice, then order A1?",
+    expected_output="A short answer.",
+    agent=agent,
+)
 try:
     print(Crew(agents=[agent], tasks=[task]).kickoff())
 finally:

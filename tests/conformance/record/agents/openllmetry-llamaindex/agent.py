@@ -33,7 +33,13 @@ def lookup_order(order_id: str) -> str:
 
 
 async def main():
-    llm = OpenAILike(model="scripted", api_base=os.environ["MODEL_BASE_URL"], api_key="sk-local", is_chat_model=True, is_function_calling_model=True)
+    llm = OpenAILike(
+        model="scripted",
+        api_base=os.environ["MODEL_BASE_URL"],
+        api_key="sk-local",
+        is_chat_model=True,
+        is_function_calling_model=True,
+    )
     agent = FunctionAgent(
         name="conformance_agent",
         tools=[FunctionTool.from_defaults(get_weather), FunctionTool.from_defaults(lookup_order)],

@@ -8,7 +8,14 @@ The session id is an association property; the SDK's trace group_id is the same 
 
 import os
 
-from agents import Agent, RunConfig, Runner, function_tool, set_default_openai_client, set_trace_processors
+from agents import (
+    Agent,
+    RunConfig,
+    Runner,
+    function_tool,
+    set_default_openai_client,
+    set_trace_processors,
+)
 from openai import AsyncOpenAI
 from opentelemetry import trace
 from traceloop.sdk import Traceloop
@@ -21,7 +28,9 @@ Traceloop.init(
     disable_batch=False,
 )
 Traceloop.set_association_properties({"session_id": "conv-42"})
-set_default_openai_client(AsyncOpenAI(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"), use_for_tracing=False)
+set_default_openai_client(
+    AsyncOpenAI(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"), use_for_tracing=False
+)
 
 
 @function_tool
@@ -36,7 +45,16 @@ def lookup_order(order_id: str) -> str:
     raise ValueError(f"order {order_id} not found")
 
 
-agent = Agent(name="conformance_agent", instructions="Answer with the tools.", model="scripted", tools=[get_weather, lookup_order])
-result = Runner.run_sync(agent, "Weather in Paris twice, then order A1?", run_config=RunConfig(group_id="conv-42", workflow_name="conformance"))
+agent = Agent(
+    name="conformance_agent",
+    instructions="Answer with the tools.",
+    model="scripted",
+    tools=[get_weather, lookup_order],
+)
+result = Runner.run_sync(
+    agent,
+    "Weather in Paris twice, then order A1?",
+    run_config=RunConfig(group_id="conv-42", workflow_name="conformance"),
+)
 print(result.final_output)
 trace.get_tracer_provider().force_flush()
