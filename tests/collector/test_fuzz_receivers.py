@@ -20,8 +20,8 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from collector import Collector
-from collector.decode import span_is_valid
-from collector.decode_logs import log_is_valid
+from collector.decode.decode import span_is_valid
+from collector.decode.decode_logs import log_is_valid
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 SEED = 20261123
