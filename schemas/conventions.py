@@ -22,6 +22,7 @@ __all__ = [
     "TRACESIM",
     "UIPATH",
     "HAYSTACK",
+    "LANGSMITH",
     "SMOLAGENTS",
     "LANGCHAIN_MESSAGE",
     "LLAMA_INDEX",
@@ -209,6 +210,13 @@ class LANGFUSE:
     """Langfuse's OTel attributes."""
 
     SESSION_ID = "langfuse.session.id"
+    OBSERVATION_TYPE = "langfuse.observation.type"  # tool / generation / agent / span
+    TYPE_TOOL = "tool"
+    TYPE_GENERATION = "generation"
+    INPUT = "langfuse.observation.input"  # a tool's {"args": [], "kwargs": {...}}
+    OUTPUT = "langfuse.observation.output"  # a tool's result; a generation's message JSON
+    USAGE_DETAILS = "langfuse.observation.usage_details"  # JSON, OpenAI usage names
+    MODEL_NAME = "langfuse.observation.model.name"
 
 
 class LANGCHAIN:
@@ -246,6 +254,11 @@ class LLAMA_INDEX:  # noqa: N801 - the framework's name
 
     TOOL_OUTPUT_KEYS = ("tool_name", "raw_output")  # a dumped ToolOutput: its raw_output
     RAW_OUTPUT = "raw_output"
+    IS_ERROR = "is_error"  # ToolOutput: the raw_output is the error
+    CALL_RESULT_KEYS = ("tool_kwargs", "tool_output")  # a ToolCallResult step event
+    CALL_ID = "tool_id"
+    CALL_OUTPUT = "tool_output"
+    TOOL_ARGUMENTS = "tool.arguments"  # OpenLLMetry's llama-index step span (JSON object)
 
 
 PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
@@ -262,6 +275,14 @@ class HAYSTACK:
     LLM_OUTPUT = "haystack.agent.step.llm.output"  # {"replies": [{meta.usage, content[]}]}
     ERROR_PREFIX = "Failed to invoke Tool"  # "... with parameters {...}. Error: <message>"
     ERROR_MARKER = ". Error: "
+
+
+class LANGSMITH:
+    """LangSmith's OTel export (LANGSMITH_TRACING_MODE=otel): a tool run's input and output
+    ride on the legacy GenAI prompt / completion keys."""
+
+    TOOL_INPUT = "gen_ai.prompt"  # JSON object text on tool spans
+    TOOL_OUTPUT = "gen_ai.completion"  # {"output": ToolMessage dict}
 
 
 class SMOLAGENTS:

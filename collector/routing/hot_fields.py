@@ -9,7 +9,15 @@ from typing import Any
 
 import orjson
 
-from schemas.conventions import AI_SDK, GENAI, HAYSTACK, MLFLOW, OPENINFERENCE, TRACELOOP
+from schemas.conventions import (
+    AI_SDK,
+    GENAI,
+    HAYSTACK,
+    LANGFUSE,
+    MLFLOW,
+    OPENINFERENCE,
+    TRACELOOP,
+)
 
 __all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
@@ -43,6 +51,9 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         AI_SDK.TOOL_CALL_NAME,
         HAYSTACK.TOOL_NAME,
         HAYSTACK.LLM_OUTPUT,
+        LANGFUSE.OBSERVATION_TYPE,
+        LANGFUSE.USAGE_DETAILS,
+        LANGFUSE.MODEL_NAME,
         GENAI.RESPONSE_MODEL,
         GENAI.REQUEST_MODEL,
         OPENINFERENCE.LLM_MODEL_NAME,
@@ -123,6 +134,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None and HAYSTACK.LLM_OUTPUT in attrs:
             return _haystack_llm_fields(attrs)
+        if operation is None and LANGFUSE.OBSERVATION_TYPE in attrs:
+            return _langfuse_fields(name, attrs)
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -196,3 +209,24 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
             tokens_in = (tokens_in or 0) + prompt if prompt is not None else tokens_in
             tokens_out = (tokens_out or 0) + completion if completion is not None else tokens_out
     return GENAI.OP_CHAT, None, model, tokens_in, tokens_out
+
+
+def _langfuse_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """Langfuse SDK observations: a tool is named after its function; a generation carries
+    its model and usage (`usage_details` JSON, OpenAI or GenAI names)."""
+    kind = attrs.get(LANGFUSE.OBSERVATION_TYPE)
+    if kind == LANGFUSE.TYPE_TOOL:
+        return GENAI.OP_EXECUTE_TOOL, name, None, None, None
+    if kind != LANGFUSE.TYPE_GENERATION:
+        return None, None, None, None, None
+    tokens_in = tokens_out = None
+    usage = attrs.get(LANGFUSE.USAGE_DETAILS)
+    if isinstance(usage, str) and usage.startswith("{"):
+        try:
+            parsed = orjson.loads(usage)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
+            tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
+    return GENAI.OP_CHAT, None, _text(attrs.get(LANGFUSE.MODEL_NAME)), tokens_in, tokens_out

@@ -23,7 +23,7 @@ from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
-    read_result,
+    read_output,
     tool_call_id,
     tool_error,
     tool_name,
@@ -89,9 +89,9 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         return None
     attributes = _event_fields(span)
     arguments, is_object, args_id = read_arguments(attributes)
-    result, result_id = read_result(attributes)
+    result, result_id, failed = read_output(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
-    error = tool_error(span)
+    error = tool_error(span) or (result or "error" if failed else None)
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,
@@ -265,7 +265,51 @@ def extract_tool_calls(
             _recover(calls, models, scope)
         if needs_result:
             _fill_results([c for _, c, _ in calls], models, scope)
+        if pending and scope.given and all(c.id for _, c, _ in calls):
+            found = [call for _, call, _ in calls]
+            found.extend(_unspanned(found, models, scope, others))
+            found.sort(key=_start_key)
+            return found
     return [call for _, call, _ in calls]
+
+
+def _start_key(call: ToolCall) -> tuple[bool, Any]:
+    start = call.start_time
+    return (start is None, start.timestamp() if start is not None else 0.0)
+
+
+def _unspanned(
+    calls: list[ToolCall], models: list[SpanView], context: _Context, others: list[Any]
+) -> list[ToolCall]:
+    """Where tool spans carry no id of their own (the model messages hold them), a call the
+    model requested and got an answer for but that has no span (OpenLLMetry Node ends no
+    span for a tool that throws) is a call of its own, read from the messages."""
+    taken = {call.id for call in calls}
+    requested = [
+        (view, request)
+        for view in models
+        for request in safe_requested_calls(view)
+        if request.id not in taken
+    ]
+    if not requested:
+        return []
+    answered = tool_responses(context.views())
+    extra: list[ToolCall] = []
+    executions = sorted(_views(others), key=SpanView.sort_key)
+    for view, request in requested:
+        if request.id not in answered or request.id in taken:
+            continue
+        taken.add(request.id)
+        derived = [
+            c for c in calls_from_messages([view], [], spans=executions) if c.id == request.id
+        ]
+        if not derived:
+            continue
+        call = derived[0]
+        if call.error is None:
+            call.result = answered[request.id]
+        extra.append(call)
+    return extra
 
 
 def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:

@@ -43,11 +43,13 @@ def is_placeholder(value: Any) -> bool:
 class Unwrapped:
     """A tool's own value and the call id an envelope carried ("" when none)."""
 
-    __slots__ = ("value", "call_id")
+    __slots__ = ("value", "call_id", "failed")
 
-    def __init__(self, value: Any, call_id: str = "") -> None:
+    def __init__(self, value: Any, call_id: str = "", failed: bool = False) -> None:
         self.value = value
         self.call_id = call_id
+        self.failed = failed
+        """The envelope says the call failed (LlamaIndex `is_error`): the value is the error."""
 
 
 def _maybe_json(value: Any) -> Any:
@@ -95,10 +97,10 @@ def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
 def unwrap_value(value: Any) -> Unwrapped:
     """The tool's own value inside any envelope above (None for a placeholder); a value
     without an envelope comes back as it was (JSON text stays that text)."""
-    original, call_id, peeled = value, "", False
+    original, call_id, peeled, failed = value, "", False, False
     for _ in range(_DEPTH):
         if is_placeholder(value):
-            return Unwrapped(None, call_id)
+            return Unwrapped(None, call_id, failed)
         decoded = _maybe_json(value)
         if isinstance(decoded, str) and decoded is not value:
             value, peeled = decoded, True  # a JSON-encoded string
@@ -122,11 +124,16 @@ def unwrap_value(value: Any) -> Unwrapped:
         if "output" in value and set(value) <= {"output", "kwargs"}:  # OpenLLMetry callback
             value, peeled = value["output"], True
             continue
+        if all(key in value for key in LLAMA_INDEX.CALL_RESULT_KEYS):  # ToolCallResult
+            call_id = call_id or str(value.get(LLAMA_INDEX.CALL_ID) or "")
+            value, peeled = value[LLAMA_INDEX.CALL_OUTPUT], True
+            continue
         if all(key in value for key in LLAMA_INDEX.TOOL_OUTPUT_KEYS):
+            failed = failed or value.get(LLAMA_INDEX.IS_ERROR) is True
             value, peeled = value[LLAMA_INDEX.RAW_OUTPUT], True
             continue
         break
-    return Unwrapped(value if peeled else original, call_id)
+    return Unwrapped(value if peeled else original, call_id, failed)
 
 
 def unwrap_arguments(value: Any) -> Unwrapped:

@@ -19,7 +19,7 @@ import orjson
 from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
-from schemas.conventions import AI_SDK, HAYSTACK
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
 
 __all__ = [
     "coerce_arguments",
@@ -28,6 +28,7 @@ __all__ = [
     "mlflow_span_type",
     "parse_arguments",
     "read_arguments",
+    "read_output",
     "read_result",
     "tool_arguments",
     "tool_call_id",
@@ -45,6 +46,9 @@ _ARGUMENT_KEYS = (
     MLFLOW.SPAN_INPUTS,
     AI_SDK.TOOL_CALL_ARGS,
     HAYSTACK.TOOL_INPUT,
+    LANGSMITH.TOOL_INPUT,
+    LLAMA_INDEX.TOOL_ARGUMENTS,
+    LANGFUSE.INPUT,
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -55,6 +59,8 @@ _RESULT_KEYS = (
     MLFLOW.SPAN_OUTPUTS,
     AI_SDK.TOOL_CALL_RESULT,
     HAYSTACK.TOOL_OUTPUT,
+    LANGSMITH.TOOL_OUTPUT,
+    LANGFUSE.OUTPUT,
 )
 _ID_KEYS = (
     GENAI.TOOL_CALL_ID,
@@ -111,6 +117,8 @@ def is_tool_span(span: SpanView) -> bool:
         return False
     if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
         return True
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return True
     operation = attributes.get(GENAI.OPERATION_NAME)
     if operation == GENAI.OP_EXECUTE_TOOL:
         return True
@@ -138,6 +146,8 @@ def tool_name(span: SpanView) -> str:
         return span.name[len(GENAI.EXECUTE_TOOL_SPAN_PREFIX) :].strip()
     if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
         return span.name  # MLflow names a tool span after the function
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return span.name  # so does Langfuse's @observe(as_type="tool")
     return ""
 
 
@@ -275,7 +285,15 @@ def encode_result(value: Any) -> str | None:
 def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
     """(result text, envelope call id): gen_ai.tool.call.result > output.value >
     traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
-    (`evaluator.extract.envelopes`); a placeholder is no result."""
+    (`evaluator.extract.envelopes`); a placeholder is no result. See `read_output` for
+    the failure an envelope may report."""
+    text, call_id, _ = read_output(attributes)
+    return text, call_id
+
+
+def read_output(attributes: Mapping[str, Any]) -> tuple[str | None, str, bool]:
+    """`read_result` plus whether the envelope reported a failure (the text is then the
+    error)."""
     for key in _RESULT_KEYS:
         value = attributes.get(key)
         if value is None:
@@ -287,13 +305,22 @@ def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
                 decoded = value
             value = decoded if isinstance(decoded, str) else value
         unwrapped = unwrap_value(value)
-        return encode_result(unwrapped.value), unwrapped.call_id
-    return None, ""
+        return encode_result(unwrapped.value), unwrapped.call_id, unwrapped.failed
+    return None, "", False
 
 
 def tool_result(attributes: Mapping[str, Any]) -> str | None:
     """The result `read_result` finds."""
     return read_result(attributes)[0]
+
+
+_EXCEPTION_REPR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((['\"])(.*?)\1\)")
+
+
+def _repr_message(text: str) -> str:
+    """`ValueError('msg')` (LangSmith puts the repr, then the traceback) -> `msg`."""
+    match = _EXCEPTION_REPR.match(text)
+    return match.group(2) if match else text
 
 
 def _exception_message(text: str) -> str:
@@ -342,7 +369,7 @@ def tool_error(span: SpanView) -> str | None:
             event_attributes = event.get("attributes") or {}
             message = event_attributes.get(OTEL.EXCEPTION_MESSAGE)
             if _present(message):
-                return str(message)
+                return _repr_message(str(message))
             if span.status_code != "ERROR" or not span.status_message:
                 kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
                 return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT

@@ -40,7 +40,7 @@ from evaluator.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
-from schemas.conventions import HAYSTACK
+from schemas.conventions import HAYSTACK, LANGFUSE
 
 __all__ = [
     "PendingCall",
@@ -60,6 +60,7 @@ _MARKERS = (
     f'"{ADK.LLM_RESPONSE}"',
     f'"{HAYSTACK.LLM_OUTPUT}"',
     f'"{MLFLOW.SPAN_OUTPUTS}"',
+    f'"{LANGFUSE.OUTPUT}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -147,6 +148,9 @@ def _from_attributes(
                             "arguments": call.get("arguments"),
                         }
                     )
+    generation = _loaded(attributes.get(LANGFUSE.OUTPUT))
+    if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
+        raw.extend(_from_output_messages([generation]))
     completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
     if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
         messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]

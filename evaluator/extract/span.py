@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from schemas.conventions import AI_SDK, HAYSTACK
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE
 
 __all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -41,6 +41,7 @@ _TOOL_MARKERS = tuple(
         MLFLOW.SPAN_TYPE,
         AI_SDK.TOOL_CALL_NAME,
         HAYSTACK.TOOL_NAME,
+        LANGFUSE.OBSERVATION_TYPE,
     )
 )
 

@@ -5,6 +5,8 @@ the HTTP path meets the same truth). A failure names the variant."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,42 @@ from tests.conformance.replay import (
 )
 
 RECORDINGS = discover()
+
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    ("openai-agents-logfire", "tool_calls"): (
+        "Logfire's openai-agents spans: plain name/input/output attributes under message "
+        "templates, no tool convention tracesim reads yet"
+    ),
+    ("openai-agents-logfire", "keyed"): "the group_id (conversation) is on the root span only",
+    ("openllmetry-langgraph-node", "tool_calls"): (
+        "the tool span names the class (DynamicStructuredTool); the tool's name is only in "
+        "its ToolMessage output / the requesting span"
+    ),
+    ("openllmetry-openai-agents", "tool_calls"): (
+        "doubled openai.response spans: the inner one's Responses item ids (fc_...) are "
+        "recovered for an id-less tool span"
+    ),
+    ("llama-index-otel", "tool_calls"): (
+        "LlamaIndex's own OTel integration records tool calls only as Python repr text "
+        "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"
+    ),
+    ("llama-index-otel", "model_calls"): "its model spans carry no model convention at all",
+}
+"""(variant, check) -> why tracesim does not meet that recording's truth yet. A listed check
+that starts passing fails the test, so the list only shrinks."""
+
+
+@contextmanager
+def _known_gap(recording: Recording, check: str) -> Iterator[None]:
+    reason = KNOWN_GAPS.get((recording.variant, check))
+    if reason is None:
+        yield
+        return
+    try:
+        yield
+    except AssertionError:
+        pytest.xfail(f"{recording.variant}: {reason}")
+    pytest.fail(f"{recording.variant} now meets its {check} truth: remove it from KNOWN_GAPS")
 
 
 @pytest.fixture(scope="module", params=RECORDINGS, ids=[p.name for p in RECORDINGS])
@@ -53,6 +91,11 @@ def _gaps(truth: dict[str, Any]) -> set[str]:
 
 
 def test_tool_calls(recording: Recording, outcome: Outcome) -> None:
+    with _known_gap(recording, "tool_calls"):
+        _check_tool_calls(recording, outcome)
+
+
+def _check_tool_calls(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
     expected = truth["tool_calls"]
     found = outcome.tool_calls
@@ -72,6 +115,11 @@ def test_tool_calls(recording: Recording, outcome: Outcome) -> None:
 
 
 def test_model_calls_and_tokens(recording: Recording, outcome: Outcome) -> None:
+    with _known_gap(recording, "model_calls"):
+        _check_model_calls(recording, outcome)
+
+
+def _check_model_calls(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
     gaps = _gaps(truth)
     if "model_calls" not in gaps:
@@ -82,6 +130,11 @@ def test_model_calls_and_tokens(recording: Recording, outcome: Outcome) -> None:
 
 
 def test_conversation_keyed(recording: Recording, outcome: Outcome) -> None:
+    with _known_gap(recording, "keyed"):
+        _check_keyed(recording, outcome)
+
+
+def _check_keyed(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
     conversation = truth.get("conversation_id")
     if conversation is not None:

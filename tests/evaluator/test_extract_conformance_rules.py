@@ -426,3 +426,86 @@ def test_model_span_naming_its_requested_call_is_not_a_tool_span() -> None:
         "k",
         execution["span_id"],
     )
+
+
+def test_langsmith_tool_span_prompt_completion_and_exception_repr() -> None:
+    completion = {"output": {"content": "Sunny", "type": "tool", "tool_call_id": "c1"}}
+    events = [
+        {
+            "name": "exception",
+            "attributes": {"exception.message": "ValueError('boom')Traceback (most recent..."},
+        }
+    ]
+    rows = [
+        _tool(
+            1, {"gen_ai.prompt": '{"city": "Paris"}', "gen_ai.completion": json.dumps(completion)}
+        ),
+        _tool(2, {"gen_ai.prompt": "{}"}, status_code="ERROR", events=json.dumps(events)),
+    ]
+    first, second = extract_tool_calls(rows)
+    assert (first.arguments, first.result) == ({"city": "Paris"}, "Sunny")
+    assert second.error == "boom"
+
+
+def test_llama_index_tool_call_result_envelope() -> None:
+    result = {
+        "tool_name": "t",
+        "tool_kwargs": {"k": 1},
+        "tool_id": "c7",
+        "tool_output": {"tool_name": "t", "raw_output": "order not found", "is_error": True},
+    }
+    row = _tool(1, {"tool.arguments": '{"k": 1}', "traceloop.entity.output": json.dumps(result)})
+    [call] = extract_tool_calls([row])
+    assert (call.id, call.arguments, call.result, call.error) == (
+        "c7",
+        {"k": 1},
+        None,
+        "order not found",
+    )
+
+
+def test_langfuse_observations() -> None:
+    generation = {
+        "role": "assistant",
+        "tool_calls": [{"id": "l1", "function": {"name": "get_weather", "arguments": "{}"}}],
+    }
+    rows = [
+        _row(
+            1,
+            "OpenAI-generation",
+            {
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.output": json.dumps(generation),
+            },
+        ),
+        _row(
+            2,
+            "get_weather",
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"args": [], "kwargs": {"city": "Paris"}}',
+                "langfuse.observation.output": "Sunny",
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "get_weather",
+        "l1",
+        {"city": "Paris"},
+        "Sunny",
+    )
+
+
+def test_an_answered_request_without_a_span_is_a_call_where_spans_lack_ids() -> None:
+    conversation = [
+        _model(1, [("c1", "t", {"k": 1})]),
+        _tool(2, {"gen_ai.tool.call.arguments": '{"k": 1}', "gen_ai.tool.call.result": "ok"}),
+        _model(3, [("c2", "u", {"q": 2})]),
+        _responses(4, [("c1", "ok"), ("c2", "Error: nope")], trace=1),
+    ]
+    calls = extract_tool_calls(conversation, context=conversation)
+    assert [(c.id, c.name, c.arguments, c.result) for c in calls] == [
+        ("c1", "t", {"k": 1}, "ok"),
+        ("c2", "u", {"q": 2}, "Error: nope"),
+    ]
