@@ -16,23 +16,28 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from collector.deadletter import DeadLetter
 from collector.errors import Busy
-from collector.http_server import HttpServer
 from collector.ingest import Ingest
-from collector.query import QueryAnswer, run_query
-from collector.query_pool import QueryPool
-from collector.receiver_grpc import GrpcReceiver
-from collector.receiver_http import build_app
-from collector.redaction import RedactionRule, Redactor
-from collector.replay import replay_items
-from collector.routing import Router
-from collector.sidecar import remove_sidecar, write_sidecar
-from collector.spool import Spool
+from collector.query.query import QueryAnswer, run_query
+from collector.query.query_pool import QueryPool
+from collector.query.sidecar import remove_sidecar, write_sidecar
+from collector.receivers.http_server import HttpServer
+from collector.receivers.receiver_grpc import GrpcReceiver
+from collector.receivers.receiver_http import build_app
+from collector.receivers.tls import tls_config
+from collector.redaction.redaction import RedactionRule, Redactor
+from collector.routing.routing import Router
+from collector.spool.deadletter import DeadLetter
+from collector.spool.spool import Spool
 from collector.stats import CollectorStats
-from collector.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT, Store, check_size
-from collector.tls import tls_config
-from collector.writer import Item, Writer
+from collector.store.replay import replay_items
+from collector.store.store import (
+    DEFAULT_CHECKPOINT_THRESHOLD,
+    DEFAULT_MEMORY_LIMIT,
+    Store,
+    check_size,
+)
+from collector.store.writer import Item, Writer
 
 __all__ = ["Collector", "CollectorStats"]
 

@@ -9,17 +9,20 @@ parse and accept are expected in DuckDB afterwards; the collector must keep answ
 from __future__ import annotations
 
 import gzip
+import json
 import random
 from typing import Any
 
 import grpc
 import httpx
 from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from collector import Collector
-from collector.decode import span_is_valid
-from tests.collector.otlp import GrpcClient, span, trace_request
+from collector.decode.decode import span_is_valid
+from collector.decode.decode_logs import log_is_valid
+from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 SEED = 20261123
 REQUESTS = 150  # per receiver: a few seconds in all
@@ -123,3 +126,63 @@ def test_every_acknowledged_span_is_stored(db_path: Any) -> None:
     stored = {(bytes.fromhex(t), bytes.fromhex(s)) for t, s in rows}
     assert acked, "the fuzz acknowledged nothing: it tests nothing"
     assert acked <= stored, f"{len(acked - stored)} acknowledged spans were not stored"
+
+
+def _logs_payload(rng: random.Random) -> bytes:
+    records = []
+    for _ in range(rng.randint(1, 5)):
+        record = log_record(
+            f"log-{rng.getrandbits(64):016x}",
+            attrs={rng.choice(_KEYS): rng.choice(_HOSTILE[:3]) for _ in range(rng.randint(0, 3))},
+            time=rng.choice([0, 1, 2**63, 2**64 - 1]),
+        )
+        record.observed_time_unix_nano = rng.choice([0, 2**64 - 1])
+        record.severity_number = rng.choice([0, 9, 24])
+        records.append(record)
+    return logs_request(records).SerializeToString()
+
+
+def _accepted_logs(payload: bytes) -> set[str]:
+    """Bodies (strings) of the log records a collector that parsed `payload` would keep."""
+    try:
+        request = ExportLogsServiceRequest.FromString(payload)
+    except (DecodeError, ValueError, RuntimeError):
+        return set()
+    return {
+        record.body.string_value
+        for rl in request.resource_logs
+        for sl in rl.scope_logs
+        for record in sl.log_records
+        if log_is_valid(record) and record.body.string_value
+    }
+
+
+def test_every_acknowledged_log_record_is_stored(db_path: Any) -> None:
+    rng = random.Random(SEED + 1)
+    acked: set[str] = set()
+    with Collector(db_path, grpc_port=0, http_port=0, batch_seconds=0.05) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        url = f"{collector.http_endpoint}/v1/logs"
+        with httpx.Client(timeout=30) as http:
+            for index in range(REQUESTS):
+                payload = _mutate(rng, _logs_payload(rng))
+                if index % 2 == 0:
+                    try:
+                        client.export_logs(payload)
+                    except grpc.RpcError as error:
+                        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+                        continue
+                else:
+                    answer = http.post(
+                        url, content=payload, headers={"content-type": "application/x-protobuf"}
+                    )
+                    assert answer.status_code in (200, 400), answer.text
+                    if answer.status_code != 200:
+                        continue
+                acked |= _accepted_logs(payload)
+        client.close()
+        assert collector.flush(30)
+        _, rows = collector.query("SELECT body FROM logs")
+    stored = {json.loads(body) for (body,) in rows if body is not None}
+    assert acked, "the fuzz acknowledged nothing: it tests nothing"
+    assert acked <= stored, f"{len(acked - stored)} acknowledged log records were not stored"

@@ -10,9 +10,9 @@ import duckdb
 import pyarrow as pa
 
 from collector import Collector
-from collector.spool import Spool
-from collector.store import Store
-from collector.writer import KIND_LOGS, KIND_TRACES
+from collector.spool.spool import Spool
+from collector.store.store import Store
+from collector.store.writer import KIND_LOGS, KIND_TRACES
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 _HUGE = "100000000000000000000"  # > int64
@@ -96,7 +96,7 @@ def test_start_up_survives_unloadable_spool_records(db_path: Path) -> None:
 
 
 def test_prepare_never_raises_on_values_out_of_range() -> None:
-    from collector.columns import table_of
+    from collector.store.columns import table_of
 
     table, notes = table_of(
         {"start_time": [1, 2**63 + 5, None], "input_tokens": [2**64, -5, 3]},

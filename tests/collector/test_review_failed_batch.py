@@ -73,7 +73,7 @@ def test_replay_that_fails_keeps_the_spool(db_path: Path, monkeypatch: Any) -> N
         client.export(trace_request([span("spooled")]))
         client.close()
         assert collector.flush(10)
-    from collector.store import Store
+    from collector.store.store import Store
 
     original = Store.write
 

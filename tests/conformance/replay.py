@@ -18,7 +18,7 @@ import duckdb
 import httpx
 
 from collector import Collector
-from collector.decode_json import logs_request_from_json, traces_request_from_json
+from collector.decode.decode_json import logs_request_from_json, traces_request_from_json
 from evaluator.inspect import inspect_db
 from evaluator.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig

@@ -79,7 +79,7 @@ class Fine(BaseAgent):
 def test_a_conversation_missing_from_the_store_fails_the_run(
     project: Project, monkeypatch: Any
 ) -> None:
-    import collector.decode as decode_module
+    import collector.decode.decode as decode_module
 
     real_valid = decode_module.span_is_valid
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from collector.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
 
 __all__ = ["load_redaction_file"]
 

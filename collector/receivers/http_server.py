@@ -11,7 +11,7 @@ from typing import Any
 
 import uvicorn
 
-from collector.tls import TlsConfig
+from collector.receivers.tls import TlsConfig
 
 __all__ = ["HttpServer"]
 

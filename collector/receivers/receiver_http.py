@@ -25,9 +25,9 @@ from starlette.routing import Route
 
 from collector.errors import Busy, InvalidRequest, TooLarge
 from collector.ingest import Ingest
-from collector.query import QueryAnswer
-from collector.responses import logs_response as _logs_response
-from collector.responses import trace_response as _trace_response
+from collector.query.query import QueryAnswer
+from collector.receivers.responses import logs_response as _logs_response
+from collector.receivers.responses import trace_response as _trace_response
 
 __all__ = ["build_app"]
 

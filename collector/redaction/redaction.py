@@ -7,7 +7,7 @@ string values: inside lists and maps too, and inside JSON documents held in a
 string (tool arguments), which are parsed, redacted and re-serialised compactly.
 
 Rules run at ingest, on the protobuf request before it is spooled
-(`collector.redaction_request`, which also covers names, status messages,
+(`collector.redaction.redaction_request`, which also covers names, status messages,
 severity text and bytes values), so raw values never reach disk. The
 hot columns and routing keys (tool_name, model, tokens, chat/turn ids,
 service.name) come from attributes no rule touches (`PROTECTED_ATTRIBUTES`).
@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
-from collector.hot_fields import HOT_ATTRIBUTES
-from collector.redaction_presets import PRESETS
-from collector.routing_keys import ROUTING_ATTRIBUTES
+from collector.redaction.redaction_presets import PRESETS
+from collector.routing.hot_fields import HOT_ATTRIBUTES
+from collector.routing.routing_keys import ROUTING_ATTRIBUTES
 from schemas.conventions import OTEL, TRACESIM
 
 __all__ = [
@@ -69,7 +69,7 @@ class RedactionRule:
 
     `attributes`: glob patterns of attribute names (`*` matches any run of characters).
     `pattern`: a regex replaced inside string values; `preset`: a built-in regex by name
-    (see `collector.redaction_presets.PRESETS`); neither: the whole value is replaced.
+    (see `collector.redaction.redaction_presets.PRESETS`); neither: the whole value is replaced.
     `replacement`: literal text put in place of what is redacted.
     `apply_to`: any of `SCOPES`.
     """

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from collector.spool import write_all
+from collector.spool.spool import write_all
 
 __all__ = ["DeadLetter"]
 

@@ -18,10 +18,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from collector.columns import table_of
-from collector.decode import SPAN_FIELDS, SpanBatch
-from collector.decode_logs import LOG_FIELDS, LogBatch
+from collector.decode.decode import SPAN_FIELDS, SpanBatch
+from collector.decode.decode_logs import LOG_FIELDS, LogBatch
 from collector.errors import StoreLocked
+from collector.store.columns import table_of
 from schemas.conventions import ARKSIM, TRACESIM
 from schemas.ddl import create_all
 
@@ -153,7 +153,7 @@ class PreparedBatch:
     backfill: pa.Table | None = None
     session_backfill: pa.Table | None = None
     nulled: int = 0
-    """Values stored as NULL because they did not fit their column (`collector.columns`)."""
+    """Values stored as NULL because they did not fit their column (`collector.store.columns`)."""
 
     def tables(self) -> list[tuple[str, pa.Table]]:
         """(field name, table) of the tables present, in the order `Store.write` runs them."""

@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
-from collector.redaction import Redactor
-from collector.routing_keys import RULE_NONE, own_key, resource_key
-from collector.values import any_value, attributes
+from collector.decode.values import any_value, attributes
+from collector.redaction.redaction import Redactor
+from collector.routing.routing_keys import RULE_NONE, own_key, resource_key
 from schemas.conventions import OTEL
 
 __all__ = ["LOG_FIELDS", "LogBatch", "check_logs", "decode_logs", "log_is_valid"]

@@ -20,9 +20,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from collector.errors import Busy, InvalidRequest
 from collector.ingest import Ingest
-from collector.responses import logs_response as _logs_response
-from collector.responses import trace_response as _trace_response
-from collector.tls import TlsConfig
+from collector.receivers.responses import logs_response as _logs_response
+from collector.receivers.responses import trace_response as _trace_response
+from collector.receivers.tls import TlsConfig
 
 __all__ = ["GrpcReceiver", "TRACE_METHOD", "LOGS_METHOD"]
 

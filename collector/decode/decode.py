@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
-from collector.hot_fields import hot_fields
-from collector.redaction import Redactor
-from collector.routing_keys import RULE_NONE, own_key, resource_key, turn_number
-from collector.values import attributes, iso_time
+from collector.decode.values import attributes, iso_time
+from collector.redaction.redaction import Redactor
+from collector.routing.hot_fields import hot_fields
+from collector.routing.routing_keys import RULE_NONE, own_key, resource_key, turn_number
 from schemas.conventions import OTEL, TRACESIM
 from schemas.span import SPAN_COLUMNS
 

@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from collector.errors import InvalidRequest
-from collector.sql_guard import check_safe_for_endpoint
+from collector.query.sql_guard import check_safe_for_endpoint
 
 __all__ = ["QueryAnswer", "database_tables", "json_safe", "run_query"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from collector.decode import SpanBatch
-from collector.decode_logs import LogBatch
-from collector.store import PreparedBatch
+from collector.decode.decode import SpanBatch
+from collector.decode.decode_logs import LogBatch
+from collector.store.store import PreparedBatch
 
 __all__ = ["DATA_ERRORS", "concat", "marks", "rollback"]
 

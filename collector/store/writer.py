@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from collector.deadletter import DeadLetter
-from collector.decode import SpanBatch, decode_traces
-from collector.decode_logs import LogBatch, decode_logs
-from collector.redaction import Redactor
-from collector.routing import Router
-from collector.store import PreparedBatch, Store, prepare
-from collector.writer_batches import DATA_ERRORS, concat, marks, rollback
+from collector.decode.decode import SpanBatch, decode_traces
+from collector.decode.decode_logs import LogBatch, decode_logs
+from collector.redaction.redaction import Redactor
+from collector.routing.routing import Router
+from collector.spool.deadletter import DeadLetter
+from collector.store.store import PreparedBatch, Store, prepare
+from collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
