@@ -282,14 +282,17 @@ def _unspanned(
     calls: list[ToolCall], models: list[SpanView], context: _Context, others: list[Any]
 ) -> list[ToolCall]:
     """Where tool spans carry no id of their own (the model messages hold them), a call the
-    model requested and got an answer for but that has no span (OpenLLMetry Node ends no
-    span for a tool that throws) is a call of its own, read from the messages."""
+    model requested and got an answer for, of a tool that has no span at all in the turn
+    (OpenLLMetry Node ends no span for a tool that throws), is a call of its own, read from
+    the messages. (Requests of a tool that has spans are not: instrumentations that double
+    model spans repeat them under other ids.)"""
     taken = {call.id for call in calls}
+    traced = {call.name for call in calls}  # a tool with spans: its missing ids are doubles
     requested = [
         (view, request)
         for view in models
         for request in safe_requested_calls(view)
-        if request.id not in taken
+        if request.id not in taken and request.name not in traced
     ]
     if not requested:
         return []

@@ -55,8 +55,11 @@ def main() -> None:
     if not args.results:
         return
     print()
-    print("| variant | tool calls expected / found | fields right | tokens right | keyed |")
-    print("|---|---|---|---|---|")
+    print(
+        "| framework | version | variant | tool calls expected / found | fields right | "
+        "tokens right | keyed |"
+    )
+    print("|---|---|---|---|---|---|---|")
     workdir = Path(tempfile.mkdtemp())
     for rec in recordings:
         t = rec.truth
@@ -76,8 +79,10 @@ def main() -> None:
             if conversation is not None
             else all(chats)
         )
+        first = next(iter(t.get("versions", {}).items()), ("", ""))
         print(
-            f"| `{rec.variant}` | {len(t['tool_calls'])} / {len(out.tool_calls)} | "
+            f"| {t['framework'].split(' (')[0]} | {first[0]} {first[1]} | "
+            f"`{rec.variant}` | {len(t['tool_calls'])} / {len(out.tool_calls)} | "
             f"{_fields_right(t, out.tool_calls)} | {tokens} | "
             f"{'yes' if keyed else 'NO'}{'' if conversation else ' (per trace)'} |"
         )
