@@ -25,7 +25,7 @@ class EvaluationOutcome:
 
 
 def evaluate_and_report(
-    db_path: Path,
+    db_path: Path | str,
     *,
     config: Any,
     llm: Any = None,
@@ -58,10 +58,17 @@ def evaluate_and_report(
         kind=kind,
     )
     print_summary(result.report, console=console)
-    out_dir = result.results_path.parent if result.results_path else Path(db_path).parent
+    out_dir = result.results_path.parent if result.results_path else Path("results")
     report_path: Path | None = out_dir / "report.html"
     try:
-        write_report(db_path, report_path, eval_id=result.eval_id)
+        if "://" in str(db_path):  # a ClickHouse store (evaluator.store)
+            from evaluator.store import open_clickhouse
+            from evaluator.store.report_snapshot import write_store_report
+
+            with open_clickhouse(str(db_path)) as store:
+                write_store_report(store, report_path, eval_id=result.eval_id)
+        else:
+            write_report(db_path, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
         console.print(f"[yellow]report not written[/yellow]: {type(exc).__name__}: {exc}")
         report_path = None

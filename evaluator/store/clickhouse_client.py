@@ -60,6 +60,11 @@ class ClickHouseClient:
         """Insert an Arrow table into `table` of the store's database (columns by name)."""
         raise NotImplementedError
 
+    def use_database(self, *, read_only: bool = False) -> None:
+        """Resolve unqualified names in the store's database; `read_only` refuses every write
+        from now on (ClickHouse `readonly = 2`: settings may change, data may not)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Release the connection (safe twice)."""
 
@@ -85,6 +90,8 @@ def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
             "(deploy/otel-collector.yaml) so it creates its tables, or name them with "
             "?traces_table=...&logs_table=..."
         )
+    elif "readonly" in lowered or "code: 164" in lowered:
+        fix = "this command only reads: run a SELECT"
     elif any(word in lowered for word in ("connection refused", "timed out", "max retries")):
         fix = "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)"
     else:
@@ -146,6 +153,11 @@ class HttpClient(ClickHouseClient):
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, f"inserting into {table}") from None
 
+    def use_database(self, *, read_only: bool = False) -> None:
+        self._client.database = self.url.database
+        if read_only:
+            self._client.set_client_setting("readonly", "2")
+
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
@@ -165,8 +177,12 @@ class ChdbClient(ClickHouseClient):
             raise StoreError(f"{url.label}: chdb is not installed: {_INSTALL}") from None
         self.url = url
         path = Path(url.path)
-        if path.exists() and not path.is_dir():
-            raise StoreError(f"{url.label}: {path} is a file; chdb:// takes a data directory")
+        if not path.is_dir():
+            problem = "is a file" if path.exists() else "does not exist"
+            raise StoreError(
+                f"{url.label}: {path} {problem}. Fix: chdb:// takes the ClickHouse data "
+                "directory the spans were written to (e.g. by tracesim run with store: chdb://DIR)"
+            )
         try:
             self._session: Any = session.Session(str(path))
             self._session.query("SET session_timezone = 'UTC'")
@@ -216,6 +232,11 @@ class ChdbClient(ClickHouseClient):
             )
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, f"inserting into {table}") from None
+
+    def use_database(self, *, read_only: bool = False) -> None:
+        self.command(f"USE `{self.url.database}`")
+        if read_only:
+            self.command("SET readonly = 2")
 
     def close(self) -> None:
         if self._session is not None:

@@ -76,8 +76,10 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     "--db",
     "db_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The DuckDB file a run or collector wrote.",
+    help=(
+        "The DuckDB file a run or collector wrote, or the OTel Collector ClickHouse exporter's "
+        "database: clickhouse://user:pass@host:8123/otel or chdb://DIR."
+    ),
 )
 @click.option(
     "--config",
@@ -97,21 +99,22 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
 def command(
-    db_path: Path,
+    db_path: str,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
     progress: bool,
 ) -> None:
-    """Re-evaluate what a DuckDB file holds, without re-running the agent."""
+    """Re-evaluate what a DuckDB file (or a ClickHouse store) holds, without re-running the agent."""
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
+    from evaluator.store import StoreError, is_store_url
     from schemas.eval_config import EvalConfig
     from tracesim.evaluate_step import evaluate_and_report
 
     try:
-        if not db_path.is_file():
+        if not is_store_url(db_path) and not Path(db_path).is_file():
             raise EvalConfigError(f"DuckDB file {db_path} does not exist (--db)")
         if config_path is not None:
             config, llm = load_eval_settings(config_path)
@@ -119,7 +122,7 @@ def command(
         else:
             config, llm, base_dir = EvalConfig(), None, Path.cwd()
         outcome = evaluate_and_report(
-            db_path,
+            db_path if is_store_url(db_path) else Path(db_path),
             config=config,
             run_id=run_id,
             llm=llm,
@@ -127,7 +130,7 @@ def command(
             output_dir=output_dir,
             progress=progress,
         )
-    except EvalConfigError as exc:
+    except (EvalConfigError, StoreError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
         return
     except duckdb.IOException as exc:

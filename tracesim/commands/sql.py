@@ -131,6 +131,9 @@ def command(
     try:
         result = run_query(query, db_path=db_path, endpoint=endpoint, token=token)
     except SqlError as exc:
+        if "://" in str(db_path):  # a ClickHouse store: bad input exits 2, like evaluate
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
         raise click.ClickException(str(exc)) from exc
     print_result(result, fmt)
     note = truncation_note(result)
