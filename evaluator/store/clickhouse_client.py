@@ -41,6 +41,9 @@ class ClickHouseClient:
     """What the store needs from a connection (single-threaded use)."""
 
     url: StoreURL
+    one_query_at_a_time = False
+    """True when a query ends the stream of another (chdb): readers then fetch small views
+    whole and stream only one."""
 
     def query(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         """Run a SELECT and return its rows as an Arrow table."""
@@ -169,6 +172,8 @@ _PARAM = re.compile(r"\{(\w+):([^}]+)\}")
 
 class ChdbClient(ClickHouseClient):
     """A ClickHouse data directory opened in-process through chdb (one session per process)."""
+
+    one_query_at_a_time = True
 
     def __init__(self, url: StoreURL) -> None:
         try:

@@ -11,6 +11,9 @@ chunk on this side and ClickHouse does the routing, sorting and joins.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -111,6 +114,87 @@ class _Cursor:
         return out
 
 
+class _DeferredWrites:
+    """Chunks' rows kept in a local Arrow IPC file until the spans stream ends (chdb runs one
+    query at a time: a write would end the stream). Memory stays bounded by a chunk."""
+
+    def __init__(self) -> None:
+        self.chunks = 0
+        self._dir: str | None = None
+        self._sink: Any = None
+        self._writer: Any = None
+        self._schema = pa.schema(
+            [
+                ("chat_ids", pa.list_(pa.string())),
+                ("tool_calls", pa.binary()),
+                ("scores", pa.binary()),
+            ]
+        )
+
+    @staticmethod
+    def _bytes(table: pa.Table | None) -> bytes | None:
+        if table is None:
+            return None
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        return sink.getvalue().to_pybytes()
+
+    def add(
+        self, chat_ids: Sequence[str], tool_calls: pa.Table | None, scores: pa.Table | None
+    ) -> None:
+        """Keep one chunk's rows on disk."""
+        if self._writer is None:
+            self._dir = tempfile.mkdtemp(prefix="tracesim-ch-writes-")
+            self._sink = pa.OSFile(os.path.join(self._dir, "writes.arrow"), "wb")
+            self._writer = pa.ipc.new_stream(self._sink, self._schema)
+        batch = pa.record_batch(
+            [[list(chat_ids)], [self._bytes(tool_calls)], [self._bytes(scores)]],
+            schema=self._schema,
+        )
+        self._writer.write_batch(batch)
+        self.chunks += 1
+
+    def drain(self) -> Iterator[tuple[list[str], pa.Table, pa.Table]]:
+        """Each kept chunk in order, then the file is removed."""
+        from evaluator.output import SCORES_SCHEMA, TOOL_CALLS_SCHEMA
+
+        self._writer.close()
+        self._sink.close()
+        path = os.path.join(self._dir, "writes.arrow")
+        try:
+            with pa.OSFile(path, "rb") as source:
+                reader = pa.ipc.open_stream(source)
+                for batch in reader:
+                    for chat_ids, calls, scores in zip(
+                        *(c.to_pylist() for c in batch.columns), strict=True
+                    ):
+                        yield (
+                            chat_ids,
+                            pa.ipc.open_stream(calls).read_all()
+                            if calls
+                            else TOOL_CALLS_SCHEMA.empty_table(),
+                            pa.ipc.open_stream(scores).read_all()
+                            if scores
+                            else SCORES_SCHEMA.empty_table(),
+                        )
+        finally:
+            self._writer = None
+            self.chunks = 0
+            self.discard()
+
+    def discard(self) -> None:
+        """Forget what is kept (an evaluation that failed); safe twice."""
+        if self._writer is not None:
+            self._writer.close()
+            self._sink.close()
+            self._writer = None
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+        self.chunks = 0
+
+
 class ClickHouseStore(EvalStore):
     """A ClickHouse database holding the exporter's tables (server or chdb directory)."""
 
@@ -118,6 +202,7 @@ class ClickHouseStore(EvalStore):
         self.url = url
         self.label = url.label
         self.client: ClickHouseClient | None = client or connect(url)
+        self._deferred = _DeferredWrites()
         try:
             self.schema: ExporterSchema = detect_schema(
                 self.client,
@@ -197,17 +282,13 @@ class ClickHouseStore(EvalStore):
         where, params = self._run_where(run_id)
         client = self._c
         turns = _Cursor(
-            client.stream(
-                f"SELECT * FROM {self._t('turns')}{where} ORDER BY chat_id, turn_id",
-                params,
-                rows=_STREAM_ROWS,
+            self._sorted(
+                f"SELECT * FROM {self._t('turns')}{where} ORDER BY chat_id, turn_id", params
             )
         )
         conversations = _Cursor(
-            client.stream(
-                f"SELECT * FROM {self._t('conversations')}{where} ORDER BY chat_id",
-                params,
-                rows=_STREAM_ROWS,
+            self._sorted(
+                f"SELECT * FROM {self._t('conversations')}{where} ORDER BY chat_id", params
             )
         )
         select = "*" if span_columns is None else ", ".join(quote(c) for c in span_columns)
@@ -239,6 +320,16 @@ class ClickHouseStore(EvalStore):
                 ),
             )
 
+    def _sorted(self, sql: str, params: dict[str, Any]) -> Iterator[pa.Table]:
+        """A small view's rows in batches: streamed, or (chdb: one query at a time, and the
+        spans are streamed) fetched whole as compact Arrow and sliced."""
+        if not self._c.one_query_at_a_time:
+            return self._c.stream(sql, params, rows=_STREAM_ROWS)
+        table = self._c.query(sql, params)
+        return (
+            table.slice(offset, _STREAM_ROWS) for offset in range(0, table.num_rows, _STREAM_ROWS)
+        )
+
     def single_run_id(self) -> str | None:
         rows = self._c.query(
             f"SELECT DISTINCT run_id FROM (SELECT run_id FROM {self._t('turns')} UNION ALL "
@@ -258,6 +349,17 @@ class ClickHouseStore(EvalStore):
     ) -> None:
         if not chat_ids:
             return
+        if self._c.one_query_at_a_time:  # chdb: the spans stream is open; write at the end
+            self._deferred.add(
+                chat_ids,
+                tool_calls.table() if len(tool_calls) else None,
+                scores.table(eval_id, created_at) if len(scores) else None,
+            )
+            return
+        self._write(chat_ids, tool_calls.table(), scores.table(eval_id, created_at))
+
+    def _write(self, chat_ids: Sequence[str], tool_calls: pa.Table, scores: pa.Table) -> None:
+        """Replace the chats' tool_calls (delete, then insert) and add the scores."""
         client = self._c
         ids = {"ids": list(chat_ids)}
         existing = client.query(
@@ -268,12 +370,15 @@ class ClickHouseStore(EvalStore):
             client.command(
                 f"DELETE FROM {self._t('tool_calls')} WHERE chat_id IN {{ids:Array(String)}}", ids
             )
-        if len(tool_calls):
-            client.insert("tool_calls", tool_calls.table())
-        if len(scores):
-            client.insert("scores", scores.table(eval_id, created_at))
+        if tool_calls.num_rows:
+            client.insert("tool_calls", tool_calls)
+        if scores.num_rows:
+            client.insert("scores", scores)
 
     def write_run(self, row: dict[str, Any]) -> None:
+        if self._deferred.chunks:
+            for chat_ids, tool_calls, scores in self._deferred.drain():
+                self._write(chat_ids, tool_calls, scores)
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
     def drop_partial(self, eval_id: str) -> None:
@@ -285,6 +390,7 @@ class ClickHouseStore(EvalStore):
             log.exception("could not remove the partial scores of evaluation %s", eval_id)
 
     def close(self) -> None:
+        self._deferred.discard()
         if self.client is not None:
             self.client.close()
             self.client = None
