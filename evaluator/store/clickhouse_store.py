@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -329,6 +330,26 @@ class ClickHouseStore(EvalStore):
         return (
             table.slice(offset, _STREAM_ROWS) for offset in range(0, table.num_rows, _STREAM_ROWS)
         )
+
+    def wait_for_run(self, run_id: str, *, turns: int, settle: float, timeout: float) -> int:
+        """Wait until `turns` turns of `run_id` are stored and no span arrived for `settle`
+        seconds, or `timeout` passed (a collector batches and retries: spans land late);
+        returns the spans the traces table holds."""
+        self.prepare()
+        deadline = time.monotonic() + timeout
+        last, since = -1, time.monotonic()
+        while True:
+            row = self._c.query(
+                f"SELECT (SELECT count() FROM {self._t('turns')} WHERE run_id = {{run:String}}) "
+                f"AS turns, (SELECT count() FROM {self.schema.traces}) AS spans",
+                {"run": run_id},
+            ).to_pylist()[0]
+            now = time.monotonic()
+            if row["spans"] != last:
+                last, since = row["spans"], now
+            if (row["turns"] >= turns and now - since >= settle) or now >= deadline:
+                return int(row["spans"])
+            time.sleep(max(0.05, min(0.5, settle / 4)))
 
     def single_run_id(self) -> str | None:
         rows = self._c.query(
