@@ -1,0 +1,225 @@
+"""A scripted OpenAI-compatible model for conformance recordings (stdlib only).
+
+Every framework under test talks to it with its own real client over HTTP. The reply
+depends only on the request: the number of tool results already in it is the step
+(0 -> get_weather Paris, 1 -> get_weather Paris again, 2 -> lookup_order A1, 3+ -> the
+final answer), so any framework's agent loop walks the same script. Chat completions
+(plain and server-sent events) and the Responses API (plain and streamed) are served.
+Usage per reply: prompt 100 + 10*step, completion 20; `served` counts what was served.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FINAL_ANSWER", "SCRIPT", "ModelServer"]
+
+SCRIPT: list[tuple[str, str, dict[str, Any]]] = [
+    ("call_w1", "get_weather", {"city": "Paris"}),
+    ("call_w2", "get_weather", {"city": "Paris"}),
+    ("call_o1", "lookup_order", {"order_id": "A1"}),
+]
+FINAL_ANSWER = "It is sunny in Paris, and order A1 was not found."
+
+
+def _tool_results(body: dict[str, Any]) -> int:
+    """Count tool results in a chat-completions or Responses request."""
+    count = 0
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") in ("tool", "function"):
+            count += 1
+    items = body.get("input")
+    if isinstance(items, list):
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                count += 1
+    return count
+
+
+class ModelServer:
+    """The scripted model on 127.0.0.1, started in a daemon thread."""
+
+    def __init__(self, *, port: int = 0) -> None:
+        self.served: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def do_GET(self) -> None:  # noqa: N802 - model listing for clients that probe
+                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append({"path": self.path, "body": body})
+                step = _tool_results(body)
+                usage = {"prompt": 100 + 10 * min(step, 3), "completion": 20}
+                with server._lock:
+                    server.served.append({"step": step, **usage})
+                if self.path.rstrip("/").endswith("/responses"):
+                    self._responses(body, step, usage)
+                else:
+                    self._chat(body, step, usage)
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _sse(self, events: list[tuple[str | None, dict[str, Any]]], done: bool) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                for event, payload in events:
+                    head = f"event: {event}\n" if event else ""
+                    self.wfile.write(f"{head}data: {json.dumps(payload)}\n\n".encode())
+                if done:
+                    self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _chat(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:
+                model = body.get("model") or "scripted"
+                created = int(time.time())
+                cid = f"chatcmpl-{step}-{time.monotonic_ns()}"
+                u = {
+                    "prompt_tokens": usage["prompt"],
+                    "completion_tokens": usage["completion"],
+                    "total_tokens": usage["prompt"] + usage["completion"],
+                }
+                if step < len(SCRIPT):
+                    call_id, name, args = SCRIPT[step]
+                    calls = [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)},
+                        }
+                    ]
+                    message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": calls}
+                    finish = "tool_calls"
+                else:
+                    message = {"role": "assistant", "content": FINAL_ANSWER}
+                    finish = "stop"
+                if not body.get("stream"):
+                    self._send(
+                        200,
+                        {
+                            "id": cid,
+                            "object": "chat.completion",
+                            "created": created,
+                            "model": model,
+                            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                            "usage": u,
+                        },
+                    )
+                    return
+                base = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model}
+                delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
+                if "tool_calls" in message:
+                    delta["content"] = None
+                    delta["tool_calls"] = [{"index": 0, **c} for c in message["tool_calls"]]
+                chunks: list[tuple[str | None, dict[str, Any]]] = [
+                    (None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
+                    (None, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+                ]
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    chunks.append((None, {**base, "choices": [], "usage": u}))
+                self._sse(chunks, done=True)
+
+            def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:
+                rid = f"resp_{step}_{time.monotonic_ns()}"
+                if step < len(SCRIPT):
+                    call_id, name, args = SCRIPT[step]
+                    item: dict[str, Any] = {
+                        "type": "function_call",
+                        "id": f"fc_{call_id}",
+                        "call_id": call_id,
+                        "name": name,
+                        "arguments": json.dumps(args),
+                        "status": "completed",
+                    }
+                else:
+                    item = {
+                        "type": "message",
+                        "id": f"msg_{step}",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": FINAL_ANSWER, "annotations": []}],
+                    }
+                response = {
+                    "id": rid,
+                    "object": "response",
+                    "created_at": int(time.time()),
+                    "status": "completed",
+                    "model": body.get("model") or "scripted",
+                    "output": [item],
+                    "parallel_tool_calls": True,
+                    "tool_choice": body.get("tool_choice") or "auto",
+                    "tools": body.get("tools") or [],
+                    "temperature": 1.0,
+                    "top_p": 1.0,
+                    "error": None,
+                    "incomplete_details": None,
+                    "instructions": body.get("instructions"),
+                    "metadata": {},
+                    "text": {"format": {"type": "text"}},
+                    "usage": {
+                        "input_tokens": usage["prompt"],
+                        "output_tokens": usage["completion"],
+                        "total_tokens": usage["prompt"] + usage["completion"],
+                        "input_tokens_details": {"cached_tokens": 0},
+                        "output_tokens_details": {"reasoning_tokens": 0},
+                    },
+                }
+                if not body.get("stream"):
+                    self._send(200, response)
+                    return
+                pending = {**response, "status": "in_progress", "output": []}
+                events: list[tuple[str | None, dict[str, Any]]] = [
+                    ("response.created", {"type": "response.created", "sequence_number": 0, "response": pending}),
+                    (
+                        "response.output_item.added",
+                        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
+                    ),
+                    (
+                        "response.output_item.done",
+                        {"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
+                    ),
+                    ("response.completed", {"type": "response.completed", "sequence_number": 3, "response": response}),
+                ]
+                self._sse(events, done=False)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def start(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def totals(self) -> dict[str, int]:
+        """Model calls served and the usage sums: the token ground truth."""
+        with self._lock:
+            return {
+                "model_calls": len(self.served),
+                "input_tokens": sum(s["prompt"] for s in self.served),
+                "output_tokens": sum(s["completion"] for s in self.served),
+            }
