@@ -35,6 +35,12 @@ __all__ = ["ClickHouseStore", "flatten_attributes", "table_rows"]
 log = logging.getLogger(__name__)
 
 _STREAM_ROWS = 8_192
+_SPILL = (
+    " SETTINGS max_bytes_before_external_sort = 64000000,"
+    " max_bytes_before_external_group_by = 64000000, max_block_size = 8192"
+)
+"""Sorting and grouping all spans spill to disk past 64 MB: measured on 400k spans in chdb,
+the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
 _JSON_SPAN_COLUMNS = ("attributes", "resource_attributes")
 _NESTED_ATTRIBUTE_COLUMNS = ("events", "links")
 
@@ -248,7 +254,7 @@ class ClickHouseStore(EvalStore):
         simulated = set(turn_counts) | set(convs.column("chat_id").to_pylist())
         spans = self._c.query(
             f"SELECT chat_id, count() AS n FROM {self._t('spans')} "
-            "WHERE chat_id IS NOT NULL GROUP BY chat_id"
+            "WHERE chat_id IS NOT NULL GROUP BY chat_id" + _SPILL
         )
         span_counts = dict(
             zip(spans.column("chat_id").to_pylist(), spans.column("n").to_pylist(), strict=True)
@@ -303,7 +309,7 @@ class ClickHouseStore(EvalStore):
         spans = _Cursor(
             client.stream(
                 f"SELECT {select} FROM {self._t('spans')} WHERE {span_filter} "
-                "ORDER BY chat_id, turn_id NULLS LAST, start_time NULLS LAST, span_id",
+                "ORDER BY chat_id, turn_id NULLS LAST, start_time NULLS LAST, span_id" + _SPILL,
                 params,
                 rows=_STREAM_ROWS,
             ),
