@@ -122,6 +122,9 @@ class HttpClient(ClickHouseClient):
                 secure=url.secure,
                 connect_timeout=connect_timeout,
                 settings=_SETTINGS,
+                # No server session: the evaluation streams three queries and writes while
+                # they are open, which one session refuses ("locked by a concurrent client").
+                autogenerate_session_id=False,
             )
         except Exception as exc:  # noqa: BLE001 - translated in one place
             raise self.error(exc, "connecting") from None
