@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
@@ -19,14 +20,18 @@ from typing import Any
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from collector.deadletter import DeadLetter
 from collector.decode import check_spans
 from collector.decode_logs import check_logs
+from collector.errors import Busy
 from collector.http_server import HttpServer
 from collector.ingest import Ingest
 from collector.query import QueryAnswer, run_query
+from collector.query_pool import QueryPool
 from collector.receiver_grpc import GrpcReceiver
 from collector.receiver_http import build_app
 from collector.redaction import RedactionRule, Redactor
+from collector.redaction_request import redact_logs, redact_traces
 from collector.routing import Router
 from collector.sidecar import remove_sidecar, write_sidecar
 from collector.spool import Spool, SpoolRecord
@@ -52,6 +57,13 @@ class CollectorStats:
     replayed_requests: int
     pending_bytes: int
     spool_bytes: int
+    dead_letters: int = 0
+    """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
+    nulled_values: int = 0
+    """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
+    quarantined_ranges: int = 0
+    """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
+    quarantined_bytes: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict (for printing / JSON)."""
@@ -67,6 +79,9 @@ class Collector:
     the pair is unusable).
     `query_max_rows`: most rows `POST /tracesim/query` answers (the answer says `truncated`);
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
+    `query_max_bytes`: about the most bytes of rows the endpoint answers (`truncated` then);
+    `query_workers`: queries the endpoint runs at once (a few more wait, the rest get 503).
+    Queries run with DuckDB's external access disabled and its configuration locked.
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
     a size); the defaults are the measured ones of `collector.store`.
@@ -93,6 +108,8 @@ class Collector:
         tls_key: str | Path | None = None,
         query_max_rows: int = 100_000,
         query_timeout: float | None = 30.0,
+        query_max_bytes: int = 64 << 20,
+        query_workers: int = 2,
         duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
         duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
     ) -> None:
@@ -114,6 +131,9 @@ class Collector:
             raise ValueError(f"query_max_rows must be at least 1, not {query_max_rows}")
         self._query_max_rows = query_max_rows
         self._query_timeout = query_timeout
+        self._query_max_bytes = query_max_bytes
+        self._query_workers = query_workers
+        self._queries: QueryPool | None = None
         self._duckdb_settings = {
             "memory_limit": check_size("duckdb_memory_limit", duckdb_memory_limit),
             "checkpoint_threshold": check_size(
@@ -133,6 +153,7 @@ class Collector:
         self._http: HttpServer | None = None
         self._replayed = 0
         self._loaded_at_start = 0
+        self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
         self._sidecar = False
 
     # lifecycle -------------------------------------------------------------------------
@@ -156,8 +177,14 @@ class Collector:
         self._store = Store(self.db_path, **self._duckdb_settings)
         router = Router(capacity=self._router_capacity)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
+        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
         router.preload(
-            self._store.known_turns(self._router_capacity), waiting, waiting_complete=complete
+            self._store.known_turns(self._router_capacity),
+            waiting,
+            waiting_complete=complete,
+            sessions=sessions,
+            unkeyed=unkeyed,
+            unkeyed_complete=unkeyed_complete,
         )
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(
@@ -165,16 +192,24 @@ class Collector:
             router,
             batch_rows=self._batch[0],
             batch_seconds=self._batch[1],
-            redactor=self.redactor,
+            dead_letter=self.dead_letter,
         )
         loaded = self._loaded_at_start = self._store.loaded_seq()
         self._writer.load(self._replay_items(self._spool, loaded))
         if self._writer.has_failed:  # keep what could not be loaded for the next start
             log.error("replaying the spool %s failed; its segments are kept", self._spool_dir)
-        else:
+        elif self._replayed == 0 or self._store.checkpoint():  # never drop what a WAL holds
             self._spool.drop_recovered()
         self._spool.open(next_seq=max(loaded, self._spool.last_seq) + 1)
-        self._ingest = Ingest(self._spool, self._writer, max_pending_bytes=self._max_pending)
+        self._store.lock_down()  # from here on no SQL reaches files or settings
+        self._queries = QueryPool(self._store.cursor, workers=self._query_workers)
+        self._ingest = Ingest(
+            self._spool,
+            self._writer,
+            max_pending_bytes=self._max_pending,
+            release=self._release_spool,
+            redactor=self.redactor,
+        )
         self._writer._on_committed = self._ingest.committed
         self._writer.start()
         if self._grpc_port is not None:
@@ -191,7 +226,7 @@ class Collector:
         if self._http_port is not None:
             app = build_app(
                 self._ingest,
-                query=self.query_capped,
+                query=self.submit_query,
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
@@ -205,10 +240,24 @@ class Collector:
             )
             self._sidecar = True
 
+    def _release_spool(self, loaded: int) -> None:
+        """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
+        database file itself (the WAL alone can be damaged). Runs on the writer's thread."""
+        spool, store = self._spool, self._store
+        if spool is not None and store is not None and spool.releasable(loaded):
+            if store.checkpoint():
+                spool.release(loaded)
+
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
         """Spool records not yet in DuckDB, parsed for the writer."""
         for record in spool.recover(loaded):
-            item = _replay_item(record)
+            try:
+                item = _replay_item(record, self.redactor)
+            except Exception as error:  # an unloadable record never stops start-up
+                self.dead_letter.record(
+                    record.seq, record.kind, record.payload, f"spool record {record.seq}: {error}"
+                )
+                continue
             if item is not None:
                 self._replayed += 1
                 yield item
@@ -241,6 +290,8 @@ class Collector:
             self._sidecar = False
         if self._ingest is not None:
             self._ingest.close()
+        if self._queries is not None:  # interrupted: the store is never closed under a query
+            self._queries.close()
         if self._grpc is not None:
             self._grpc.stop(grace=timeout / 3)
         if self._http is not None:
@@ -249,7 +300,7 @@ class Collector:
             self._stop_writer(self._writer, timeout)
         if self._spool is not None:
             loaded = None
-            if self._writer is not None:
+            if self._writer is not None and self._store is not None and self._store.checkpoint():
                 loaded = max(self._writer.durable_seq, self._loaded_at_start)
             self._spool.close(loaded=loaded)
         if self._store is not None:
@@ -341,6 +392,10 @@ class Collector:
             replayed_requests=self._replayed,
             pending_bytes=ingest.pending_bytes if ingest else 0,
             spool_bytes=spool.disk_bytes() if spool else 0,
+            dead_letters=self.dead_letter.count,
+            nulled_values=writer.stats.nulled_values if writer else 0,
+            quarantined_ranges=spool.quarantined_ranges if spool else 0,
+            quarantined_bytes=spool.quarantined_bytes if spool else 0,
         )
 
     def query(self, sql: str, params: list[Any] | None = None) -> tuple[list[str], list[list[Any]]]:
@@ -349,36 +404,54 @@ class Collector:
         Pending batches are flushed first. The statement passes the same guard as
         the query endpoint (`collector.check_safe_for_endpoint`) and the time limit.
         """
-        answer = self._run_query(sql, params, max_rows=None)
+        answer = self._run_query(sql, params, endpoint=False)
         return answer.columns, answer.rows
 
     def query_capped(self, sql: str, params: list[Any] | None = None) -> QueryAnswer:
-        """`query` with the row limit of the query endpoint (`truncated` when it cut rows)."""
-        return self._run_query(sql, params, max_rows=self._query_max_rows)
+        """`query` with the limits of the query endpoint (`truncated` when it cut rows)."""
+        return self._run_query(sql, params, endpoint=True)
 
-    def _run_query(
-        self, sql: str, params: list[Any] | None, *, max_rows: int | None
-    ) -> QueryAnswer:
-        store = self._store
-        if store is None:
+    def submit_query(self, sql: str, params: list[Any] | None = None) -> Future[QueryAnswer]:
+        """`query_capped` on the query workers (what the endpoint runs); raises Busy when
+        too many queries wait."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+        return self._queries.submit(lambda cursor: self._answer(cursor, sql, params, True))
+
+    def _run_query(self, sql: str, params: list[Any] | None, *, endpoint: bool) -> QueryAnswer:
+        if self._queries is None or self._store is None:
             raise RuntimeError("collector is not running")
+        return self._queries.run_here(lambda cursor: self._answer(cursor, sql, params, endpoint))
+
+    def _answer(
+        self, cursor: Any, sql: str, params: list[Any] | None, endpoint: bool
+    ) -> QueryAnswer:
+        """Flush (so the answer sees what was acknowledged), then run the guarded query."""
         self.flush()
-        cursor = store.cursor()  # a reader: the writer's connection is never held
-        try:
-            return run_query(cursor, sql, params, max_rows=max_rows, timeout=self._query_timeout)
-        finally:
-            cursor.close()
+        return run_query(
+            cursor,
+            sql,
+            params,
+            max_rows=self._query_max_rows if endpoint else None,
+            max_bytes=self._query_max_bytes if endpoint else None,
+            timeout=self._query_timeout,
+        )
 
 
-def _replay_item(record: SpoolRecord) -> Item | None:
-    """A spool record as a writer item (None for an unknown kind or unparsable payload)."""
-    if record.kind == KIND_TRACES:
-        request = ExportTraceServiceRequest.FromString(record.payload)
-        count = check_spans(request)[0]
-    elif record.kind == KIND_LOGS:
-        request = ExportLogsServiceRequest.FromString(record.payload)
-        count = check_logs(request)[0]
-    else:
-        log.warning("spool record %d has unknown kind %d; skipped", record.seq, record.kind)
-        return None
+def _replay_item(record: SpoolRecord, redactor: Redactor) -> Item:
+    """A spool record as a writer item; ValueError naming what is wrong when it cannot be."""
+    if record.kind not in (KIND_TRACES, KIND_LOGS):
+        raise ValueError(f"unknown kind {record.kind}")
+    message_type = (
+        ExportTraceServiceRequest if record.kind == KIND_TRACES else ExportLogsServiceRequest
+    )
+    try:
+        request = message_type.FromString(record.payload)
+    except Exception as error:
+        raise ValueError(f"not a valid {message_type.DESCRIPTOR.name}: {error}") from None
+    if redactor:  # records spooled by an older version may hold raw values
+        redact = redact_traces if record.kind == KIND_TRACES else redact_logs
+        redact(request, redactor)
+    check = check_spans if record.kind == KIND_TRACES else check_logs
+    count = check(request)[0]
     return Item(record.seq, record.kind, request, len(record.payload), count)

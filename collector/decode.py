@@ -249,7 +249,7 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
                 start = pb2_span.start_time_unix_nano
                 end = pb2_span.end_time_unix_nano
                 status = pb2_span.status
-                chat, turn, rule = own_key(attrs, resource_route) if attrs else resource_route
+                chat, turn, rule = own_key(attrs, resource_route)
                 operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
                 if redact_span is not None:
                     attrs = redact_span(attrs)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP
+import orjson
+
+from schemas.conventions import AI_SDK, GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 
 __all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
@@ -20,6 +22,13 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_OI_MESSAGES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX)
+_MLFLOW_OPS = {
+    f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
+    **{f'"{kind}"': GENAI.OP_CHAT for kind in MLFLOW.MODEL_TYPES},
+    '"AGENT"': GENAI.OP_INVOKE_AGENT,
+}
+"""MLflow span types (stored JSON-encoded) -> GenAI operation."""
 
 HOT_ATTRIBUTES: frozenset[str] = frozenset(
     (
@@ -29,6 +38,9 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         GENAI.TOOL_NAME,
         OPENINFERENCE.TOOL_NAME,
         TRACELOOP.ENTITY_NAME,
+        MLFLOW.SPAN_TYPE,
+        MLFLOW.CHAT_USAGE,
+        AI_SDK.TOOL_CALL_NAME,
         GENAI.RESPONSE_MODEL,
         GENAI.REQUEST_MODEL,
         OPENINFERENCE.LLM_MODEL_NAME,
@@ -75,6 +87,17 @@ def _first_int(attrs: dict[str, Any], *keys: str) -> int | None:
     return None
 
 
+def _records_a_model_call(attrs: dict[str, Any]) -> bool:
+    """An OpenInference LLM span records a model call when it carries usage or messages;
+    one with neither is a framework helper or a wrapper (LlamaIndex's
+    `_prepare_chat_with_tools`, the outer `achat`), not a model call (SPEC §5)."""
+    if OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT in attrs or (
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION in attrs
+    ):
+        return True
+    return any(key.startswith(_OI_MESSAGES) for key in attrs)
+
+
 def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     """Derive the hot columns of one span from its name and attributes."""
     get = attrs.get
@@ -84,11 +107,21 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         inference_kind = get(OPENINFERENCE.SPAN_KIND)
         if isinstance(inference_kind, str):
             operation = _OPENINFERENCE_OPS.get(inference_kind.upper())
+            if operation == GENAI.OP_CHAT and not _records_a_model_call(attrs):
+                return None, None, None, None, None
         if operation is None and traceloop_kind == TRACELOOP.KIND_TOOL:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None and name.startswith(_PREFIX):
             operation = GENAI.OP_EXECUTE_TOOL
-    tool_name = _text(get(GENAI.TOOL_NAME)) or _text(get(OPENINFERENCE.TOOL_NAME))
+        if operation is None and AI_SDK.TOOL_CALL_NAME in attrs:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and MLFLOW.SPAN_TYPE in attrs:
+            return _mlflow_fields(name, attrs)
+    tool_name = (
+        _text(get(GENAI.TOOL_NAME))
+        or _text(get(OPENINFERENCE.TOOL_NAME))
+        or _text(get(AI_SDK.TOOL_CALL_NAME))
+    )
     if tool_name is None and traceloop_kind == TRACELOOP.KIND_TOOL:
         tool_name = _text(get(TRACELOOP.ENTITY_NAME))
     if tool_name is None and name.startswith(_PREFIX):
@@ -111,3 +144,24 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
     )
     return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """MLflow tracing spans: the type names the operation, a TOOL span is named after its
+    function, usage sits in `mlflow.chat.tokenUsage` (JSON)."""
+    operation = _MLFLOW_OPS.get(str(attrs.get(MLFLOW.SPAN_TYPE)).strip())
+    tool_name = name if operation == GENAI.OP_EXECUTE_TOOL else None
+    tokens_in = tokens_out = None
+    usage = attrs.get(MLFLOW.CHAT_USAGE)
+    if isinstance(usage, str) and usage.startswith("{"):
+        try:
+            parsed = orjson.loads(usage)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            tokens_in, tokens_out = (
+                as_int(parsed.get("input_tokens")),
+                as_int(parsed.get("output_tokens")),
+            )
+    model = _text(attrs.get(GENAI.REQUEST_MODEL)) if operation == GENAI.OP_CHAT else None
+    return operation, tool_name, model, tokens_in, tokens_out

@@ -1,4 +1,7 @@
-"""The front door shared by both receivers: validate, spool (group fsync), queue, acknowledge.
+"""The front door shared by both receivers: validate, redact, spool (group fsync), queue, ack.
+
+With a `Redactor`, requests are redacted here, before the spool: raw values never
+reach disk.
 
 `export_*` return only once the request is durable in the spool, so an OK
 survives a crash; they raise `InvalidRequest` (permanent) or `Busy`
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -20,6 +24,8 @@ from collector.decode import check_spans
 from collector.decode_json import logs_request_from_json, traces_request_from_json
 from collector.decode_logs import check_logs
 from collector.errors import Busy, InvalidRequest
+from collector.redaction import Redactor
+from collector.redaction_request import redact_logs, redact_traces
 from collector.spool import Spool
 from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
 
@@ -29,8 +35,18 @@ __all__ = ["Ingest"]
 class Ingest:
     """Validates requests, writes them to the spool and hands them to the writer."""
 
-    def __init__(self, spool: Spool, writer: Writer, *, max_pending_bytes: int = 32 << 20) -> None:
+    def __init__(
+        self,
+        spool: Spool,
+        writer: Writer,
+        *,
+        max_pending_bytes: int = 32 << 20,
+        release: Callable[[int], None] | None = None,
+        redactor: Redactor | None = None,
+    ) -> None:
         self._spool = spool
+        self._redactor = redactor or None
+        self._release = release or spool.release
         self._writer = writer
         self._max_pending = max_pending_bytes
         self._lock = threading.Lock()
@@ -46,21 +62,29 @@ class Ingest:
     def export_traces(self, payload: bytes) -> tuple[int, str]:
         """Store a protobuf ExportTraceServiceRequest; returns (rejected spans, message)."""
         request = _parse(ExportTraceServiceRequest, payload)
+        if self._redactor is not None and redact_traces(request, self._redactor):
+            payload = request.SerializeToString()  # only redacted bytes reach the spool
         return self._submit(KIND_TRACES, payload, request, check_spans(request))
 
     def export_traces_json(self, body: bytes) -> tuple[int, str]:
         """Store an OTLP/JSON trace request (spooled as protobuf)."""
         request = traces_request_from_json(body)
+        if self._redactor is not None:
+            redact_traces(request, self._redactor)
         return self._submit(KIND_TRACES, request.SerializeToString(), request, check_spans(request))
 
     def export_logs(self, payload: bytes) -> tuple[int, str]:
         """Store a protobuf ExportLogsServiceRequest; returns (rejected records, message)."""
         request = _parse(ExportLogsServiceRequest, payload)
+        if self._redactor is not None and redact_logs(request, self._redactor):
+            payload = request.SerializeToString()
         return self._submit(KIND_LOGS, payload, request, check_logs(request))
 
     def export_logs_json(self, body: bytes) -> tuple[int, str]:
         """Store an OTLP/JSON logs request (spooled as protobuf)."""
         request = logs_request_from_json(body)
+        if self._redactor is not None:
+            redact_logs(request, self._redactor)
         return self._submit(KIND_LOGS, request.SerializeToString(), request, check_logs(request))
 
     def _submit(
@@ -84,10 +108,19 @@ class Ingest:
             if self._pending and self._pending + size > self._max_pending:
                 self.busy_answers += 1
                 raise Busy("collector queue is full; retry later")
+            try:
+                seq = self._spool.append(kind, payload)
+            except Busy:  # disk full / EIO: nothing queued, no budget taken
+                self.busy_answers += 1
+                raise
             self._pending += size
-            seq = self._spool.append(kind, payload)
             self._writer.put(Item(seq, kind, request, size, valid))
-        self._spool.sync(seq)
+        try:
+            self._spool.sync(seq)
+        except Busy:  # the budget comes back when the writer has handled the item
+            with self._lock:
+                self.busy_answers += 1
+            raise
         with self._arrival:
             self.last_arrival = time.monotonic()
             self._arrival.notify_all()
@@ -97,7 +130,7 @@ class Ingest:
         """Writer callback: free the memory budget and the loaded spool segments."""
         with self._lock:
             self._pending -= nbytes
-        self._spool.release(seq)
+        self._release(seq)
 
     @property
     def pending_bytes(self) -> int:

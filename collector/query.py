@@ -49,8 +49,10 @@ def database_tables(cursor: duckdb.DuckDBPyConnection) -> set[str]:
 
 def json_safe(value: Any) -> Any:
     """A JSON-serialisable version of a DuckDB result value."""
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, int):  # HUGEINT / UHUGEINT past 64 bits: JSON readers lose them
+        return value if -(2**63) <= value < 2**64 else str(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
@@ -70,18 +72,55 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
+def _size(value: Any) -> int:
+    """Rough size of a JSON-safe value in an answer (bytes)."""
+    if isinstance(value, str):
+        return len(value) + 3
+    if isinstance(value, (list, dict)):
+        return len(repr(value))
+    return 8
+
+
+def _fetch(result: Any, max_rows: int | None, max_bytes: int | None) -> tuple[list[Any], bool]:
+    """JSON-safe rows of a result up to `max_rows` and about `max_bytes`; whether cut. Rows
+    are fetched a few at a time once they turn out large, so a huge answer is never held."""
+    rows: list[list[Any]] = []
+    size = 0
+    step = 64
+    while True:
+        want = step if max_rows is None else min(step, max_rows + 1 - len(rows))
+        chunk = result.fetchmany(want)
+        for raw in chunk:
+            row = [json_safe(value) for value in raw]
+            size += sum(_size(value) for value in row) + 2
+            if (max_rows is not None and len(rows) >= max_rows) or (
+                max_bytes is not None and size > max_bytes
+            ):
+                return rows, True
+            rows.append(row)
+        if len(chunk) < want:
+            return rows, False
+        if max_bytes is not None:  # about as many rows as the budget left holds
+            per_row = max(1, size // max(1, len(rows)))
+            step = max(1, min(4096, (max_bytes - size) // per_row + 1))
+        else:
+            step = 4096
+
+
 def run_query(
     cursor: duckdb.DuckDBPyConnection,
     sql: str,
     params: list[Any] | None = None,
     *,
     max_rows: int | None = None,
+    max_bytes: int | None = None,
     timeout: float | None = None,
 ) -> QueryAnswer:
     """Run a guarded read-only query on `cursor` (a reader cursor, not the writer's).
 
-    Raises RefusedQuery for a statement the guard refuses, InvalidRequest when
-    DuckDB fails or `timeout` seconds pass (the query is interrupted then).
+    At most `max_rows` rows and about `max_bytes` bytes come back (`truncated` says when
+    more matched). Raises RefusedQuery for a statement the guard refuses, InvalidRequest
+    when DuckDB fails or `timeout` seconds pass (the query is interrupted then).
     """
     check_safe_for_endpoint(sql, allowed_tables=database_tables(cursor))
     timer = threading.Timer(timeout, cursor.interrupt) if timeout else None
@@ -92,24 +131,18 @@ def run_query(
         result = cursor.execute(sql, params or None)
         columns = [column[0] for column in result.description or []]
         if result.description is None:
-            fetched: list[Any] = []
-        elif max_rows is None:
-            fetched = result.fetchall()
+            rows, truncated = [], False
         else:
-            fetched = result.fetchmany(max_rows + 1)
+            rows, truncated = _fetch(result, max_rows, max_bytes)
     except duckdb.InterruptException:
         limit = f" after {timeout:g} s (the collector's query time limit)" if timeout else ""
         raise InvalidRequest(
-            f"query stopped{limit}; narrow it with WHERE / LIMIT, or stop the collector and "
-            "use `tracesim sql --db FILE`"
+            f"query stopped{limit} or by shutdown; narrow it with WHERE / LIMIT, or stop the "
+            "collector and use `tracesim sql --db FILE`"
         ) from None
     except duckdb.Error as error:
         raise InvalidRequest(f"query failed: {error}") from None
     finally:
         if timer is not None:
             timer.cancel()
-    truncated = max_rows is not None and len(fetched) > max_rows
-    if truncated:
-        fetched = fetched[:max_rows]
-    rows = [[json_safe(value) for value in row] for row in fetched]
     return QueryAnswer(columns, rows, truncated)

@@ -8,9 +8,11 @@ decompressing (no gzip bombs). Errors map once: 400 malformed, 401 token,
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import zlib
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import orjson
@@ -32,7 +34,8 @@ __all__ = ["build_app"]
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
 
-QueryFn = Callable[[str, list[Any] | None], QueryAnswer]
+QueryFn = Callable[[str, list[Any] | None], "Future[QueryAnswer]"]
+"""Queues a query on the query workers (never the receivers' threads); raises Busy when full."""
 
 
 def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -46,15 +49,34 @@ def _status_json(code: int, message: str, headers: dict[str, str] | None = None)
 
 
 def _gunzip(data: bytes, limit: int) -> bytes:
-    """Decompress gzip without ever holding more than `limit` bytes."""
-    inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
-    try:
-        out = inflater.decompress(data, limit + 1)
-    except zlib.error as error:
-        raise InvalidRequest(f"body is not valid gzip: {error}") from None
-    if len(out) > limit or inflater.unconsumed_tail:
-        raise TooLarge(f"decompressed body exceeds {limit} bytes")
-    return out
+    """Decompress a whole gzip body, every member of it (RFC 1952 allows several), never
+    holding more than `limit` bytes; a truncated body or trailing garbage is refused, so a
+    request is never stored in part."""
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+        try:
+            chunk = inflater.decompress(rest, limit - size + 1)
+        except zlib.error as error:
+            raise InvalidRequest(f"body is not valid gzip: {error}") from None
+        size += len(chunk)
+        if size > limit or inflater.unconsumed_tail:
+            raise TooLarge(f"decompressed body exceeds {limit} bytes")
+        if not inflater.eof:
+            raise InvalidRequest(
+                "gzip body is truncated (its end is missing); send the whole body again"
+            )
+        out.append(chunk)
+        rest = inflater.unused_data
+        if not rest:
+            return b"".join(out)
+        if not rest.startswith(b"\x1f\x8b"):
+            raise InvalidRequest(
+                f"{len(rest)} bytes after the end of the gzip data are not gzip; send only "
+                "the gzip stream"
+            )
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -136,13 +158,15 @@ def build_app(
             params = document.get("params")
             if params is not None and not isinstance(params, list):
                 raise InvalidRequest('"params" must be a JSON list')
-            answer = await run_in_threadpool(query, document["sql"], params)
+            answer = await asyncio.wrap_future(query(document["sql"], params))
         except orjson.JSONDecodeError as error:
             return _status_json(400, f"body is not valid JSON: {error}")
         except TooLarge as error:
             return _status_json(413, str(error))
         except InvalidRequest as error:
             return _status_json(400, str(error))
+        except Busy as error:
+            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
         payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
         if answer.truncated:  # absent means every row is there
             payload["truncated"] = True

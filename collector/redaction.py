@@ -6,12 +6,12 @@ whole value (no pattern) or every match of a regex or built-in preset inside
 string values: inside lists and maps too, and inside JSON documents held in a
 string (tool arguments), which are parsed, redacted and re-serialised compactly.
 
-Rules run in the decode stage of the writer (`Redactor` is compiled once and
-is pure), so the write-ahead spool holds the raw request bytes only until the
-batch that contains them is committed; the spool segment is then deleted. The
+Rules run at ingest, on the protobuf request before it is spooled
+(`collector.redaction_request`, which also covers names, status messages,
+severity text and bytes values), so raw values never reach disk. The
 hot columns and routing keys (tool_name, model, tokens, chat/turn ids,
-service.name) are derived from the raw values and their attributes are never
-redacted. The log record body is matched as the attribute name `body`.
+service.name) come from attributes no rule touches (`PROTECTED_ATTRIBUTES`).
+The log record body is matched as the attribute name `body`.
 
 Order for one attribute: a whole-value rule wins; otherwise presets run in
 `PRESETS` order (cards before phones), then custom patterns in the order given.
@@ -150,6 +150,8 @@ class _Compiled:
     scopes: frozenset[str]
     rank: int
     hint: str | None
+    exact: frozenset[str]
+    """The rule's globs without wildcards: the names it names exactly."""
 
 
 def _compile(rule: RedactionRule, index: int) -> _Compiled:
@@ -206,6 +208,7 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
         scopes=frozenset(rule.apply_to),
         rank=rank,
         hint=hint,
+        exact=frozenset(glob for glob in rule.attributes if not set(glob) & set("*?[")),
     )
 
 
@@ -253,6 +256,23 @@ class _ScopeRedactor:
         if len(self._plans) >= _CACHE_LIMIT:
             self._plans.clear()
         self._plans[name] = plan
+        return plan
+
+    def text_plan(self, name: str) -> _Plan | None:
+        """What to do with a text that is not an attribute value (a span name under
+        `span.name`, ...): pattern rules whose globs match, whole-value rules only when they
+        name it exactly (a name like `tracesim.turn` identifies a span; "*" means values)."""
+        key = "\0" + name
+        plan = self._plans.get(key, _MISSING)
+        if plan is not _MISSING:
+            return plan  # type: ignore[return-value]
+        matching = tuple(
+            rule
+            for rule in self._rules
+            if rule.names.match(name) and (rule.regex is not None or name in rule.exact)
+        )
+        plan = _Plan(matching) if matching else None
+        self._plans[key] = plan
         return plan
 
     def attributes(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -364,6 +384,8 @@ class Redactor:
         self.log = scopes["logs"].attributes if has["logs"] else None
         self.resource = scopes["resources"].attributes if has["resources"] else None
         self.log_body = (lambda body: scopes["logs"].value(LOG_BODY, body)) if has["logs"] else None
+        self.scopes: dict[str, _ScopeRedactor] = {s: r for s, r in scopes.items() if has[s]}
+        """The rules of each scope that has any (used on protobuf requests at ingest)."""
 
     def __bool__(self) -> bool:
         return bool(self.rules)

@@ -1,16 +1,21 @@
 """Routing keys a span or log carries itself (SPEC §3 rules 1, 2 and 4). Pure functions.
 
-Rule 3 (the trace of a known `tracesim.turn` span) needs state: see `routing.py`.
+The conversation key and the turn key are each taken at their own first match:
+span attributes before resource attributes, tracesim's keys before arksim's. A
+conversation id of the GenAI / framework conventions (rule 4,
+`schemas.conversation_keys`) keys the chat only. Rule 3 (the trace of a known
+`tracesim.turn` span) and rule 4 across a trace need state: see `routing.py`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from schemas.conventions import ARKSIM, GENAI, OTEL, TRACESIM
+from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [
     "ROUTING_ATTRIBUTES",
+    "ResourceRoute",
     "RouteKey",
     "RULE_NONE",
     "RULE_SPAN",
@@ -18,13 +23,16 @@ __all__ = [
     "RULE_TRACE",
     "RULE_SESSION",
     "explicit_key",
+    "own_key",
+    "resource_key",
     "session_key",
     "turn_number",
-    "own_key",
 ]
 
 RouteKey = tuple[str | None, int | None, int]
 """(chat_id, turn_id, rule) where rule says which SPEC §3 rule matched."""
+ResourceRoute = tuple[RouteKey, int | None]
+"""A resource's own RouteKey and its turn id even without a chat id (a span may name the chat)."""
 
 RULE_NONE = 0
 RULE_SPAN = 1
@@ -33,17 +41,10 @@ RULE_TRACE = 3
 RULE_SESSION = 4
 
 _INT32_MAX = 2**31 - 1
+_CHAT_KEYS = tuple(chat for chat, _ in EXPLICIT_KEYS)
+_TURN_KEYS = tuple(turn for _, turn in EXPLICIT_KEYS)
 
-ROUTING_ATTRIBUTES: frozenset[str] = frozenset(
-    (
-        TRACESIM.CHAT_ID,
-        TRACESIM.TURN_ID,
-        ARKSIM.CONVERSATION_ID,
-        ARKSIM.TURN_ID,
-        GENAI.CONVERSATION_ID,
-        OTEL.SESSION_ID,
-    )
-)
+ROUTING_ATTRIBUTES: frozenset[str] = frozenset((*_CHAT_KEYS, *_TURN_KEYS, *CONVERSATION_ID_KEYS))
 """Every attribute the routing rules read (redaction leaves them alone: routing needs them)."""
 
 
@@ -72,45 +73,60 @@ def _chat(value: Any) -> str | None:
 
 
 def explicit_key(attrs: dict[str, Any]) -> tuple[str | None, int | None]:
-    """tracesim (then arksim) chat/turn keys of an attribute map."""
-    chat = _chat(attrs.get(TRACESIM.CHAT_ID))
-    if chat is not None:
-        return chat, turn_number(attrs.get(TRACESIM.TURN_ID))
-    chat = _chat(attrs.get(ARKSIM.CONVERSATION_ID))
-    if chat is not None:
-        return chat, turn_number(attrs.get(ARKSIM.TURN_ID))
-    return None, None
+    """(chat, turn) of one attribute map, each its own first match (tracesim, then arksim)."""
+    chat = turn = None
+    for key in _CHAT_KEYS:
+        chat = _chat(attrs.get(key))
+        if chat is not None:
+            break
+    for key in _TURN_KEYS:
+        turn = turn_number(attrs.get(key))
+        if turn is not None:
+            break
+    return chat, turn
 
 
 def session_key(attrs: dict[str, Any]) -> str | None:
-    """Rule 4: gen_ai.conversation.id, then session.id (chat id only)."""
-    return _chat(attrs.get(GENAI.CONVERSATION_ID)) or _chat(attrs.get(OTEL.SESSION_ID))
+    """Rule 4: the first conversation id of the GenAI / framework conventions (chat id only)."""
+    for key in CONVERSATION_ID_KEYS:
+        value = attrs.get(key)
+        if value is not None:
+            chat = _chat(value)
+            if chat is not None:
+                return chat
+    return None
 
 
-def own_key(attrs: dict[str, Any], resource_key: RouteKey) -> RouteKey:
-    """Rules 1, 2 and 4 for one item, given its resource's precomputed key (rule 2/4 or none)."""
-    if attrs:
-        chat, turn = explicit_key(attrs)
-        if chat is not None:
-            return chat, turn, RULE_SPAN
-    if resource_key[2] == RULE_RESOURCE:
-        return resource_key
-    if attrs:
-        session = session_key(attrs)
-        if session is not None:
-            return session, None, RULE_SESSION
-    return resource_key
+def own_key(attrs: dict[str, Any], resource: ResourceRoute) -> RouteKey:
+    """Rules 1, 2 and 4 for one item, given its resource's key (`resource_key`).
+
+    chat: span explicit > resource explicit > span conversation id > resource's;
+    turn: span explicit > resource explicit. No chat, no turn.
+    """
+    if not attrs or ROUTING_ATTRIBUTES.isdisjoint(attrs):
+        return resource[0]
+    chat, turn = explicit_key(attrs)
+    (res_chat, _, res_rule), res_turn = resource
+    if turn is None:
+        turn = res_turn
+    if chat is not None:
+        return chat, turn, RULE_SPAN
+    if res_rule == RULE_RESOURCE:
+        return res_chat, turn, RULE_RESOURCE
+    session = session_key(attrs)
+    if session is not None:
+        return session, turn, RULE_SESSION
+    if res_chat is None:
+        return None, None, RULE_NONE
+    return res_chat, turn, res_rule
 
 
-def resource_key(resource_attrs: dict[str, Any]) -> RouteKey:
-    """Rule 2 key of a resource; its rule-4 session key as fallback."""
+def resource_key(resource_attrs: dict[str, Any]) -> ResourceRoute:
+    """Rule 2 key of a resource (its rule-4 conversation id as fallback), and its turn."""
     chat, turn = explicit_key(resource_attrs)
     if chat is not None:
-        return chat, turn, RULE_RESOURCE
+        return (chat, turn, RULE_RESOURCE), turn
     session = session_key(resource_attrs)
     if session is not None:
-        return session, None, RULE_SESSION
-    return None, None, RULE_NONE
-
-
-__all__.append("resource_key")
+        return (session, turn, RULE_SESSION), turn
+    return (None, None, RULE_NONE), turn

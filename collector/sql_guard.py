@@ -59,6 +59,13 @@ _REFUSED_FUNCTIONS = frozenset(
         "glob",
         "sniff_csv",
         "which_secret",
+        "json_serialize_plan",
+        "json_serialize_sql",
+        "json_deserialize_sql",
+        "current_schema",
+        "current_schemas",
+        "current_database",
+        "current_catalog",
     }
 )
 _REFUSED_PREFIXES = ("read_", "parquet_", "duckdb_", "pragma_", "iceberg_", "delta_")
@@ -243,10 +250,12 @@ class _Walker:
                 self.walk(child, ctes)
 
     def _ctes(self, entries: list[dict[str, Any]], ctes: frozenset[str]) -> frozenset[str]:
-        """Walk each CTE seeing itself and the ones before it; all are seen after."""
+        """Walk each CTE seeing the ones before it (a plain CTE's own name inside it is not
+        itself: `WITH "f.csv" AS (SELECT * FROM 'f.csv')` reads the file; a recursive CTE's
+        body names itself under its `cte_name`); all are seen after."""
         for entry in entries:
-            ctes = ctes | {str(entry.get("key", "")).lower()}
             self.walk(entry.get("value"), ctes)
+            ctes = ctes | {str(entry.get("key", "")).lower()}
         return ctes
 
     def _table_ref(self, node: dict[str, Any], ctes: frozenset[str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from collector.columns import table_of
 from collector.decode import SPAN_FIELDS, SpanBatch
 from collector.decode_logs import LOG_FIELDS, LogBatch
 from collector.errors import StoreLocked
@@ -50,20 +51,6 @@ def check_size(name: str, value: str) -> str:
     return value.strip()
 
 
-_NS = pa.timestamp("ns")
-_TYPES: dict[str, pa.DataType] = {
-    "start_time": _NS,
-    "end_time": _NS,
-    "time": _NS,
-    "observed_time": _NS,
-    "duration_ms": pa.float64(),
-    "turn_id": pa.int32(),
-    "input_tokens": pa.int64(),
-    "output_tokens": pa.int64(),
-    "severity_number": pa.int32(),
-    "conversation_index": pa.int32(),
-    "num_turns": pa.int32(),
-}
 _TURN_FIELDS = (
     "chat_id",
     "turn_id",
@@ -117,10 +104,12 @@ def _backfill_sql(table: str) -> str:
     )
 
 
-def _table(columns: dict[str, list[Any]], names: tuple[str, ...]) -> pa.Table:
-    """An Arrow table of the named column lists, typed for the DDL."""
-    return pa.table(
-        {name: pa.array(columns[name], type=_TYPES.get(name, pa.string())) for name in names}
+def _session_backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
+    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
+        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
     )
 
 
@@ -162,32 +151,65 @@ class PreparedBatch:
     turns: pa.Table | None = None
     conversations: pa.Table | None = None
     backfill: pa.Table | None = None
+    session_backfill: pa.Table | None = None
+    nulled: int = 0
+    """Values stored as NULL because they did not fit their column (`collector.columns`)."""
+
+    def tables(self) -> list[tuple[str, pa.Table]]:
+        """(field name, table) of the tables present, in the order `Store.write` runs them."""
+        return [
+            (field.name, getattr(self, field.name))
+            for field in fields(self)
+            if field.name != "nulled" and getattr(self, field.name) is not None
+        ]
+
+    def split(self) -> list[PreparedBatch]:
+        """Smaller batches holding the same rows, in write order (to isolate a bad row): one
+        per table, or the two halves of a single table. [] for a batch of one row."""
+        tables = self.tables()
+        if len(tables) > 1:
+            return [PreparedBatch(**{name: table}) for name, table in tables]
+        if not tables or tables[0][1].num_rows < 2:
+            return []
+        name, table = tables[0]
+        half = table.num_rows // 2
+        return [
+            PreparedBatch(**{name: table.slice(0, half)}),
+            PreparedBatch(**{name: table.slice(half)}),
+        ]
 
 
 def _latest(
     rows: list[dict[str, Any]], key: tuple[str, ...], names: tuple[str, ...]
-) -> pa.Table | None:
+) -> tuple[pa.Table | None, int]:
     """Turn / conversation rows as a table, the last row of each key winning."""
     if not rows:
-        return None
+        return None, 0
     latest = {tuple(row[k] for k in key): row for row in rows}
-    return _table({name: [row[name] for row in latest.values()] for name in names}, names)
+    return table_of({name: [row[name] for row in latest.values()] for name in names}, names)
 
 
 def prepare(
-    spans: SpanBatch, logs: LogBatch, backfill: list[tuple[str, str, int]]
+    spans: SpanBatch,
+    logs: LogBatch,
+    backfill: list[tuple[str, str, int]],
+    session_backfill: list[tuple[str, str]] | None = None,
 ) -> PreparedBatch:
     """Build the Arrow tables of a decoded, routed batch (deduplicated by primary key). Pure."""
     batch = PreparedBatch()
+    nulled = [0, 0, 0, 0]
     if len(spans):
         cols = spans.columns
         keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-        batch.spans = _table(_select(cols, keep), SPAN_FIELDS)
+        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS)
     if len(logs):
         keep = _keep_first(logs.columns["log_id"])
-        batch.logs = _table(_select(logs.columns, keep), LOG_FIELDS)
-    batch.turns = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
-    batch.conversations = _latest(spans.conversations, ("chat_id",), _CONVERSATION_FIELDS)
+        batch.logs, nulled[1] = table_of(_select(logs.columns, keep), LOG_FIELDS)
+    batch.turns, nulled[2] = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
+    batch.conversations, nulled[3] = _latest(
+        spans.conversations, ("chat_id",), _CONVERSATION_FIELDS
+    )
+    batch.nulled = sum(nulled)
     if backfill:
         trace_ids, chats, turn_ids = (list(c) for c in zip(*backfill, strict=True))
         batch.backfill = pa.table(
@@ -197,7 +219,37 @@ def prepare(
                 "turn_id": pa.array(turn_ids, pa.int32()),
             }
         )
+    if session_backfill:
+        trace_ids, chats = (list(c) for c in zip(*session_backfill, strict=True))
+        batch.session_backfill = pa.table(
+            {"trace_id": pa.array(trace_ids, pa.string()), "chat_id": pa.array(chats, pa.string())}
+        )
     return batch
+
+
+def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """Open the file; a WAL DuckDB cannot replay is moved aside (never deleted) and the file
+    opened at its last checkpoint: the collector keeps every spool record until a checkpoint
+    covers it, so replaying the spool restores what the WAL held."""
+    try:
+        return duckdb.connect(str(path), config=config)
+    except duckdb.Error as error:
+        wal = Path(f"{path}.wal")
+        if "WAL" not in str(error) or not wal.exists():
+            raise
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        aside = wal.with_name(f"{wal.name}.damaged-{stamp}")
+        wal.rename(aside)
+        log.error(
+            "the DuckDB write-ahead log of %s is damaged (%s); moved it to %s and opened the "
+            "database at its last checkpoint. Every acknowledged request since then is replayed "
+            "from the spool. Keep %s for inspection, or delete it.",
+            path,
+            error,
+            aside,
+            aside,
+        )
+    return duckdb.connect(str(path), config=config)
 
 
 class Store:
@@ -211,15 +263,13 @@ class Store:
         memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
+        config = {
+            "threads": 1,
+            "checkpoint_threshold": checkpoint_threshold,
+            "memory_limit": memory_limit,
+        }
         try:
-            self.con = duckdb.connect(
-                str(self.path),
-                config={
-                    "threads": 1,
-                    "checkpoint_threshold": checkpoint_threshold,
-                    "memory_limit": memory_limit,
-                },
-            )
+            self.con = _connect(self.path, config)
         except duckdb.IOException as error:
             if "lock" in str(error).lower():
                 raise StoreLocked(
@@ -270,6 +320,22 @@ class Store:
         ).fetchall()
         return [row[0] for row in rows[:limit]], len(rows) <= limit
 
+    def trace_sessions(self, limit: int) -> tuple[list[tuple[str, str]], list[str], bool]:
+        """After a restart: (trace_id, chat_id) of traces keyed without a turn (rule 4), the
+        traces with rows lacking any chat (up to `limit` each), and whether that is all."""
+        sessions = self.con.execute(
+            "SELECT trace_id, min(chat_id) FROM spans WHERE chat_id IS NOT NULL AND "
+            "turn_id IS NULL GROUP BY trace_id ORDER BY max(start_time) DESC NULLS LAST LIMIT ?",
+            [limit],
+        ).fetchall()
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE chat_id IS NULL UNION "
+            "SELECT DISTINCT trace_id FROM logs WHERE chat_id IS NULL AND trace_id IS NOT NULL "
+            "LIMIT ?",
+            [limit + 1],
+        ).fetchall()
+        return [tuple(r) for r in sessions], [r[0] for r in rows[:limit]], len(rows) <= limit
+
     def write(self, batch: PreparedBatch, seq: int) -> tuple[int, int]:
         """Store one prepared batch and the spool position in one transaction; returns rows
         inserted (spans, logs). Releases the GIL for most of its time (DuckDB)."""
@@ -295,6 +361,11 @@ class Store:
             if batch.backfill is not None:
                 for table in ("spans", "logs"):
                     self._run_with(batch.backfill, "batch_turnmap", _backfill_sql(table))
+            if batch.session_backfill is not None:
+                for table in ("spans", "logs"):
+                    self._run_with(
+                        batch.session_backfill, "batch_sessionmap", _session_backfill_sql(table)
+                    )
             con.execute(
                 "INSERT INTO tracesim_meta VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -318,13 +389,30 @@ class Store:
         """A separate cursor on the same database, for readers."""
         return self.con.cursor()
 
+    def lock_down(self) -> None:
+        """From now on no SQL on this database reaches the file system (files, globs, other
+        databases, extensions) or changes a setting (memory limit included): DuckDB's own
+        `enable_external_access=false` and `lock_configuration=true`, for every connection,
+        readers too. The writer needs neither (it registers Arrow tables)."""
+        self.con.execute("SET enable_external_access = false")
+        self.con.execute("SET lock_configuration = true")
+
+    def checkpoint(self) -> bool:
+        """Write everything committed into the file itself (the WAL is emptied); False when
+        that failed (logged): spool records must then be kept."""
+        if self.con is None:
+            return False
+        try:
+            self.con.execute("CHECKPOINT")
+        except duckdb.Error as error:
+            log.warning("checkpoint of %s failed: %s", self.path, error)
+            return False
+        return True
+
     def close(self) -> None:
         """Checkpoint and close (idempotent)."""
         if self.con is None:
             return
-        try:
-            self.con.execute("CHECKPOINT")
-        except duckdb.Error as error:  # closing matters more than the checkpoint
-            log.warning("checkpoint on close failed: %s", error)
+        self.checkpoint()  # closing matters more than the checkpoint
         self.con.close()
         self.con = None  # type: ignore[assignment]

@@ -22,6 +22,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import duckdb
+import pyarrow as pa
+
+from collector.deadletter import DeadLetter
 from collector.decode import SpanBatch, decode_traces
 from collector.decode_logs import LogBatch, decode_logs
 from collector.redaction import Redactor
@@ -57,6 +61,22 @@ class WriterStats:
     requests: int = 0
     failed_requests: int = 0
     committed_seq: int = 0
+    nulled_values: int = 0
+    dead_rows: int = 0
+
+
+DATA_ERRORS = (
+    duckdb.DataError,
+    duckdb.IntegrityError,
+    duckdb.InvalidInputException,
+    pa.ArrowException,
+    OverflowError,
+    TypeError,
+    ValueError,
+    UnicodeError,
+)
+"""Failures caused by the rows themselves: the batch is split to isolate them. Any other
+failure (disk full, out of memory) is the machine's: the batch stays in the spool."""
 
 
 class Writer:
@@ -71,8 +91,10 @@ class Writer:
         batch_seconds: float = 0.2,
         on_committed: Callable[[int, int], None] | None = None,
         redactor: Redactor | None = None,
+        dead_letter: DeadLetter | None = None,
     ) -> None:
         self._store = store
+        self._dead_letter = dead_letter
         self._redactor = redactor or None
         self._router = router
         self._batch_rows = batch_rows
@@ -158,10 +180,10 @@ class Writer:
             batch.append(item)
             rows += item.count
             if rows >= self._batch_rows:
-                self._store_batch(batch, self._prepare(batch))
+                self._store_batch(batch, self._prepare_isolated(batch))
                 batch, rows = [], 0
         if batch:
-            self._store_batch(batch, self._prepare(batch))
+            self._store_batch(batch, self._prepare_isolated(batch))
 
     def _take(self) -> list[Item] | None:
         """Wait for a full or due batch; None when stopping with nothing left."""
@@ -192,7 +214,7 @@ class Writer:
                 batch = self._take()
                 if batch is None:
                     return
-                self._prepared.put((batch, self._prepare(batch)))
+                self._prepared.put((batch, self._prepare_isolated(batch)))
         finally:
             self._prepared.put(None)
 
@@ -205,20 +227,52 @@ class Writer:
                 return
             self._store_batch(*job)
 
+    def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
+        """`_prepare`, and when it fails, each request on its own: one that still fails goes
+        to the dead-letter file (the pipeline never stops on a request)."""
+        try:
+            return self._prepare(items)
+        except Exception:
+            log.exception("preparing a batch of %d requests failed; isolating them", len(items))
+        parts = []
+        for item in items:
+            try:
+                parts.append(self._prepare([item]))
+            except Exception as error:
+                self._reject_item(item, f"could not be decoded: {error!r}")
+        merged = PreparedBatch()
+        for part in parts:  # rows of one request at a time keep their write order
+            merged = _concat(merged, part)
+        return merged
+
+    def _reject_item(self, item: Item, reason: str) -> None:
+        """A request that cannot be stored: counted, logged, kept in the dead-letter file."""
+        self.stats.failed_requests += 1
+        message = item.message
+        payload = message.SerializeToString() if hasattr(message, "SerializeToString") else b""
+        item.message = None
+        if self._dead_letter is not None:
+            self._dead_letter.record(item.seq, item.kind, payload, f"request {item.seq} {reason}")
+        else:
+            log.error("request %d %s; dropped", item.seq, reason)
+
     def _prepare(self, items: list[Item]) -> PreparedBatch:
-        """Decode and route a batch; requests that fail to decode are logged and skipped."""
+        """Decode and route a batch; requests that fail to decode are dead-lettered."""
         spans, logs = SpanBatch(), LogBatch()
         redactor = self._redactor
         for item in items:
+            if item.message is None:
+                continue
+            marks = _marks(spans, logs)
             try:
                 if item.kind == KIND_TRACES:
                     decode_traces(item.message, spans, redactor)
                 elif item.kind == KIND_LOGS:
                     decode_logs(item.message, logs, redactor)
-            except Exception:  # a bug in decoding must not stop the pipeline
-                log.exception("could not decode spooled request %d; skipped", item.seq)
-                self.stats.failed_requests += 1
-            item.message = None  # free memory early
+            except Exception as error:  # a bug in decoding must not stop the pipeline
+                log.exception("could not decode spooled request %d", item.seq)
+                _rollback(spans, logs, marks)  # no half-decoded request in the columns
+                self._reject_item(item, f"could not be decoded: {error!r}")
         router = self._router
         learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
         for trace_id, chat_id, turn_id in learned:
@@ -227,7 +281,11 @@ class Writer:
         router.route(logs.columns, logs.rules)
         backfill = router.backfill_targets(learned)
         router.settled(trace_id for trace_id, _chat, _turn in learned)
-        return prepare(spans, logs, backfill)
+        prepared = prepare(spans, logs, backfill, router.session_backfill_targets())
+        self.stats.nulled_values += prepared.nulled
+        for item in items:
+            item.message = None  # free memory early
+        return prepared
 
     def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
         """Commit one prepared batch (one retry), then publish progress. The spool position
@@ -237,7 +295,7 @@ class Writer:
             seq = min(seq, self._failed_from - 1)
         for attempt in (1, 2):
             try:
-                stored_spans, stored_logs = self._store.write(prepared, seq)
+                stored_spans, stored_logs = self._write_isolating(prepared, seq)
             except Exception:
                 log.exception(
                     "storing a batch of %d requests failed (attempt %d)", len(items), attempt
@@ -260,6 +318,32 @@ class Writer:
             )
         self._done(items)
 
+    def _write_isolating(self, prepared: PreparedBatch, seq: int) -> tuple[int, int]:
+        """`Store.write`; when the rows themselves fail (DATA_ERRORS), the batch is split
+        until the failing rows stand alone, and those go to the dead-letter file. Any other
+        failure propagates (the batch stays in the spool)."""
+        try:
+            return self._store.write(prepared, seq)
+        except DATA_ERRORS as error:
+            parts = prepared.split()
+            if not parts:
+                self._reject_rows(prepared, error)
+                return 0, 0
+            log.warning("a batch was refused (%s); splitting it to isolate the bad rows", error)
+        stored = [self._write_isolating(part, seq) for part in parts]
+        return sum(s for s, _ in stored), sum(n for _, n in stored)
+
+    def _reject_rows(self, prepared: PreparedBatch, error: BaseException) -> None:
+        """Rows DuckDB refuses even alone: counted, logged, kept in the dead-letter file."""
+        for name, table in prepared.tables():
+            for row in table.to_pylist():
+                self.stats.dead_rows += 1
+                reason = f"{name} row refused by DuckDB: {error}"
+                if self._dead_letter is not None:
+                    self._dead_letter.row(name, row, reason)
+                else:
+                    log.error("%s; dropped", reason)
+
     def _done(self, items: list[Item]) -> None:
         """Publish the committed position, release memory budget, wake flushers."""
         seq = max(item.seq for item in items)
@@ -269,3 +353,29 @@ class Writer:
             self._cond.notify_all()
         if self._on_committed is not None:
             self._on_committed(self.durable_seq, sum(item.nbytes for item in items))
+
+
+def _concat(first: PreparedBatch, second: PreparedBatch) -> PreparedBatch:
+    """Both batches' rows in one (tables concatenated, `second` after `first`)."""
+    merged = PreparedBatch(nulled=first.nulled + second.nulled)
+    for name in ("spans", "logs", "turns", "conversations", "backfill"):
+        a, b = getattr(first, name), getattr(second, name)
+        both = [t for t in (a, b) if t is not None]
+        setattr(merged, name, pa.concat_tables(both) if len(both) > 1 else (both or [None])[0])
+    return merged
+
+
+def _marks(spans: SpanBatch, logs: LogBatch) -> tuple[int, int, int, int]:
+    """Lengths to roll a batch back to when a request fails half-decoded."""
+    return len(spans.rules), len(spans.turns), len(spans.conversations), len(logs.rules)
+
+
+def _rollback(spans: SpanBatch, logs: LogBatch, marks: tuple[int, int, int, int]) -> None:
+    """Truncate every column list of both batches to `marks`."""
+    span_rows, turns, conversations, log_rows = marks
+    for values in spans.columns.values():
+        del values[span_rows:]
+    del spans.rules[span_rows:], spans.turns[turns:], spans.conversations[conversations:]
+    for values in logs.columns.values():
+        del values[log_rows:]
+    del logs.rules[log_rows:]

@@ -11,15 +11,29 @@ criteria:
      "expected": ..., "strict": false, "subset": false, "turn": 1,
      "threshold": 0.5}
 
-`tool_calls` runs the `trajectory` metric. Its `match_mode` accepts our
-names and the usual aliases (exact -> strict, any_order -> unordered,
-superset -> contains, subset -> within, ordered/subsequence -> in_order);
-the default is `unordered` (as `trajectory`). `arg_match_mode` defaults to
-`exact` here: an assertion that writes arguments means them (an expected
-call without args is still compared by name only).
+`tool_calls` is arksim's assertion and keeps arksim's verdicts (README,
+"Coming from arksim"); it runs the `trajectory` metric. Its `match_mode`
+accepts our names and the usual aliases (exact -> strict, any_order ->
+unordered, superset -> contains, subset -> within, ordered/subsequence ->
+in_order); the default is `unordered`. As in arksim:
+- `arg_match_mode` (per expected call, or for the whole assertion) defaults
+  to `ignore`: arguments written without a mode are not compared;
+  `partial` (arksim's word) means `subset` (expected args within actual);
+- an empty `expected` asserts nothing about the calls (passes), and with
+  `forbidden` checks only that no forbidden tool was called;
+- `within` asks that every actual call be one of the expected calls: the
+  same expected call may be repeated (membership, not a matching).
+Where SPEC §7 differs from arksim, SPEC wins: matching is optimal, never
+greedy, and `subset` compares nested objects deeply.
 
 `turn` (zero-based) checks that turn's calls; without it the assertion sees
 the calls of every turn, concatenated in turn order.
+
+The shared vocabulary (`evaluator.metrics.vocabulary`) is accepted too:
+`order` (alias of `match_mode`), `arg_mode` (alias of `arg_match_mode`,
+also for tool_call_args), `all_or_nothing` (for `strict`), `arg_matchers`
+(per-tool argument matchers); types `tool_call_f1` and `tool_call_stats`
+(informational). `tool_calls` without `expected` checks only `forbidden`.
 
 `threshold`: for tool_error_rate the highest acceptable rate, for
 tool_latency the highest acceptable duration in ms (its `max_ms`), for the
@@ -32,6 +46,7 @@ threshold a metric passes only on a full match).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,17 +54,32 @@ from typing import Any
 from evaluator.metrics import (
     tool_call_args,
     tool_call_count,
+    tool_call_f1,
     tool_call_order,
     tool_call_output,
+    tool_call_stats,
     tool_error_rate,
     tool_latency,
     trajectory,
 )
+from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
 from evaluator.metrics.count import parse_count_spec
-from evaluator.metrics.expected import ARG_MODES, ExpectedCallError, expected_calls, not_graded
+from evaluator.metrics.expected import (
+    ExpectedCallError,
+    describe,
+    expected_calls,
+    not_graded,
+)
+from evaluator.metrics.vocabulary import (
+    VocabularyError,
+    names_match,
+    resolve_arg_mode,
+    resolve_order,
+)
 from schemas import MetricResult, ToolCall
 
 __all__ = [
+    "ARKSIM_ARG_MODES",
     "ASSERTION_TYPES",
     "MATCH_MODES",
     "Assertion",
@@ -73,18 +103,44 @@ MATCH_MODES: dict[str, str] = {
 }
 """Accepted `match_mode` values -> trajectory modes."""
 
-_CALL_LIST_TYPES = ("tool_calls", "tool_call_args", "tool_call_order", "tool_call_output")
-ASSERTION_TYPES = (*_CALL_LIST_TYPES, "tool_call_count", "tool_error_rate", "tool_latency")
+ARKSIM_ARG_MODES: dict[str, str] = {"partial": "subset"}
+"""arksim's argument-mode words that differ from ours (arksim's `partial` is our `subset`)."""
+
+FAILURE_SEVERITY: dict[str, str] = {
+    "disobey user request": "high",
+    "false information": "critical",
+    "lack of specific information": "medium",
+    "repetition": "low",
+}
+"""Severity of the failure labels a `tool_calls` assertion gives (arksim's mapping)."""
+
+_CALL_LIST_TYPES = (
+    "tool_calls",
+    "tool_call_args",
+    "tool_call_order",
+    "tool_call_output",
+    "tool_call_f1",
+)
+ASSERTION_TYPES = (
+    *_CALL_LIST_TYPES,
+    "tool_call_count",
+    "tool_error_rate",
+    "tool_latency",
+    "tool_call_stats",
+)
 
 _COMMON_KEYS = {"type", "turn", "threshold", "description", "name"}
+_VOCABULARY = {"order", "arg_mode", "all_or_nothing", "arg_matchers"}
 _KEYS: dict[str, set[str]] = {
-    "tool_calls": {"expected", "match_mode", "arg_match_mode", "forbidden"},
-    "tool_call_args": {"expected", "strict", "subset"},
-    "tool_call_order": {"expected", "strict"},
-    "tool_call_count": {"expected", "strict"},
-    "tool_call_output": {"expected", "strict"},
+    "tool_calls": {"expected", "match_mode", "arg_match_mode", "forbidden"} | _VOCABULARY,
+    "tool_call_args": {"expected", "strict", "subset"} | _VOCABULARY - {"order", "match_mode"},
+    "tool_call_order": {"expected", "strict", "order", "all_or_nothing"},
+    "tool_call_count": {"expected", "strict", "all_or_nothing"},
+    "tool_call_output": {"expected", "strict", "all_or_nothing"},
+    "tool_call_f1": {"expected", "arg_mode", "arg_matchers"},
     "tool_error_rate": set(),
     "tool_latency": set(),
+    "tool_call_stats": set(),
 }
 
 
@@ -110,12 +166,20 @@ class Assertion:
     """Expected calls (list of ExpectedCall) or counts (mapping); None for rate/latency."""
     match_mode: str = "unordered"
     """Trajectory mode (tool_calls only), already mapped to our names."""
-    arg_match_mode: str = "exact"
-    """Trajectory argument mode (tool_calls only)."""
+    arg_match_mode: str = "ignore"
+    """Trajectory argument mode (tool_calls only; arksim's default `ignore`)."""
     forbidden: tuple[str, ...] = field(default_factory=tuple)
     """Tools that must not be called (tool_calls only)."""
     strict: bool = False
     subset: bool = False
+    all_or_nothing: bool = False
+    """Value 1.0 only when everything matched (the vocabulary's name for `strict`)."""
+    arg_mode: str | None = None
+    """Argument mode of tool_call_args / tool_call_f1 (None: the metric's default)."""
+    order: str | None = None
+    """tool_call_order's order (in_order or strict); None: from `strict`."""
+    arg_matchers: Any = None
+    """Per-tool argument matchers, validated at parse time."""
     turn: int | None = None
     """Zero-based turn to check; None = the whole conversation."""
     threshold: float | None = None
@@ -125,6 +189,13 @@ def _choice(value: Any, allowed: Sequence[str], fail: Any, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         fail(name, f"{value!r} is not one of {', '.join(allowed)}")
     return value
+
+
+def _arksim_call(item: Any) -> Any:
+    """An expected call with arksim's `arg_match_mode: partial` spelled `subset`."""
+    if isinstance(item, Mapping) and item.get("arg_match_mode") in ARKSIM_ARG_MODES:
+        return {**item, "arg_match_mode": ARKSIM_ARG_MODES[item["arg_match_mode"]]}
+    return item
 
 
 def _parse_one(raw: Any, index: int, where: str) -> Assertion:
@@ -147,7 +218,7 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
             fail("turn", f"must be a zero-based turn number, got {turn!r}")
         values["turn"] = turn
-    for flag in ("strict", "subset"):
+    for flag in ("strict", "subset", "all_or_nothing"):
         if flag in raw:
             if not isinstance(raw[flag], bool):
                 fail(flag, f"must be true or false, got {raw[flag]!r}")
@@ -156,6 +227,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
     if threshold is not None:
         if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
             fail("threshold", f"must be a number, got {threshold!r}")
+        if kind == "tool_call_stats":
+            fail("threshold", "tool_call_stats is informational (a count, never pass/fail)")
         if kind == "tool_latency":
             if threshold <= 0:
                 fail(
@@ -166,15 +239,18 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
             fail("threshold", f"must be between 0 and 1, got {threshold}")
         values["threshold"] = float(threshold)
 
+    _parse_vocabulary(raw, kind, values, fail)
     expected = raw.get("expected")
-    if kind in _CALL_LIST_TYPES:
-        if expected is None and kind == "tool_calls":
-            expected = []
+    if kind == "tool_calls" and expected is None:
+        values["expected"] = None  # only `forbidden` is checked
+    elif kind in _CALL_LIST_TYPES:
         if not isinstance(expected, list):
             fail("expected", 'must be a list of tool calls ({"name": ..., "args": {...}})')
         items = [
             {"name": e} if kind == "tool_call_order" and isinstance(e, str) else e for e in expected
         ]
+        if kind == "tool_calls":
+            items = [_arksim_call(e) for e in items]
         try:
             values["expected"] = expected_calls(items)  # normalised once, checked per turn
         except ExpectedCallError as exc:
@@ -187,17 +263,46 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         values["expected"] = dict(expected)
 
     if kind == "tool_calls":
-        values["match_mode"] = MATCH_MODES[
-            _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
-        ]
-        values["arg_match_mode"] = _choice(
-            raw.get("arg_match_mode", "exact"), ARG_MODES, fail, "arg_match_mode"
-        )
+        if "order" in raw:
+            try:
+                values["match_mode"] = resolve_order(raw["order"])
+            except VocabularyError as exc:
+                fail("order", str(exc))
+        else:
+            values["match_mode"] = MATCH_MODES[
+                _choice(raw.get("match_mode", "unordered"), tuple(MATCH_MODES), fail, "match_mode")
+            ]
+        arg_key = "arg_mode" if "arg_mode" in raw else "arg_match_mode"
+        raw_mode = raw.get(arg_key, "ignore")  # arksim: names only unless a mode is given
+        try:
+            values["arg_match_mode"] = resolve_arg_mode(ARKSIM_ARG_MODES.get(raw_mode, raw_mode))
+        except VocabularyError as exc:
+            fail(arg_key, str(exc))
         forbidden = raw.get("forbidden", [])
         if not isinstance(forbidden, list) or not all(isinstance(f, str) and f for f in forbidden):
             fail("forbidden", "must be a list of tool names")
         values["forbidden"] = tuple(forbidden)
     return Assertion(**values)
+
+
+def _parse_vocabulary(raw: Mapping[str, Any], kind: str, values: dict[str, Any], fail: Any) -> None:
+    """`arg_mode`, `order`, `arg_matchers` of the shared metric vocabulary, checked now."""
+    if "arg_mode" in raw and kind != "tool_calls":
+        try:
+            values["arg_mode"] = resolve_arg_mode(raw["arg_mode"])
+        except VocabularyError as exc:
+            fail("arg_mode", str(exc))
+    if "order" in raw and kind == "tool_call_order":
+        try:
+            values["order"] = resolve_order(raw["order"])
+        except VocabularyError as exc:
+            fail("order", str(exc))
+    if raw.get("arg_matchers") is not None:
+        try:
+            compile_matchers(raw["arg_matchers"])
+        except ArgMatcherError as exc:
+            fail("arg_matchers", str(exc))
+        values["arg_matchers"] = raw["arg_matchers"]
 
 
 def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
@@ -212,24 +317,120 @@ def parse_assertions(raw: list, *, where: str) -> list[Assertion]:
 def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     kind, expected, threshold = assertion.type, assertion.expected, assertion.threshold
     if kind == "tool_calls":
-        return trajectory(
+        return _tool_calls(assertion, calls)
+    whole = assertion.all_or_nothing or assertion.strict
+    if kind == "tool_call_args":
+        return tool_call_args(
             calls,
             expected,
-            mode=assertion.match_mode,
-            arg_mode=assertion.arg_match_mode,
-            forbidden=assertion.forbidden,
+            arg_mode=assertion.arg_mode or ("subset" if assertion.subset else "exact"),
+            all_or_nothing=whole,
+            arg_matchers=assertion.arg_matchers,
         )
-    if kind == "tool_call_args":
-        return tool_call_args(calls, expected, strict=assertion.strict, subset=assertion.subset)
     if kind == "tool_call_order":
-        return tool_call_order(calls, expected, strict=assertion.strict)
+        order = assertion.order or ("strict" if assertion.strict else "in_order")
+        return tool_call_order(
+            calls, expected, order=order, all_or_nothing=assertion.all_or_nothing
+        )
     if kind == "tool_call_count":
-        return tool_call_count(calls, expected, strict=assertion.strict)
+        return tool_call_count(calls, expected, all_or_nothing=whole)
     if kind == "tool_call_output":
-        return tool_call_output(calls, expected, strict=assertion.strict)
+        return tool_call_output(calls, expected, all_or_nothing=whole)
+    if kind == "tool_call_f1":
+        return tool_call_f1(
+            calls,
+            expected,
+            arg_mode=assertion.arg_mode or "exact",
+            arg_matchers=assertion.arg_matchers,
+        )
+    if kind == "tool_call_stats":
+        return tool_call_stats(calls)
     if kind == "tool_error_rate":
         return tool_error_rate(calls, max_rate=threshold)
     return tool_latency(calls, max_ms=threshold)
+
+
+def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
+    """arksim's `tool_calls` verdicts on top of the `trajectory` metric (see module doc)."""
+    expected, banned = list(assertion.expected or []), set(assertion.forbidden)
+    if not expected:
+        hits = [
+            describe(c.name, c.arguments)
+            for c in calls
+            if any(names_match(b, c.name) for b in banned)
+        ]
+        if hits:
+            reason = f"forbidden tools called: {', '.join(hits)}"
+        elif banned:
+            reason = f"no forbidden tool called ({', '.join(sorted(banned))})"
+        else:
+            reason = "no expected tool calls defined"
+        return MetricResult(
+            name="trajectory",
+            value=0.0 if hits else 1.0,
+            passed=not hits,
+            reason=reason,
+            details={"mode": assertion.match_mode, "forbidden": hits, "expected": []},
+        )
+    if assertion.match_mode == "within" and len(calls) > 1:
+        # Membership: any expected call may stand for several actual calls.
+        result = trajectory(
+            calls,
+            expected * len(calls),
+            order="within",
+            arg_mode=assertion.arg_match_mode,
+            forbidden=assertion.forbidden,
+            all_or_nothing=assertion.all_or_nothing,
+            arg_matchers=assertion.arg_matchers,
+        )
+        result.details["missing"] = []
+        return result
+    return trajectory(
+        calls,
+        expected,
+        order=assertion.match_mode,
+        arg_mode=assertion.arg_match_mode,
+        forbidden=assertion.forbidden,
+        all_or_nothing=assertion.all_or_nothing,
+        arg_matchers=assertion.arg_matchers,
+    )
+
+
+def _failure_label(assertion: Assertion, calls: list[ToolCall], result: MetricResult) -> str:
+    """arksim's behaviour-failure label for a failed `tool_calls` assertion.
+
+    Missing calls or tools outside the expected set: `disobey user request`;
+    only extra calls of expected tools: `repetition`; strict order with the
+    right tools but wrong arguments: `false information` (`lack of specific
+    information` when every argument mode was `subset`).
+    """
+    expected = list(assertion.expected or [])
+    pairs = result.details.get("pairs")
+    if result.details.get("forbidden") or not isinstance(pairs, list):
+        return "disobey user request"
+    mode, size = assertion.match_mode, len(expected)
+    wanted_names = [e.name for e in expected]
+    if mode == "strict":
+        if [c.name for c in calls] == wanted_names:
+            modes = {e.arg_match_mode or assertion.arg_match_mode for e in expected}
+            return "false information" if modes - {"subset"} else "lack of specific information"
+        if len(calls) == size:
+            return "disobey user request"
+        missing_count = Counter(wanted_names) - Counter(c.name for c in calls)
+        extra = list((Counter(c.name for c in calls) - Counter(wanted_names)).elements())
+        missing = list(missing_count.elements())
+    else:
+        got_e = {p["expected_index"] % max(size, 1) for p in pairs if "expected_index" in p}
+        got_a = {p["actual_index"] for p in pairs if "actual_index" in p}
+        missing = (
+            [] if mode == "within" else [n for i, n in enumerate(wanted_names) if i not in got_e]
+        )
+        extra = (
+            [] if mode == "contains" else [c.name for j, c in enumerate(calls) if j not in got_a]
+        )
+    if extra and not missing and all(name in wanted_names for name in extra):
+        return "repetition"
+    return "disobey user request"
 
 
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:
@@ -272,8 +473,13 @@ def check_assertions(
             )
             continue
         result = _apply_threshold(assertion, _evaluate(assertion, calls))
+        label_details: dict[str, Any] = {}
+        if assertion.type == "tool_calls" and result.passed is False:
+            label = _failure_label(assertion, calls, result)
+            label_details = {"failure_label": label, "severity": FAILURE_SEVERITY[label]}
         details = {
             **result.details,
+            **label_details,
             "assertion": {
                 "index": assertion.index,
                 "type": assertion.type,

@@ -10,19 +10,25 @@ not an empty string; the first present source wins.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
+from evaluator.extract_envelopes import is_placeholder, unwrap_arguments, unwrap_value
 from evaluator.extract_span import SpanView
-from schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, OTEL, TRACELOOP
+from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
+from schemas.conventions import AI_SDK
 
 __all__ = [
     "coerce_arguments",
     "encode_result",
     "is_tool_span",
+    "mlflow_span_type",
     "parse_arguments",
+    "read_arguments",
+    "read_result",
     "tool_arguments",
     "tool_call_id",
     "tool_error",
@@ -36,6 +42,8 @@ _ARGUMENT_KEYS = (
     TRACELOOP.ENTITY_INPUT,  # unwrapped below: its `kwargs`
     ADK.TOOL_CALL_ARGS,
     LOGFIRE.TOOL_ARGUMENTS,
+    MLFLOW.SPAN_INPUTS,
+    AI_SDK.TOOL_CALL_ARGS,
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -43,25 +51,65 @@ _RESULT_KEYS = (
     TRACELOOP.ENTITY_OUTPUT,  # unwrapped below: may be a JSON wrapper
     ADK.TOOL_RESPONSE,
     LOGFIRE.TOOL_RESPONSE,
+    MLFLOW.SPAN_OUTPUTS,
+    AI_SDK.TOOL_CALL_RESULT,
 )
-_ID_KEYS = (GENAI.TOOL_CALL_ID, OPENINFERENCE.TOOL_CALL_ID, OPENINFERENCE.TOOL_ID)
-_NAME_KEYS = (GENAI.TOOL_NAME, OPENINFERENCE.TOOL_NAME, TRACELOOP.ENTITY_NAME)
+_ID_KEYS = (
+    GENAI.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_ID,
+    AI_SDK.TOOL_CALL_ID,
+)
+_NAME_KEYS = (
+    GENAI.TOOL_NAME,
+    OPENINFERENCE.TOOL_NAME,
+    TRACELOOP.ENTITY_NAME,
+    AI_SDK.TOOL_CALL_NAME,
+)
+_JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TOOL_CALL_RESULT)
+
+
+FIELD_KEYS = frozenset((*_ARGUMENT_KEYS, *_RESULT_KEYS, *_ID_KEYS))
+"""Attributes a tool call's fields are read from (events may carry them instead)."""
+_EXCEPTION_LINE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
+    r"(?:\[[^\]]*\])?: (.+)$"
+)
+_TRACEBACK_HEAD = "Traceback (most recent call last)"
 
 
 def _present(value: Any) -> bool:
-    return value is not None and value != ""
+    """Not None, not empty, not a placeholder such as ADK's `<not specified>`."""
+    return not is_placeholder(value)
+
+
+def mlflow_span_type(attributes: Mapping[str, Any]) -> str | None:
+    """MLflow's span type (stored JSON-encoded: `"\"TOOL\""`), upper-case, or None."""
+    value = attributes.get(MLFLOW.SPAN_TYPE)
+    if not isinstance(value, str):
+        return None
+    return value.strip().strip('"').upper() or None
 
 
 def is_tool_span(span: SpanView) -> bool:
-    """True when the span records a tool call under any convention we read."""
+    """True when the span records a tool call under any convention we read.
+
+    A UiPath-style `tool.synthesized` container around the real tool span is not a call.
+    """
+    attributes = span.attributes
+    if attributes and attributes.get(UIPATH.TOOL_SYNTHESIZED) in (True, "true", "True"):
+        return False
     if span.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
         return True
-    attributes = span.attributes
     if not attributes:
         return False
+    if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
+        return True
     if attributes.get(GENAI.OPERATION_NAME) == GENAI.OP_EXECUTE_TOOL:
         return True
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
+        return True
+    if AI_SDK.TOOL_CALL_NAME in attributes:
         return True
     kind = attributes.get(OPENINFERENCE.SPAN_KIND)
     if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
@@ -79,6 +127,8 @@ def tool_name(span: SpanView) -> str:
             return str(value)
     if span.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
         return span.name[len(GENAI.EXECUTE_TOOL_SPAN_PREFIX) :].strip()
+    if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
+        return span.name  # MLflow names a tool span after the function
     return ""
 
 
@@ -171,19 +221,35 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
     return coerce_arguments(value)
 
 
-def tool_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
-    """gen_ai.tool.call.arguments > input.value > traceloop.entity.input (kwargs) > ADK > Logfire.
+def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool, str]:
+    """(arguments, whether the span's input was an object of arguments, envelope call id).
 
-    `tool.parameters` is the tool's JSON schema, never its arguments.
+    gen_ai.tool.call.arguments > input.value > traceloop.entity.input (kwargs) > ADK >
+    Logfire > MLflow span inputs; LangChain ToolCall and callback envelopes unwrapped.
+    A bare value (a string) is kept as {"input": value} and flagged, so the caller may
+    take the arguments from the model's request instead. `tool.parameters` (a schema)
+    is never read.
     """
     for key in _ARGUMENT_KEYS:
         value = attributes.get(key)
         if not _present(value):
             continue
         if key == TRACELOOP.ENTITY_INPUT:
-            return _unwrap_traceloop_input(value)
-        return parse_arguments(value)
-    return {}
+            arguments = _unwrap_traceloop_input(value)
+            return arguments, "input" not in arguments or len(arguments) != 1, ""
+        if isinstance(value, (str, bytes)):
+            ok, parsed = _parse_text(value) if value.strip() else (True, {})
+            value = parsed if ok else value
+        unwrapped = unwrap_arguments(value)
+        value = unwrapped.value
+        is_object = isinstance(value, Mapping)
+        return coerce_arguments(value), is_object, unwrapped.call_id
+    return {}, True, ""
+
+
+def tool_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments `read_arguments` finds."""
+    return read_arguments(attributes)[0]
 
 
 def encode_result(value: Any) -> str | None:
@@ -197,58 +263,69 @@ def encode_result(value: Any) -> str | None:
     return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def _unwrap_traceloop_output(value: Any) -> str | None:
-    """OpenLLMetry JSON-encodes return values: `"\\"sunny\\""` -> `sunny`.
-
-    LangChain tool spans wrap it once more as `{"output": ..., "kwargs": ...}`;
-    the wrapper is dropped. Other JSON (a dict the tool returned) stays as
-    its JSON text.
-    """
-    if not isinstance(value, (str, bytes)):
-        return encode_result(value)
-    try:
-        parsed = orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return encode_result(value)
-    if isinstance(parsed, Mapping) and "output" in parsed and set(parsed) <= {"output", "kwargs"}:
-        parsed = parsed["output"]
-        return parsed if isinstance(parsed, str) else encode_result(parsed)
-    if isinstance(parsed, str):
-        return parsed
-    return encode_result(value)
-
-
-def tool_result(attributes: Mapping[str, Any]) -> str | None:
-    """gen_ai.tool.call.result > output.value > traceloop.entity.output > ADK > Logfire."""
+def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(result text, envelope call id): gen_ai.tool.call.result > output.value >
+    traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
+    (`evaluator.extract_envelopes`); a placeholder is no result."""
     for key in _RESULT_KEYS:
         value = attributes.get(key)
         if value is None:
             continue
-        if key == TRACELOOP.ENTITY_OUTPUT:
-            return _unwrap_traceloop_output(value)
-        return encode_result(value)
-    return None
+        if key in _JSON_ENCODED_RESULTS and isinstance(value, str):
+            try:  # these JSON-encode the return value: `"\"sunny\""` -> `sunny`
+                decoded = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                decoded = value
+            value = decoded if isinstance(decoded, str) else value
+        unwrapped = unwrap_value(value)
+        return encode_result(unwrapped.value), unwrapped.call_id
+    return None, ""
+
+
+def tool_result(attributes: Mapping[str, Any]) -> str | None:
+    """The result `read_result` finds."""
+    return read_result(attributes)[0]
+
+
+def _exception_message(text: str) -> str:
+    """The exception's own message out of a traceback, `Type: message` status text, or the
+    OpenAI Agents SDK's `Error running tool (non-fatal): {..., 'error': message}`."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return text
+    last = lines[-1].strip() if _TRACEBACK_HEAD in text else text.strip()
+    match = _EXCEPTION_LINE.match(last)
+    if match:
+        return match.group(1)
+    head, sep, tail = last.partition(": {")
+    if sep and last.endswith("}"):
+        ok, parsed = _parse_text("{" + tail)
+        if ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
+            return parsed["error"]
+    return last
 
 
 def tool_error(span: SpanView) -> str | None:
-    """Status ERROR (its message) > an `exception` event's message > `error.type`.
+    """The exception's message (an `exception` event) > status ERROR's message (the
+    message out of a traceback or `Type: message` text) > `error.type`.
 
-    A status ERROR without a message still marks the call failed; its text then
-    comes from the next source in that order ("error" when there is none).
+    A status ERROR without a message still marks the call failed ("error" when nothing
+    says more). The whole traceback stays in the span.
     """
     attributes = span.attributes
-    error_type = attributes.get(OTEL.ERROR_TYPE)
-    failed = span.status_code == "ERROR"
-    if failed and span.status_message:
-        return str(span.status_message)
     for event in span.events:
         if event.get("name") == OTEL.EXCEPTION_EVENT:
             event_attributes = event.get("attributes") or {}
             message = event_attributes.get(OTEL.EXCEPTION_MESSAGE)
             if _present(message):
                 return str(message)
-            kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
-            return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
+            if span.status_code != "ERROR" or not span.status_message:
+                kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
+                return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
+    failed = span.status_code == "ERROR"
+    if failed and span.status_message:
+        return _exception_message(str(span.status_message))
+    error_type = attributes.get(OTEL.ERROR_TYPE)
     if _present(error_type):
         return str(error_type)
     return "error" if failed else None

@@ -14,14 +14,21 @@ Requested calls are read from:
   message are read too;
 - OpenInference: `llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id`,
   `....tool_call.function.name`, `....tool_call.function.arguments`;
-- legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`.
+- legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`;
+- Google ADK: `gcp.vertex.agent.llm_response` (`content.parts[].function_call`);
+- span events of the model span carrying any of the attributes above, or an
+  OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
+
+The same requests also give a tool span its arguments when its own input is not
+an object of arguments (a bare string): `assign_requests` pairs each call with the
+request it answers.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -29,9 +36,16 @@ import orjson
 from evaluator.canonical import canonical_args
 from evaluator.extract_fields import parse_arguments
 from evaluator.extract_span import SpanView
-from schemas import GENAI, OPENINFERENCE
+from schemas import ADK, GENAI, OPENINFERENCE
 
-__all__ = ["RequestedCall", "assign_recovered_ids", "requested_calls", "safe_requested_calls"]
+__all__ = [
+    "PendingCall",
+    "RequestedCall",
+    "assign_recovered_ids",
+    "assign_requests",
+    "requested_calls",
+    "safe_requested_calls",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +53,7 @@ _MARKERS = (
     f'"{GENAI.OUTPUT_MESSAGES}"',
     f'"{OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX}',
     f'"{GENAI.COMPLETION_PREFIX}',
+    f'"{ADK.LLM_RESPONSE}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -57,6 +72,9 @@ class RequestedCall:
     id: str
     name: str
     args_key: tuple
+    arguments: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    order: tuple = field(default=(), compare=False, hash=False)
+    """The requesting model span's sort key (start time, span id)."""
 
 
 def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
@@ -79,6 +97,52 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
                 }
 
 
+def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
+    """ADK's LlmResponse JSON: `content.parts[].function_call` {id, name, args}."""
+    response = orjson.loads(value) if isinstance(value, (str, bytes)) else value
+    content = response.get("content") if isinstance(response, Mapping) else None
+    for part in (content.get("parts") if isinstance(content, Mapping) else None) or ():
+        call = part.get("function_call") if isinstance(part, Mapping) else None
+        if isinstance(call, Mapping):
+            yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
+
+
+def _from_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Requested calls in one attribute map (span or event)."""
+    raw: list[dict[str, Any]] = []
+    output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
+    if output_messages:
+        raw.extend(_from_output_messages(output_messages))
+    raw.extend(
+        _from_indexed(
+            attributes, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+        )
+    )
+    raw.extend(
+        _from_indexed(attributes, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+    )
+    adk = attributes.get(ADK.LLM_RESPONSE)
+    if adk and adk != "{}":
+        raw.extend(_from_adk_response(adk))
+    message = _loaded(attributes.get("message"))
+    if isinstance(message, Mapping):  # a gen_ai.choice event: {"message": {"tool_calls": []}}
+        raw.extend(_from_output_messages([message]))
+    tool_calls = _loaded(attributes.get("tool_calls"))
+    if isinstance(tool_calls, list):
+        raw.extend(_from_output_messages([{"tool_calls": tool_calls}]))
+    return raw
+
+
+def _loaded(value: Any) -> Any:
+    """JSON text decoded (None when it is not JSON); other values as they are."""
+    if isinstance(value, (str, bytes)):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+    return value
+
+
 def _from_indexed(
     attributes: Mapping[str, Any], prefix: str, infix: str, fields: Mapping[str, str]
 ) -> list[dict[str, Any]]:
@@ -98,29 +162,91 @@ def _from_indexed(
 
 def requested_calls(span: SpanView) -> list[RequestedCall]:
     """Tool calls a model span requested, in message order (empty for other spans)."""
-    if not span.may_hold_text(*_MARKERS):
-        return []
-    attributes = span.attributes
     raw: list[dict[str, Any]] = []
-    output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
-    if output_messages:
-        raw.extend(_from_output_messages(output_messages))
-    raw.extend(
-        _from_indexed(
-            attributes, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
-        )
-    )
-    raw.extend(
-        _from_indexed(attributes, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
-    )
+    if span.may_hold_text(*_MARKERS):
+        raw.extend(_from_attributes(span.attributes))
+    for event in span.events if not raw else ():
+        attributes = event.get("attributes")
+        if isinstance(attributes, Mapping) and attributes:
+            raw.extend(_from_attributes(attributes))
     calls = []
+    order = span.sort_key()
     for item in raw:
         call_id, name = item.get("id"), item.get("name")
         if not call_id or not name:
             continue
         args = parse_arguments(item.get("arguments"))
-        calls.append(RequestedCall(str(call_id), str(name), canonical_args(args)))
+        calls.append(RequestedCall(str(call_id), str(name), canonical_args(args), args, order))
     return calls
+
+
+@dataclass
+class PendingCall:
+    """A tool call that lacks its id or its arguments (a bare input), in start order."""
+
+    name: str
+    arguments: dict[str, Any]
+    call_id: str = ""
+    bare: Any = None
+    """The bare input when the span's input was not an object of arguments, else None."""
+    order: tuple = ()
+    """The tool span's sort key: a call answers a request made before it."""
+
+
+def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
+    if not candidates:
+        return None
+    if latest:
+        before = [r for r in candidates if r.order and order and r.order <= order]
+        if before:
+            return max(before, key=lambda r: r.order)
+    return candidates[0]
+
+
+def assign_requests(
+    pending: list[PendingCall],
+    requested: list[RequestedCall],
+    *,
+    taken: set[str],
+    latest: bool = False,
+) -> list[RequestedCall | None]:
+    """The request each pending call answers (None where none fits), each used once.
+
+    A call with an id takes the request of that id; then calls whose arguments equal an
+    unused request's; then bare inputs found among a request's argument values; then the
+    rest, each the earliest unused request of its name (`latest`: the latest one made
+    before the call, for requests gathered over a whole conversation).
+    """
+    used = set(taken)
+    found: list[RequestedCall | None] = [None] * len(pending)
+
+    def take(index: int, choice: RequestedCall | None) -> None:
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice
+
+    for index, call in enumerate(pending):
+        if call.call_id:
+            choice = next((r for r in requested if r.id == call.call_id), None)
+            found[index] = choice
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id and call.bare is None:
+            key = canonical_args(call.arguments)
+            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            take(index, _pick([r for r in fits if r.args_key == key], call.order, latest=latest))
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id and call.bare is not None:
+            fits = [
+                r
+                for r in requested
+                if r.name == call.name and r.id not in used and call.bare in r.arguments.values()
+            ]
+            take(index, _pick(fits, call.order, latest=latest))
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id:
+            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            take(index, _pick(fits, call.order, latest=latest))
+    return found
 
 
 def assign_recovered_ids(
@@ -166,3 +292,16 @@ def safe_requested_calls(span: SpanView) -> list[RequestedCall]:
     except Exception as exc:  # one bad model span must not stop extraction
         logger.warning("skipping model span %s for id recovery: %s", span.span_id, exc)
         return []
+
+
+def row_may_hold_requests(span: Any) -> bool:
+    """False only for a `spans` row (dict with JSON text) that certainly requests no call."""
+    if type(span) is not dict:
+        return True
+    raw = span.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    events = span.get("events")
+    if isinstance(events, str) and len(events) > 2:
+        return True
+    return any(marker in raw for marker in _MARKERS)

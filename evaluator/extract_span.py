@@ -16,7 +16,8 @@ from typing import Any
 
 import orjson
 
-from schemas import GENAI, OPENINFERENCE, TRACELOOP
+from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
+from schemas.conventions import AI_SDK
 
 __all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -37,6 +38,8 @@ _TOOL_MARKERS = tuple(
         OPENINFERENCE.TOOL_NAME,
         OPENINFERENCE.SPAN_KIND,
         TRACELOOP.SPAN_KIND,
+        MLFLOW.SPAN_TYPE,
+        AI_SDK.TOOL_CALL_NAME,
     )
 )
 

@@ -39,6 +39,8 @@ TOOL_METRICS: tuple[str, ...] = (
     "tool_call_order",
     "tool_call_count",
     "tool_call_output",
+    "tool_call_f1",
+    "tool_call_stats",
     "trajectory",
     "tool_error_rate",
     "tool_latency",

@@ -17,7 +17,7 @@ from typing import Any
 
 from evaluator.cache import LLMCache
 from evaluator.custom import CustomMetric, run_custom_metric
-from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges
+from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges, with_rubric
 from evaluator.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
 from evaluator.stages import ConversationWork
 from schemas.eval_config import EvalConfig
@@ -40,7 +40,12 @@ def _judge_tasks(
 ) -> tuple[list[JudgeTask], list[tuple[int, int | None]]]:
     tasks: list[JudgeTask] = []
     where: list[tuple[int, int | None]] = []
-    judges = [BUILTIN_JUDGES[name] for name in config.metrics]
+    judges = [
+        with_rubric(BUILTIN_JUDGES[name], config.judge_rubrics[name])
+        if name in config.judge_rubrics
+        else BUILTIN_JUDGES[name]
+        for name in config.metrics
+    ]
     for w, work in enumerate(works):
         if work.data.traced_only:
             continue  # production traces: no user or agent message to judge

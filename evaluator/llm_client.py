@@ -1,4 +1,4 @@
-"""The judges' LLM client: OpenAI-compatible chat completions, cached, bounded, retried.
+"""The judges' LLM client: any provider (`providers`), cached, bounded, retried.
 
 One `JudgeClient` per evaluation, shared by every judge, so that:
 - one `asyncio.Semaphore` bounds the requests in flight (`LLMConfig.max_concurrency`);
@@ -7,23 +7,30 @@ One `JudgeClient` per evaluation, shared by every judge, so that:
 - every answer goes through the `LLMCache` first (a cached request makes no call);
 - tokens and cost are added up in `LLMUsage`.
 
-The `openai` exceptions are translated here, and only here, into `JudgeCallError`.
+Requests keep OpenAI's shape whatever the provider (`providers` translates them),
+so the cache key is the same request whichever SDK answers it. Provider errors
+become `JudgeCallError` here, and only here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import os
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import openai
 from pydantic import BaseModel
 
 from evaluator.cache import LLMCache, request_hash
+from providers import (
+    ChatClient,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderStatusError,
+    make_chat_client,
+    provider_unavailable_reason,
+)
+from providers.openai_chat import PLACEHOLDER_API_KEY
 from schemas.llm_config import LLMConfig
 
 __all__ = [
@@ -34,9 +41,6 @@ __all__ = [
     "PLACEHOLDER_API_KEY",
     "judge_unavailable_reason",
 ]
-
-PLACEHOLDER_API_KEY = "tracesim-no-key"
-"""Sent to a `base_url` that needs no key (a local server): the client insists on one."""
 
 _MAX_BACKOFF = 60.0
 
@@ -91,32 +95,10 @@ def judge_unavailable_reason(llm: LLMConfig | None) -> str | None:
             "no judge model configured: add an `llm:` section (or `evaluation.llm`) to the "
             "config to run LLM judges"
         )
-    if not llm.base_url and not os.environ.get(llm.api_key_env):
-        return (
-            f"no API key: set the environment variable {llm.api_key_env} or give `llm.base_url` "
-            "(an OpenAI-compatible server) to run LLM judges"
-        )
+    reason = provider_unavailable_reason(llm)
+    if reason is not None:
+        return f"{reason} to run LLM judges"
     return None
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    headers = exc.response.headers
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return max(0.0, float(value) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
 
 
 class JudgeClient:
@@ -128,6 +110,7 @@ class JudgeClient:
         *,
         cache: LLMCache,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        chat: ChatClient | None = None,
     ) -> None:
         self.llm = llm
         self.cache = cache
@@ -135,13 +118,7 @@ class JudgeClient:
         self._sleep = sleep
         self._semaphore = asyncio.Semaphore(max(1, llm.max_concurrency))
         self._in_flight = 0
-        api_key = os.environ.get(llm.api_key_env) or PLACEHOLDER_API_KEY
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=llm.base_url,
-            timeout=llm.timeout,
-            max_retries=0,
-        )
+        self._client = chat if chat is not None else make_chat_client(llm)
 
     def build_request(
         self, messages: list[dict[str, str]], *, schema_name: str, schema: Mapping[str, Any]
@@ -165,7 +142,7 @@ class JudgeClient:
             self.usage.cached += 1
             return JudgeAnswer(str(hit.response.get("content", "")), cached=True, key=key)
         response = await self._call_with_retries(request)
-        content, in_tok, out_tok = _read_completion(response)
+        content, in_tok, out_tok = response.content, response.input_tokens, response.output_tokens
         cost = (
             in_tok * self.llm.input_cost_per_mtok + out_tok * self.llm.output_cost_per_mtok
         ) / 1_000_000
@@ -207,29 +184,26 @@ class JudgeClient:
                     self._in_flight += 1
                     self.usage.peak_in_flight = max(self.usage.peak_in_flight, self._in_flight)
                     try:
-                        return await self._client.chat.completions.create(**request)
+                        return await self._client.complete(request)
                     finally:
                         self._in_flight -= 1
-            except openai.APIStatusError as exc:
-                retryable = (
-                    exc.status_code == 429 or exc.status_code >= 500 or exc.status_code == 408
-                )
-                if not retryable or attempt >= self.llm.max_retries:
+            except ProviderStatusError as exc:
+                if not exc.retryable or attempt >= self.llm.max_retries:
                     self.usage.failed += 1
                     raise JudgeCallError(
                         f"judge request failed with HTTP {exc.status_code} after {attempt + 1} "
                         f"attempt(s): {exc.message}"
                     ) from exc
-                delay = _retry_after(exc)
-            except openai.APIConnectionError as exc:
+                delay = exc.retry_after
+            except ProviderConnectionError as exc:
                 if attempt >= self.llm.max_retries:
                     self.usage.failed += 1
                     raise JudgeCallError(
-                        f"judge request could not reach {self.llm.base_url or 'the OpenAI API'} "
+                        f"judge request could not reach {self.llm.base_url or self.llm.provider + ' API'} "
                         f"after {attempt + 1} attempt(s): {exc.message}"
                     ) from exc
                 delay = None
-            except openai.OpenAIError as exc:
+            except ProviderError as exc:
                 self.usage.failed += 1
                 raise JudgeCallError(f"judge request failed: {exc}") from exc
             if delay is None:
@@ -240,18 +214,4 @@ class JudgeClient:
 
     async def aclose(self) -> None:
         """Close the HTTP client (safe to call twice)."""
-        await self._client.close()
-
-
-def _read_completion(response: Any) -> tuple[str, int, int]:
-    content = ""
-    choices = getattr(response, "choices", None) or []
-    if choices:
-        message = choices[0].message
-        content = message.content or ""
-        if not content and getattr(message, "refusal", None):
-            content = f'{{"refusal": {message.refusal!r}}}'
-    usage = getattr(response, "usage", None)
-    in_tok = int(getattr(usage, "prompt_tokens", 0) or 0)
-    out_tok = int(getattr(usage, "completion_tokens", 0) or 0)
-    return content, in_tok, out_tok
+        await self._client.aclose()

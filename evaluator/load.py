@@ -65,6 +65,13 @@ EXTRACTION_SPAN_COLUMNS = (
 (every column read costs: a timestamp ~1.5 us a value, a row dict ~0.1 us a key)."""
 
 _CHUNK_TABLE = "_tracesim_chunk_chats"
+UNKEYED_TRACES_SQL = """
+    SELECT trace_id, count(*) FROM spans WHERE chat_id IS NULL AND trace_id IN (
+        SELECT DISTINCT trace_id FROM spans
+        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+    ) GROUP BY trace_id
+"""
+"""Traces with tool spans and no conversation key, and their span counts."""
 
 
 @dataclass
@@ -173,6 +180,9 @@ class ChunkPlan:
     """Turns over all chunks (stored `turns` rows: traced-only chats count none)."""
     num_traced_only: int = 0
     """Chats with spans but no `turns` or `conversations` row (see `evaluator.traced`)."""
+    trace_chats: frozenset[str] = frozenset()
+    """Of those, traces whose tool spans carry no conversation key at all (SPEC §3): each is
+    a conversation of its own, chat_id = trace_id."""
 
     @property
     def num_conversations(self) -> int:
@@ -189,6 +199,11 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
     """
     where, params = _run_filter(run_id)
     traced = "" if run_id is not None else " UNION SELECT chat_id FROM spans"
+    trace_chats: list[tuple[str, int, int]] = []
+    if run_id is None:
+        trace_chats = [
+            (trace_id, 0, count) for trace_id, count in con.execute(UNKEYED_TRACES_SQL).fetchall()
+        ]
     rows = con.execute(
         f"WITH chats AS (SELECT chat_id FROM turns {where} "
         f"UNION SELECT chat_id FROM conversations {where}{traced}), "
@@ -213,6 +228,11 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
         traced_only = sum(1 for chat_id, _, _ in rows if chat_id not in simulated)
     else:
         traced_only = 0
+    if trace_chats:
+        known = {chat_id for chat_id, _, _ in rows}
+        trace_chats = [row for row in trace_chats if row[0] not in known]
+        rows = sorted([*rows, *trace_chats])
+        traced_only += len(trace_chats)
     for chat_id, turns, spans in rows:
         weight = turns + spans + 1
         if current and size + weight > max_rows:
@@ -223,7 +243,7 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
         num_turns += turns
     if current:
         chunks.append(current)
-    return ChunkPlan(chunks, num_turns, traced_only)
+    return ChunkPlan(chunks, num_turns, traced_only, frozenset(r[0] for r in trace_chats))
 
 
 def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -240,6 +260,7 @@ def load_chunk(
     *,
     run_id: str | None = None,
     span_columns: Sequence[str] | None = None,
+    trace_chats: frozenset[str] = frozenset(),
 ) -> list[ConversationData]:
     """The conversations `chat_ids` (turns of `run_id` only, when given) with their spans.
 
@@ -247,7 +268,8 @@ def load_chunk(
     traced-only, its turns derived from its spans (`evaluator.traced`).
     `span_columns` None reads every column of `spans`; else only those (they
     must include `chat_id` and `turn_id`). Conversations come back in
-    chat_id order.
+    chat_id order. Ids in `trace_chats` are traces without any conversation key
+    (`ChunkPlan.trace_chats`): their spans are read by trace_id.
     """
     if not chat_ids:
         return []
@@ -279,6 +301,18 @@ def load_chunk(
             "ORDER BY s.chat_id, s.turn_id NULLS LAST, s.start_time NULLS LAST, s.span_id",
             bounds,
         )
+        pseudo = [chat_id for chat_id in chat_ids if chat_id in trace_chats]
+        if pseudo:
+            con.register(_CHUNK_TABLE, pa.table({"trace_id": pa.array(pseudo, pa.string())}))
+            unkeyed = _rows(
+                con,
+                f"SELECT {select} FROM spans s JOIN {_CHUNK_TABLE} c USING (trace_id) "
+                "WHERE s.chat_id IS NULL ORDER BY s.trace_id, s.start_time NULLS LAST, s.span_id",
+                [],
+            )
+            for span in unkeyed:
+                span["chat_id"], span["turn_id"] = span["trace_id"], None
+            spans = sorted([*spans, *unkeyed], key=lambda s: (s["chat_id"], s["turn_id"] is None))
     finally:
         con.unregister(_CHUNK_TABLE)
     return assemble_chunk(turns, conversations, spans, run_id=run_id)
@@ -341,8 +375,9 @@ def load_conversations(con: Any, *, run_id: str | None = None) -> list[Conversat
     For small files and tests; the pipeline reads chunk by chunk (`plan_chunks`, `load_chunk`).
     """
     out: list[ConversationData] = []
-    for chunk in plan_chunks(con, run_id=run_id).chunks:
-        for data in load_chunk(con, chunk, run_id=run_id):
+    plan = plan_chunks(con, run_id=run_id)
+    for chunk in plan.chunks:
+        for data in load_chunk(con, chunk, run_id=run_id, trace_chats=plan.trace_chats):
             for spans in data.spans_by_turn.values():
                 decode_spans(spans)
             out.append(data)

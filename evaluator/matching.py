@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["lcs_length", "lcs_pairs", "max_matching"]
+__all__ = ["lcs_length", "lcs_pairs", "max_matching", "max_weight_matching", "weighted_lcs_pairs"]
 
 Fits = Callable[[int, int], bool]
 
@@ -101,3 +101,86 @@ def lcs_pairs(n_a: int, n_b: int, fits: Fits) -> list[tuple[int, int]]:
 def lcs_length(a: Sequence[object], b: Sequence[object]) -> int:
     """Length of the longest common subsequence of two sequences under `==`."""
     return len(lcs_pairs(len(a), len(b), lambda i, j: a[i] == b[j]))
+
+
+def max_weight_matching(
+    n_left: int, n_right: int, weight: Callable[[int, int], float]
+) -> list[tuple[int, int]]:
+    """Pairs (left, right) maximising the summed `weight` (Hungarian algorithm).
+
+    Pairs of weight 0 are dropped. Used where a pair can fit partly
+    (per-argument partial credit), so the best total, not the most pairs,
+    decides. O(n^2 m) for the few calls a turn holds.
+    """
+    if not n_left or not n_right:
+        return []
+    transpose = n_left > n_right
+    rows, cols = (n_right, n_left) if transpose else (n_left, n_right)
+    cost = [
+        [-(weight(j, i) if transpose else weight(i, j)) for j in range(cols)] for i in range(rows)
+    ]
+    inf = float("inf")
+    u, v = [0.0] * (rows + 1), [0.0] * (cols + 1)
+    row_of_col, way = [0] * (cols + 1), [0] * (cols + 1)
+    for i in range(1, rows + 1):
+        row_of_col[0] = i
+        j0 = 0
+        minv, used = [inf] * (cols + 1), [False] * (cols + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = row_of_col[j0], inf, 0
+            for j in range(1, cols + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(cols + 1):
+                if used[j]:
+                    u[row_of_col[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if row_of_col[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            row_of_col[j0] = row_of_col[j1]
+            j0 = j1
+    pairs = []
+    for j in range(1, cols + 1):
+        i = row_of_col[j]
+        if i:
+            pair = (j - 1, i - 1) if transpose else (i - 1, j - 1)
+            if weight(*pair) > 0:
+                pairs.append(pair)
+    pairs.sort()
+    return pairs
+
+
+def weighted_lcs_pairs(
+    n_a: int, n_b: int, weight: Callable[[int, int], float]
+) -> list[tuple[int, int]]:
+    """Index pairs, increasing in both indices, maximising the summed `weight` (> 0 only)."""
+    table = [[0.0] * (n_b + 1) for _ in range(n_a + 1)]
+    for i in range(n_a - 1, -1, -1):
+        row, below = table[i], table[i + 1]
+        for j in range(n_b - 1, -1, -1):
+            w = weight(i, j)
+            take = below[j + 1] + w if w > 0 else 0.0
+            row[j] = max(take, below[j], row[j + 1])
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    while i < n_a and j < n_b:
+        w = weight(i, j)
+        if w > 0 and table[i][j] == table[i + 1][j + 1] + w:
+            pairs.append((i, j))
+            i += 1
+            j += 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs

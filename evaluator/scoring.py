@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from schemas.results import MetricResult
 
 __all__ = [
+    "ARKSIM_STATUS",
     "FAILED_TURN_STATUSES",
     "STATUS_DONE",
     "STATUS_FAILED",
@@ -47,6 +48,8 @@ STATUS_DONE = "Done"
 STATUS_PARTIAL = "Partial Failure"
 STATUS_FAILED = "Failed"
 STATUS_NOT_GRADED = "Not graded"
+ARKSIM_STATUS: dict[str, str] = {STATUS_NOT_GRADED: "Evaluation Failed"}
+"""tracesim status -> arksim's word where they differ (`details["arksim_status"]`)."""
 FAILED_TURN_STATUSES = frozenset({"error", "timeout"})
 """Turn statuses that fail the turn outright."""
 
@@ -161,6 +164,7 @@ def conversation_scores(
             "goal_completion": g,
             "goal_completion_weight": w,
             "status": status,
+            "arksim_status": ARKSIM_STATUS.get(status, status),
         },
     )
     return ratio_result, final_result

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -88,7 +89,10 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()))
+            traced = extract_tool_calls(
+                spans_by_turn.get(turn_id, ()),
+                context=chain.from_iterable(spans_by_turn.values()),
+            )
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
@@ -134,6 +138,10 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
     aligned: list[list[ToolCall] | None] = [None] * size  # None: turn not stored
     for turn_id, index in by_id.items():
         aligned[turn_id] = work.calls[index]
+    ended_by = _ending_error(data)
+    if ended_by is not None:  # turns the agent's error kept from happening: checked as empty
+        last = max((a.turn for a in assertions if a.turn is not None), default=-1)
+        aligned.extend([] for _ in range(size, last + 1))
     try:
         checked = check_assertions(assertions, aligned)
     except Exception as exc:  # noqa: BLE001
@@ -152,9 +160,30 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         if turn_id is None or turn_id not in by_id:
             if turn_id is not None:
                 result.details["missing_turn"] = turn_id
+                if ended_by is not None and turn_id >= size:
+                    _not_reached(result, turn_id, ended_by)
             work.conv_results.append(result)
         else:
             work.turn_results[by_id[turn_id]].append(result)
+
+
+def _ending_error(data: ConversationData) -> str | None:
+    """How the conversation was cut short by the agent (its error), or None."""
+    last = data.turns[-1] if data.turns else {}
+    if last.get("status") in ("error", "timeout"):
+        return f"turn {last.get('turn_id')} ended with {last.get('status')}"
+    if data.conversation.get("status") == "error":
+        return str(data.conversation.get("error") or "the conversation ended with an error")
+    return None
+
+
+def _not_reached(result: MetricResult, turn_id: int, ended_by: str) -> None:
+    """An assertion on a turn the agent's error kept from happening fails (it counts); its
+    details keep what was expected (checked against no calls)."""
+    result.value, result.passed, result.label = 0.0, False, "not_reached"
+    result.reason = f"turn {turn_id} was never reached: {ended_by}" + (
+        f"; {result.reason}" if result.reason else ""
+    )
 
 
 def _record(

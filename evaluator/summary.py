@@ -7,11 +7,12 @@ from collections import defaultdict
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from evaluator.results_model import ConversationResult, EvaluationReport
 from evaluator.scoring import STATUS_DONE, STATUS_FAILED, STATUS_PARTIAL
 
-__all__ = ["MAX_CONVERSATION_ROWS", "print_summary"]
+__all__ = ["MAX_CONVERSATION_ROWS", "gate_verdict", "print_summary"]
 
 MAX_CONVERSATION_ROWS = 30
 """Above this many conversations the table shows one row per scenario."""
@@ -23,12 +24,18 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _status(status: str) -> str:
-    style = _STYLE.get(status)
-    return f"[{style}]{status}[/{style}]" if style else status
+def _status(status: str) -> Text:
+    return Text(status, style=_STYLE.get(status, ""))
 
 
-def _per_conversation(conversations: list[ConversationResult]) -> Table:
+def _text(value: object) -> Text:
+    """Stored text (scenario ids, chat ids) shown verbatim, never read as markup."""
+    return Text("-" if value is None or value == "" else str(value))
+
+
+def _per_conversation(conversations: list[ConversationResult], *, terminal: bool) -> Table:
+    """One row per conversation; on a narrow terminal chat ids give way, scenario ids wrap
+    (never `money-ba…`); piped output (a CI log) shows both whole."""
     table = Table(title="Conversations", title_justify="left")
     for column in (
         "scenario",
@@ -39,13 +46,16 @@ def _per_conversation(conversations: list[ConversationResult]) -> Table:
         "final score",
         "status",
     ):
-        table.add_column(
-            column, justify="right" if column in ("turns", "tool calls", "final score") else "left"
+        table.add_column(  # scenario ids keep their width (chat ids give way): never `money-ba…`
+            column,
+            justify="right" if column in ("turns", "tool calls", "final score") else "left",
+            overflow="fold" if column == "scenario" else "ellipsis",
+            max_width=14 if column == "chat" and terminal else None,
         )
     for conv in conversations:
         table.add_row(
-            conv.scenario_id or "-",
-            conv.chat_id,
+            _text(conv.scenario_id),
+            _text(conv.chat_id),
             str(conv.num_turns),
             str(conv.num_tool_calls),
             f"{conv.assertions_passed}/{conv.assertions_total}" if conv.assertions_total else "-",
@@ -69,7 +79,7 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
         "mean score",
         "done/partial/failed",
     ):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for scenario, convs in sorted(groups.items()):
         finals = [c.final_score for c in convs if c.final_score is not None]
         passed = sum(c.assertions_passed for c in convs)
@@ -79,7 +89,7 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
             for s in (STATUS_DONE, STATUS_PARTIAL, STATUS_FAILED)
         ]
         table.add_row(
-            scenario,
+            _text(scenario),
             str(len(convs)),
             str(sum(c.num_turns for c in convs)),
             str(sum(c.num_tool_calls for c in convs)),
@@ -92,28 +102,36 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
 
 def print_summary(report: EvaluationReport, *, console: Console | None = None) -> None:
     """Print the summary table, the gates and the judges' usage."""
-    console = console or Console()
+    console = console or Console(highlight=False, emoji=False)
     convs = report.conversations
     console.print(
-        _per_conversation(convs) if len(convs) <= MAX_CONVERSATION_ROWS else _per_scenario(convs)
+        _per_conversation(convs, terminal=console.is_terminal)
+        if len(convs) <= MAX_CONVERSATION_ROWS
+        else _per_scenario(convs)
     )
     s = report.summary
     console.print(
-        f"{s.num_conversations} conversation(s), {s.num_turns} turn(s), {s.num_tool_calls} tool call(s); "
-        f"assertions {s.assertions_passed}/{s.assertions_total}; "
-        f"mean final score {_score(s.mean_final_score)} ({_status(s.status)})"
+        Text.assemble(
+            f"{s.num_conversations} conversation(s), {s.num_turns} turn(s), "
+            f"{s.num_tool_calls} tool call(s); assertions {s.assertions_passed}/"
+            f"{s.assertions_total}; mean final score {_score(s.mean_final_score)} (",
+            _status(s.status),
+            ")",
+        )
     )
     if report.gates:
         gates = Table(title="Gates", title_justify="left")
         for column in ("metric", "bound", "observed", "result"):
             gates.add_column(column)
         for gate in report.gates:
-            verdict = {True: "[green]pass[/green]", False: "[red]FAIL[/red]", None: "skipped"}[
-                gate.passed
-            ]
+            verdict = {
+                True: Text("pass", style="green"),
+                False: Text("FAIL", style="red"),
+                None: Text("skipped"),
+            }[gate.passed]
             word = ">=" if gate.bound == "min" else "<="
             gates.add_row(
-                gate.metric,
+                _text(gate.metric),
                 f"{word} {gate.threshold:g} ({gate.scope})",
                 _score(gate.observed),
                 verdict,
@@ -122,10 +140,27 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
     usage = report.llm_usage
     if usage.enabled:
         console.print(
-            f"judges ({usage.model}): {usage.requests} request(s), {usage.cached} cached, "
-            f"{usage.failed} failed, {usage.input_tokens}+{usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
+            Text(
+                f"judges ({usage.model}): {usage.requests} request(s), {usage.cached} cached, "
+                f"{usage.failed} failed, {usage.input_tokens}+{usage.output_tokens} tokens, "
+                f"${usage.cost_usd:.4f}"
+            )
         )
     elif usage.reason:
-        console.print(f"[dim]judges not run: {usage.reason}[/dim]")
-    verdict = "[green]gates passed[/green]" if report.gates_passed else "[red]a gate failed[/red]"
-    console.print(f"{verdict} (exit code {report.exit_code}); eval_id {report.eval_id}")
+        console.print(Text(f"judges not run: {usage.reason}", style="dim"))
+    console.print(
+        Text.assemble(
+            gate_verdict(report), f" (exit code {report.exit_code}); eval_id {report.eval_id}"
+        )
+    )
+
+
+def gate_verdict(report: EvaluationReport) -> Text:
+    """`gates passed` / `a gate failed` / `no gates defined` (never green without a gate)."""
+    if not report.gates:
+        return Text(
+            "no gates defined", style="yellow" if report.summary.status != STATUS_DONE else ""
+        )
+    if report.gates_passed:
+        return Text("gates passed", style="green")
+    return Text("a gate failed", style="red")

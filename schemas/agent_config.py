@@ -47,15 +47,30 @@ class CustomAgentConfig(_Strict):
     """A python file (relative to the config file) or `package.module`, or `module:Class`."""
     class_name: str | None = None
     """The class to load; optional when the module defines exactly one BaseAgent subclass."""
+    agent_class: Any = None
+    """The agent class itself (from python code, as arksim's `agent_class`) or its
+    `package.module:Class` name; instead of `module_path`."""
     init_kwargs: dict[str, Any] = Field(default_factory=dict)
-    """Keyword arguments given to the class's constructor."""
+    """Keyword arguments given to the class's constructor. Without them, a constructor
+    taking one argument (arksim's `__init__(self, agent_config)`) gets this config."""
     timeout: float = 60.0
     """Seconds a turn may take before it is recorded as a timeout."""
 
     @model_validator(mode="after")
     def _needs_module(self) -> CustomAgentConfig:
-        if not self.module_path:
-            raise ValueError("agent_type 'custom' needs module_path (a .py file or module:Class)")
+        if not self.module_path and self.agent_class is None:
+            raise ValueError(
+                "agent_type 'custom' needs module_path (a .py file or module:Class) or agent_class"
+            )
+        if self.module_path and self.agent_class is not None:
+            raise ValueError("give module_path or agent_class, not both")
+        if self.agent_class is not None and not isinstance(self.agent_class, (type, str)):
+            raise ValueError("agent_class must be a class or a 'package.module:Class' name")
+        return self
+
+    @property
+    def custom_config(self) -> CustomAgentConfig:
+        """arksim's `agent_config.custom_config` (module_path, class_name, agent_class): this."""
         return self
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.agent_config import AgentConfig
 from schemas.eval_config import EvalConfig
@@ -71,6 +71,10 @@ class UserConfig(_Strict):
     `auto` = scripted when the scenario has `turns`, else llm."""
     stop_token: str = "###STOP###"
     """The LLM user ends the conversation by saying this."""
+    prompt_template: str | None = None
+    """Jinja2 template replacing the LLM user's instructions (arksim's
+    `simulated_user_prompt_template`); sees `scenario.{user_profile, goal, knowledge,
+    agent_context}`."""
 
 
 class RunConfig(_Strict):
@@ -84,8 +88,10 @@ class RunConfig(_Strict):
     """How many conversations each scenario is run."""
     max_turns: int = Field(default=5, ge=1)
     """Maximum turns per conversation (a scenario's own `max_turns` wins)."""
-    num_workers: int = Field(default=4, ge=1)
-    """Conversations run at the same time."""
+    num_workers: int | Literal["auto"] = Field(default=4)
+    """Conversations run at the same time; `auto` = one per conversation (arksim's
+    num_conversations_per_scenario x scenarios; LLM requests stay bounded by
+    `llm.max_concurrency`)."""
     output_dir: str = "results"
     """Where `run_summary.json`, the DuckDB file and the report go."""
     db_path: str | None = None
@@ -116,6 +122,19 @@ class RunConfig(_Strict):
         if self.store and self.collector.mode != "otlp":
             raise ValueError("`store:` is read with collector mode 'otlp' only")
         return self
+
+    @field_validator("num_workers")
+    @classmethod
+    def _workers_positive(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and value < 1:
+            raise ValueError("num_workers must be >= 1 or 'auto'")
+        return value
+
+    def workers_for(self, conversations: int) -> int:
+        """`num_workers` for a run of `conversations` conversations (resolves `auto`)."""
+        if self.num_workers == "auto":
+            return max(1, conversations)
+        return int(self.num_workers)
 
     @property
     def resolved_db_path(self) -> str:

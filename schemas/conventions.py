@@ -9,13 +9,21 @@ from __future__ import annotations
 
 __all__ = [
     "ADK",
+    "AI_SDK",
     "ARKSIM",
     "GENAI",
+    "LANGCHAIN",
+    "LANGFUSE",
     "LOGFIRE",
+    "MLFLOW",
     "OPENINFERENCE",
     "OTEL",
     "TRACELOOP",
     "TRACESIM",
+    "UIPATH",
+    "LANGCHAIN_MESSAGE",
+    "LLAMA_INDEX",
+    "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
 ]
 
@@ -71,6 +79,7 @@ class GENAI:
     """OpenTelemetry GenAI semantic conventions (current and legacy names)."""
 
     OPERATION_NAME = "gen_ai.operation.name"
+    TOOL_DEFINITIONS = "gen_ai.tool.definitions"  # JSON list of the tools offered to the model
     OP_CHAT = "chat"
     OP_TEXT_COMPLETION = "text_completion"
     OP_GENERATE_CONTENT = "generate_content"
@@ -111,6 +120,7 @@ class OPENINFERENCE:
     """OpenInference (Arize) semantic conventions."""
 
     SPAN_KIND = "openinference.span.kind"
+    LLM_TOOLS_PREFIX = "llm.tools."  # llm.tools.<i>.tool.json_schema: tools offered to the model
     KIND_TOOL = "TOOL"
     KIND_LLM = "LLM"
     KIND_AGENT = "AGENT"
@@ -151,6 +161,7 @@ class TRACELOOP:
     WORKFLOW_NAME = "traceloop.workflow.name"
     LLM_REQUEST_TYPE = "llm.request.type"
     LLM_USAGE_TOTAL_TOKENS = "llm.usage.total_tokens"
+    ASSOCIATION_PREFIX = "traceloop.association.properties."  # + user keys (session_id, ...)
 
 
 class LOGFIRE:
@@ -165,12 +176,77 @@ class LOGFIRE:
 class ADK:
     """Google Agent Development Kit attributes."""
 
+    SESSION_ID = "gcp.vertex.agent.session_id"  # on call_llm spans (ADK 1 telemetry schema)
     TOOL_CALL_ARGS = "gcp.vertex.agent.tool_call_args"
     TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
     EVENT_ID = "gcp.vertex.agent.event_id"
     LLM_REQUEST = "gcp.vertex.agent.llm_request"
     LLM_RESPONSE = "gcp.vertex.agent.llm_response"
     MERGED_TOOLS_NAME = "(merged tools)"  # gen_ai.tool.name of the span summarising parallel calls
+
+
+class MLFLOW:
+    """MLflow tracing spans exported over OTLP (values are JSON text)."""
+
+    SPAN_TYPE = "mlflow.spanType"  # JSON string: "TOOL", "LLM", "CHAT_MODEL", "AGENT", ...
+    SPAN_INPUTS = "mlflow.spanInputs"
+    SPAN_OUTPUTS = "mlflow.spanOutputs"
+    TRACE_SESSION = "mlflow.trace.session"
+    CHAT_USAGE = "mlflow.chat.tokenUsage"  # JSON {input_tokens, output_tokens, total_tokens}
+    TYPE_TOOL = "TOOL"
+    MODEL_TYPES = ("LLM", "CHAT_MODEL")
+
+
+class LANGFUSE:
+    """Langfuse's OTel attributes."""
+
+    SESSION_ID = "langfuse.session.id"
+
+
+class LANGCHAIN:
+    """LangChain / LangGraph values seen inside other conventions' payloads."""
+
+    THREAD_ID = "thread_id"  # LangGraph's configurable thread id, copied into run metadata
+    LANGSMITH_METADATA_PREFIX = "langsmith.metadata."
+
+
+class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
+    """Vercel AI SDK (`experimental_telemetry`) attributes."""
+
+    METADATA_PREFIX = "ai.telemetry.metadata."  # + the keys the app passes as metadata
+    TOOL_CALL_NAME = "ai.toolCall.name"  # on `ai.toolCall` spans (newer releases add gen_ai.*)
+    TOOL_CALL_ID = "ai.toolCall.id"
+    TOOL_CALL_ARGS = "ai.toolCall.args"  # JSON text
+    TOOL_CALL_RESULT = "ai.toolCall.result"  # JSON text (a string result is a JSON string)
+
+
+class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
+    """LangChain message envelopes found in tool outputs (OpenInference, OpenLLMetry)."""
+
+    LC_MARKER = "lc"  # {"lc": 1, "type": "constructor", "id": [..., "ToolMessage"], "kwargs": {}}
+    CONSTRUCTOR = "constructor"
+    KWARGS = "kwargs"
+    TOOL_TYPE = "tool"  # ToolMessage.type
+    CONTENT = "content"
+    TOOL_CALL_ID = "tool_call_id"
+    TOOL_CALL_TYPE = "tool_call"  # a ToolCall dict {"name", "args", "id", "type": "tool_call"}
+
+
+class LLAMA_INDEX:  # noqa: N801 - the framework's name
+    """LlamaIndex values inside OpenInference attributes."""
+
+    TOOL_OUTPUT_KEYS = ("tool_name", "raw_output")  # a dumped ToolOutput: its raw_output
+    RAW_OUTPUT = "raw_output"
+
+
+PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
+"""Values frameworks write where they have none (Google ADK: `<not specified>`): missing."""
+
+
+class UIPATH:
+    """UiPath-style agent spans."""
+
+    TOOL_SYNTHESIZED = "tool.synthesized"  # a container span around the real tool span
 
 
 A2A_TOOL_CALL_EXTENSION_URI = "https://arksim.arklex.ai/a2a/tool-call-capture/v1"

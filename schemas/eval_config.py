@@ -21,6 +21,7 @@ __all__ = [
     "EvalConfig",
     "JUDGE_NAMES",
     "JudgeName",
+    "TOOL_JUDGES",
     "TURN_JUDGES",
 ]
 
@@ -32,7 +33,13 @@ JudgeName = Literal[
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
+    "trajectory_accuracy",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
 ]
 """The built-in LLM-judged metrics."""
 
@@ -43,18 +50,35 @@ TURN_JUDGES: tuple[str, ...] = (
     "faithfulness",
     "verbosity",
     "agent_behavior_failure",
+    "tool_call_behavior_failure",
     "tool_use",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
 )
 """Judges graded once per turn."""
 
-CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion",)
+CONVERSATION_JUDGES: tuple[str, ...] = ("goal_completion", "trajectory_accuracy")
 """Judges graded once per conversation."""
 
 JUDGE_NAMES: tuple[str, ...] = CONVERSATION_JUDGES + TURN_JUDGES
 """Every built-in judge name."""
 
-DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name != "tool_use")
-"""arksim's seven built-in metrics; `tool_use` is opt-in (one more request per turn)."""
+TOOL_JUDGES: tuple[str, ...] = (
+    "tool_use",
+    "tool_call_behavior_failure",
+    "trajectory_accuracy",
+    "tool_call_efficiency",
+    "tool_selection",
+    "tool_invocation",
+    "tool_result_handling",
+)
+"""Opt-in judges of tool use (one more request per turn or conversation each)."""
+
+DEFAULT_JUDGES: tuple[str, ...] = tuple(name for name in JUDGE_NAMES if name not in TOOL_JUDGES)
+"""arksim's seven default metrics; the tool judges (`tool_use`, `tool_call_behavior_failure`, ...)
+are opt-in (one more request per turn or conversation each)."""
 
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
 """Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
@@ -66,7 +90,8 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     metrics: list[JudgeName] = Field(default_factory=lambda: list(DEFAULT_JUDGES))
-    """LLM judges to run. Default: arksim's seven (all but `tool_use`). `[]` runs no judge."""
+    """LLM judges to run. Default: arksim's seven (all but `tool_use` and
+    `tool_call_behavior_failure`). `[]` runs no judge."""
     thresholds: dict[str, float] = Field(default_factory=dict)
     """Quality gates, lower bounds: metric name -> minimum (e.g. `final_score: 0.7`,
     `tool_call_args: 1.0`). Applied to the mean of the metric's graded values over
@@ -88,6 +113,9 @@ class EvalConfig(BaseModel):
     llm: LLMConfig | None = None
     """Judge model; None uses the run config's top-level `llm`. No model at all, or no
     API key and no `base_url`, reports every judge as not run (value None, never 0)."""
+    judge_rubrics: dict[str, str] = Field(default_factory=dict)
+    """Extra rubric text per judge name, appended to its instructions (e.g. what a correct
+    trajectory looks like for this agent); changes the cache key, so answers are re-asked."""
     turn_success_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     """A graded judge value at or above this passes its turn (0.5 = 3 on the 1-5 scale)."""
     turn_thresholds: dict[str, float] = Field(default_factory=dict)
@@ -107,6 +135,15 @@ class EvalConfig(BaseModel):
             if not name.strip():
                 raise ValueError("metric names must not be empty")
         return value
+
+    @model_validator(mode="after")
+    def _rubrics_name_judges(self) -> EvalConfig:
+        for name in self.judge_rubrics:
+            if name not in JUDGE_NAMES:
+                raise ValueError(
+                    f"judge_rubrics: {name!r} is not a judge; one of {', '.join(JUDGE_NAMES)}"
+                )
+        return self
 
     @model_validator(mode="after")
     def _no_duplicate_judges(self) -> EvalConfig:

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 __all__ = ["AgentResponse", "ToolCall", "ToolCallSource"]
 
@@ -38,8 +38,10 @@ class ToolCall(BaseModel):
     """The tool-call id the model assigned (never a span id)."""
     name: str
     """The tool's name."""
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    """Parsed arguments."""
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, validation_alias=AliasChoices("arguments", "args")
+    )
+    """Parsed arguments (`args=` is accepted too: UiPath, ragas and MLflow users write it)."""
     result: str | None = None
     """The tool's output as text (non-string results are JSON-encoded)."""
     error: str | None = None
@@ -52,6 +54,9 @@ class ToolCall(BaseModel):
     """When the call started, when known."""
     duration_ms: float | None = None
     """How long the call took, when known."""
+    group: str | None = None
+    """Calls requested together by one model message share it (e.g. that model span's id):
+    a strict trajectory accepts them in any order."""
 
 
 class AgentResponse(BaseModel):

@@ -11,11 +11,16 @@ are queried directly; the views add:
     `p95_ms`, `max_ms` (latency from `tool_calls.duration_ms`, else the
     matched span's `duration_ms`), and how each call was observed:
     `explicit` (reported by the agent only), `traced` (spans only), `both`.
+    Conversations not evaluated yet (a file filled by `tracesim collect`
+    alone) count their keyed tool spans as traced calls.
 `llm_calls`
-    One row per model span (a span with a `model`, or a chat / completion /
-    embeddings operation): trace_id, span_id, chat_id, turn_id, service_name,
-    operation, model, input_tokens, output_tokens, total_tokens, latency_ms,
-    start_time, status_code.
+    One row per model call: a span of a model operation (chat, completion,
+    generate_content, embeddings) or carrying a `model` without being an agent,
+    workflow or tool span, and counted once: the innermost one (a model span
+    with a model-span child, e.g. ADK's `call_llm` around `generate_content`,
+    is not counted again). Columns: trace_id, span_id, chat_id, turn_id,
+    service_name, operation, model, input_tokens, output_tokens, total_tokens,
+    latency_ms, start_time, status_code.
 `latest_eval`
     The newest evaluation pass: one row (eval_id, run_id, started_at) taken
     from `runs`, or from `scores` alone when `runs` is empty.
@@ -27,7 +32,9 @@ are queried directly; the views add:
 `conversation_summary`
     One row per conversation: scenario, status, turns, duration, tool calls
     and errors, tokens, and the latest `final_score` and its status label
-    (`final_status`: Done / Partial Failure / Failed).
+    (`final_status`: Done / Partial Failure / Failed). Conversations only
+    traced (`tracesim collect`) are listed too: a turn per trace, tool spans
+    as their tool calls until `tracesim evaluate` derives them.
 
 Example queries::
 
@@ -59,34 +66,58 @@ from typing import Any
 __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 
 _LLM_OPERATIONS = "('chat', 'text_completion', 'generate_content', 'embeddings')"
+_NOT_MODEL_OPERATIONS = "('invoke_agent', 'create_agent', 'execute_tool', 'invoke_workflow')"
+_MODEL_SPAN = (
+    f"(operation IN {_LLM_OPERATIONS} OR (model IS NOT NULL AND "
+    f"coalesce(operation, '') NOT IN {_NOT_MODEL_OPERATIONS}))"
+)
+"""A span of a model operation (SPEC §5: agent and workflow spans repeating usage are not)."""
 
 VIEWS: dict[str, str] = {
     "tool_stats": """
+        WITH calls AS (
+            SELECT tc.name, tc.error, coalesce(tc.duration_ms, s.duration_ms) AS ms,
+                   tc.source, tc.traced
+            FROM tool_calls tc
+            LEFT JOIN spans s ON s.span_id = tc.span_id AND s.chat_id = tc.chat_id
+            UNION ALL
+            -- tool spans of conversations not evaluated yet (`tracesim collect` alone)
+            SELECT tool_name,
+                   CASE WHEN status_code = 'ERROR'
+                        THEN coalesce(nullif(status_message, ''), 'error') END,
+                   duration_ms, 'tracing_processor', true
+            FROM spans
+            WHERE tool_name <> '' AND chat_id IS NOT NULL
+              AND chat_id NOT IN (SELECT chat_id FROM tool_calls)
+        )
         SELECT
-            tc.name,
+            name,
             count(*) AS calls,
-            count(tc.error) AS errors,
-            count(tc.error) / count(*) AS error_rate,
-            quantile_cont(coalesce(tc.duration_ms, s.duration_ms), 0.5) AS p50_ms,
-            quantile_cont(coalesce(tc.duration_ms, s.duration_ms), 0.95) AS p95_ms,
-            max(coalesce(tc.duration_ms, s.duration_ms)) AS max_ms,
-            count(*) FILTER (WHERE tc.source <> 'tracing_processor'
-                             AND NOT coalesce(tc.traced, false)) AS explicit,
-            count(*) FILTER (WHERE tc.source = 'tracing_processor') AS traced,
-            count(*) FILTER (WHERE tc.source <> 'tracing_processor'
-                             AND coalesce(tc.traced, false)) AS both
-        FROM tool_calls tc
-        LEFT JOIN spans s ON s.span_id = tc.span_id AND s.chat_id = tc.chat_id
-        GROUP BY tc.name
+            count(error) AS errors,
+            count(error) / count(*) AS error_rate,
+            quantile_cont(ms, 0.5) AS p50_ms,
+            quantile_cont(ms, 0.95) AS p95_ms,
+            max(ms) AS max_ms,
+            count(*) FILTER (WHERE source <> 'tracing_processor'
+                             AND NOT coalesce(traced, false)) AS explicit,
+            count(*) FILTER (WHERE source = 'tracing_processor') AS traced,
+            count(*) FILTER (WHERE source <> 'tracing_processor'
+                             AND coalesce(traced, false)) AS both
+        FROM calls
+        GROUP BY name
     """,
     "llm_calls": f"""
+        WITH model_spans AS (SELECT * FROM spans WHERE {_MODEL_SPAN})
         SELECT
-            trace_id, span_id, chat_id, turn_id, service_name, operation, model,
-            input_tokens, output_tokens,
-            coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
-            duration_ms AS latency_ms, start_time, status_code
-        FROM spans
-        WHERE model IS NOT NULL OR operation IN {_LLM_OPERATIONS}
+            s.trace_id, s.span_id, s.chat_id, s.turn_id, s.service_name, s.operation, s.model,
+            s.input_tokens, s.output_tokens,
+            coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) AS total_tokens,
+            s.duration_ms AS latency_ms, s.start_time, s.status_code
+        FROM model_spans s
+        WHERE NOT EXISTS (
+            SELECT 1 FROM model_spans c
+            WHERE c.trace_id = s.trace_id AND c.parent_span_id = s.span_id
+        )
     """,
     "latest_eval": """
         WITH candidates AS (
@@ -105,7 +136,7 @@ VIEWS: dict[str, str] = {
     "latest_scores": """
         SELECT s.* FROM scores s WHERE s.eval_id = (SELECT eval_id FROM latest_eval)
     """,
-    "turn_summary": f"""
+    "turn_summary": """
         SELECT
             t.chat_id, t.turn_id, t.run_id, t.scenario_id, t.status, t.error,
             t.duration_ms,
@@ -115,12 +146,11 @@ VIEWS: dict[str, str] = {
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_calls,
             (SELECT count(c.error) FROM tool_calls c
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_errors,
-            (SELECT count(*) FROM spans s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id
-               AND (s.model IS NOT NULL OR s.operation IN {_LLM_OPERATIONS})) AS num_llm_calls,
-            (SELECT sum(s.input_tokens)::BIGINT FROM spans s
+            (SELECT count(*) FROM llm_calls s
+             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS num_llm_calls,
+            (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS input_tokens,
-            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+            (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
@@ -131,11 +161,20 @@ VIEWS: dict[str, str] = {
         SELECT
             c.chat_id, c.run_id, c.scenario_id, c.conversation_index, c.status, c.error,
             c.num_turns, c.duration_ms,
-            (SELECT count(*) FROM tool_calls tc WHERE tc.chat_id = c.chat_id) AS num_tool_calls,
-            (SELECT count(tc.error) FROM tool_calls tc
-             WHERE tc.chat_id = c.chat_id) AS num_tool_errors,
-            (SELECT sum(s.input_tokens)::BIGINT FROM spans s WHERE s.chat_id = c.chat_id) AS input_tokens,
-            (SELECT sum(s.output_tokens)::BIGINT FROM spans s
+            -- tool calls once evaluated, else the tool spans captured
+            CASE WHEN EXISTS (SELECT 1 FROM tool_calls tc WHERE tc.chat_id = c.chat_id)
+                 THEN (SELECT count(*) FROM tool_calls tc WHERE tc.chat_id = c.chat_id)
+                 ELSE (SELECT count(*) FROM spans s
+                       WHERE s.chat_id = c.chat_id AND s.tool_name <> '')
+            END AS num_tool_calls,
+            CASE WHEN EXISTS (SELECT 1 FROM tool_calls tc WHERE tc.chat_id = c.chat_id)
+                 THEN (SELECT count(tc.error) FROM tool_calls tc WHERE tc.chat_id = c.chat_id)
+                 ELSE (SELECT count(*) FROM spans s WHERE s.chat_id = c.chat_id
+                       AND s.tool_name <> '' AND s.status_code = 'ERROR')
+            END AS num_tool_errors,
+            (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
+             WHERE s.chat_id = c.chat_id) AS input_tokens,
+            (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
              WHERE s.chat_id = c.chat_id) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = c.chat_id AND ls.turn_id IS NULL
@@ -143,7 +182,21 @@ VIEWS: dict[str, str] = {
             (SELECT max(ls.label) FROM latest_scores ls
              WHERE ls.chat_id = c.chat_id AND ls.turn_id IS NULL
                AND ls.metric = 'final_score') AS final_status
-        FROM conversations c
+        FROM (
+            SELECT chat_id, run_id, scenario_id, conversation_index, status, error,
+                   num_turns, duration_ms
+            FROM conversations
+            UNION ALL
+            -- conversations only traced (`tracesim collect` alone): a turn per stored
+            -- turn_id, else per trace, as the evaluator derives them
+            SELECT chat_id, NULL, NULL, NULL, NULL, NULL,
+                   count(DISTINCT coalesce(turn_id::VARCHAR, 'trace ' || trace_id)),
+                   (epoch_us(max(end_time)) - epoch_us(min(start_time))) / 1000.0
+            FROM spans
+            WHERE chat_id IS NOT NULL
+              AND chat_id NOT IN (SELECT chat_id FROM conversations)
+            GROUP BY chat_id
+        ) c
     """,
 }
 """View name -> its SELECT, in creation order (later views read earlier ones)."""

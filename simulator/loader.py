@@ -40,8 +40,14 @@ def load_agent_class(module_path: str, class_name: str | None = None, *, base_di
         if not inspect.isclass(cls):
             found = ", ".join(_candidate_names(module)) or "none"
             raise AgentLoadError(
-                f"agent_config.class_name: {module.__name__} has no class {class_name!r} "
+                f"agent_config.class_name: {getattr(module, '__file__', None) or module.__name__} "
+                f"has no class {class_name!r} "
                 f"(agent classes found: {found})"
+            )
+        if not _is_agent_class(cls):
+            raise AgentLoadError(
+                f"agent_config.class_name: {class_name} is not an agent class: it needs an "
+                "async execute(user_query, **kwargs) (a BaseAgent subclass, tracesim's or arksim's)"
             )
         return cls
     candidates = _candidates(module)

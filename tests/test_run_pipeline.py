@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import duckdb
@@ -14,14 +16,28 @@ from tracesim.run import RunOutcome, run
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "customer_service" / "config.yaml"
 
 
-def _run(out: Path, **overrides: str) -> RunOutcome:
+def _run(out: Path, junit_path: Path | None = None, **overrides: str) -> RunOutcome:
     loaded = load_run_config(EXAMPLE, {"output_dir": str(out), **overrides})
-    return run(loaded, show_progress=False)
+    return run(loaded, show_progress=False, junit_path=junit_path)
 
 
 @pytest.fixture(scope="module")
 def evaluated(tmp_path_factory: pytest.TempPathFactory) -> RunOutcome:
-    return _run(tmp_path_factory.mktemp("run") / "results")
+    """The example run, with a JUnit file and a GitHub step summary written."""
+    root = tmp_path_factory.mktemp("run")
+    summary = root / "step_summary.md"
+    summary.write_text("earlier step\n")
+    previous = os.environ.get("GITHUB_STEP_SUMMARY")
+    os.environ["GITHUB_STEP_SUMMARY"] = str(summary)
+    try:
+        outcome = _run(root / "results", junit_path=root / "junit.xml")
+    finally:
+        if previous is None:
+            os.environ.pop("GITHUB_STEP_SUMMARY")
+        else:
+            os.environ["GITHUB_STEP_SUMMARY"] = previous
+    outcome.extra["test_root"] = root
+    return outcome
 
 
 def test_run_scores_every_conversation(evaluated: RunOutcome) -> None:
@@ -72,3 +88,30 @@ def test_capture_only_skips_evaluation(tmp_path: Path) -> None:
         assert con.execute("SELECT count(*) FROM scores").fetchall() == [(0,)]
     finally:
         con.close()
+
+
+def test_run_summary_wall_seconds_covers_the_whole_run(evaluated: RunOutcome) -> None:
+    body = json.loads(Path(evaluated.summary_path).read_text())
+    wall = body["finished_at"] - body["started_at"]
+    assert body["wall_seconds"] == pytest.approx(wall, abs=0.01)
+    assert body["wall_seconds"] >= body["simulate_seconds"] > 0
+
+
+def test_run_writes_junit_with_the_failing_conversation_explained(evaluated: RunOutcome) -> None:
+    root = ET.parse(evaluated.extra["test_root"] / "junit.xml").getroot()
+    assert root.tag == "testsuites"
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 6 and root.get("tests") == "6" and root.get("failures") == "1"
+    names = {case.get("name") for case in cases}
+    assert "money-back-phrasing #0" in names and "order-status #0" in names
+    (failure,) = root.findall("./testsuite/testcase/failure")
+    assert "trajectory (turn 0)" in failure.get("message")
+    assert "request_refund" in failure.text  # the expected call that was missing
+    assert "lookup_order" in failure.text  # what the agent called instead
+
+
+def test_run_appends_a_markdown_step_summary(evaluated: RunOutcome) -> None:
+    text = (evaluated.extra["test_root"] / "step_summary.md").read_text()
+    assert text.startswith("earlier step\n")  # appended, never overwritten
+    assert "no gates defined, 1 conversation(s) failed" in text
+    assert "| money-back-phrasing #0 | Failed |" in text and "request_refund" in text

@@ -68,7 +68,7 @@ def test_statements_that_write_are_refused(sql: str) -> None:
 
 def test_refused_before_the_file_is_opened(db: Path) -> None:
     result = _sql("DELETE FROM spans", "--db", str(db))
-    assert result.exit_code == 1 and "DELETE statements are refused" in result.output
+    assert result.exit_code == 2 and "DELETE statements are refused" in result.output
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM spans").fetchall()[0][0] > 0
     con.close()
@@ -76,13 +76,13 @@ def test_refused_before_the_file_is_opened(db: Path) -> None:
 
 def test_an_unknown_table_lists_the_tables(db: Path) -> None:
     result = _sql("SELECT * FROM tool_call", "--db", str(db))
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "tool_calls" in result.output and "tool_stats" in result.output
 
 
 def test_a_missing_file_says_how_to_create_one(tmp_path: Path) -> None:
     result = _sql("SELECT 1", "--db", str(tmp_path / "none.duckdb"))
-    assert result.exit_code == 1 and "tracesim run config.yaml" in result.output
+    assert result.exit_code == 2 and "tracesim run config.yaml" in result.output
 
 
 def test_views_are_available_on_files_written_before_them(tmp_path: Path) -> None:
@@ -167,7 +167,7 @@ def test_a_locked_file_is_queried_through_the_collector(
                 }
             ]
             refused = _sql("DROP TABLE spans", "--db", str(db), "--endpoint", endpoint)
-            assert refused.exit_code == 1 and len(_Collector.seen) == 1
+            assert refused.exit_code == 2 and len(_Collector.seen) == 1
     finally:
         server.shutdown()
 
@@ -178,7 +178,7 @@ def test_report_command_writes_the_file(db: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.exists() and "report written to" in result.output
     bad = CliRunner().invoke(cli, ["report", "--db", str(db), "--out", str(out), "--eval-id", "x"])
-    assert bad.exit_code == 1 and "eval-2, eval-1" in bad.output
+    assert bad.exit_code == 2 and "eval-2, eval-1" in bad.output
 
 
 def test_the_local_path_may_read_files(db: Path, tmp_path: Path) -> None:
@@ -237,5 +237,5 @@ def test_the_collectors_refusal_is_shown_as_is(db: Path) -> None:
     refusal = {"code": 400, "message": "table function read_csv() is not allowed"}
     with _locked_behind(db, (400, refusal)) as endpoint:
         result = _sql("SELECT * FROM read_csv('x')", "--db", str(db), "--endpoint", endpoint)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "HTTP 400: table function read_csv() is not allowed" in result.output

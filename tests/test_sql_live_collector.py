@@ -157,3 +157,22 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
         out, _ = collector.communicate(timeout=60)
     assert "stored 1 spans" in out
     assert not sidecar.exists()  # removed on clean shutdown
+
+
+def test_sql_through_the_collector_cannot_read_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\nsecret-cell-77\n")
+    db = tmp_path / "files.duckdb"
+    collector, _grpc, http_endpoint = _start_collector(db)
+    try:
+        for sql in (
+            f"SELECT * FROM '{secret}'",
+            f'WITH "{secret}" AS (SELECT * FROM \'{secret}\') SELECT * FROM "{secret}"',
+            f"SELECT * FROM '{tmp_path}/*.csv'",
+        ):
+            answer = _sql(sql, db, http_endpoint, "--auth-token-env", "SQL_TOKEN")
+            assert answer.returncode != 0, (sql, answer.stderr)
+            assert "secret-cell-77" not in answer.stdout + answer.stderr
+    finally:
+        collector.send_signal(signal.SIGTERM)
+        collector.communicate(timeout=60)

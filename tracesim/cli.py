@@ -5,6 +5,7 @@ as a click command named `command`, imported only when it is invoked so that
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -17,6 +18,10 @@ _COMMANDS: dict[str, str] = {
     "evaluate": "Re-evaluate what a DuckDB file holds, without re-running the agent.",
     "report": "Write the HTML report of a DuckDB file.",
     "sql": "Run a read-only SQL query over a DuckDB file (or a running collector).",
+    "inspect": "Show what tracesim understood of a capture (conventions, tool and model spans).",
+    "simulate": "arksim's name: run without evaluating (= run --capture-only).",
+    "simulate-evaluate": "arksim's name for `run`.",
+    "show-prompts": "Print the LLM judges' prompts, labels and methodology.",
 }
 
 
@@ -29,7 +34,7 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in _COMMANDS:
             return None
-        module = importlib.import_module(f"tracesim.commands.{name}")
+        module = importlib.import_module(f"tracesim.commands.{name.replace('-', '_')}")
         return module.command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -45,4 +50,7 @@ def cli() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    # gRPC's C core logs to stderr by itself (e.g. a port conflict, which the collector
+    # reports in its own words); silence it unless the user asked for its logs.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
     cli()

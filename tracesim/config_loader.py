@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from schemas.config import RunConfig
+from tracesim.arksim_config import translate_arksim_config
 
 __all__ = [
     "ConfigError",
@@ -34,11 +35,13 @@ class ConfigError(ValueError):
 
 
 class LoadedConfig(typing.NamedTuple):
-    """A validated config and the directory its relative paths resolve against."""
+    """A validated config, the directory its relative paths resolve against, and the
+    warnings its arksim keys raised (`tracesim.arksim_config`)."""
 
     config: RunConfig
     path: Path
     base_dir: Path
+    warnings: tuple[str, ...] = ()
 
 
 def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None) -> LoadedConfig:
@@ -58,12 +61,26 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(raw).__name__}")
     raw = apply_overrides(raw, overrides or {}, source=str(path))
+    base_dir = path.resolve().parent
+    if "agent_config" not in raw and "simulation_file_path" in raw:
+        raise ConfigError(
+            f"{path}: an arksim evaluate-only config (simulation_file_path, no agent_config): "
+            f"evaluate a run's DuckDB file with `tracesim evaluate --db FILE --config {path}`"
+        )
+    try:
+        raw, notes = translate_arksim_config(raw, base_dir=base_dir)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     try:
         config = RunConfig.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, source=str(path))) from None
-    base_dir = path.resolve().parent
-    return LoadedConfig(config=_resolve_paths(config, base_dir), path=path, base_dir=base_dir)
+    return LoadedConfig(
+        config=_resolve_paths(config, base_dir),
+        path=path,
+        base_dir=base_dir,
+        warnings=tuple(f"{path}: {note}" for note in notes),
+    )
 
 
 def parse_override_args(args: Iterable[str]) -> dict[str, str]:

@@ -24,6 +24,21 @@ class EvaluationOutcome:
     """The HTML report (None when it could not be written; the reason was printed)."""
 
 
+def _unkeyed_warning(db_path: Path) -> str | None:
+    """The warning about tool spans the collector could not key (None when there are none or
+    the file cannot be read here: the evaluation reports that itself)."""
+    import duckdb
+
+    from evaluator.inspect import count_unkeyed_tool_spans, unkeyed_warning
+
+    try:
+        with duckdb.connect(str(db_path), read_only=True) as con:
+            count = count_unkeyed_tool_spans(con)
+    except duckdb.Error:
+        return None
+    return unkeyed_warning(count, str(db_path))
+
+
 def evaluate_and_report(
     db_path: Path | str,
     *,
@@ -35,8 +50,11 @@ def evaluate_and_report(
     kind: str = "evaluate",
     progress: bool = True,
     console: Console | None = None,
+    junit_path: Path | None = None,
 ) -> EvaluationOutcome:
-    """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`.
+    """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`,
+    the JUnit XML file when `junit_path` is given, and the Markdown summary to
+    `$GITHUB_STEP_SUMMARY` when that is set.
 
     Raises the evaluator's `EvalConfigError` on a bad evaluation config (exit 2
     for the caller). A report that fails to render is reported, never fatal:
@@ -45,8 +63,11 @@ def evaluate_and_report(
     from evaluator.pipeline import evaluate_db
     from evaluator.report import write_report
     from evaluator.summary import print_summary
+    from tracesim.ci import write_ci_outputs
+    from tracesim.console import make_console
 
-    console = console or Console()
+    console = console or make_console()
+    unkeyed = None if "://" in str(db_path) else _unkeyed_warning(Path(db_path))
     result = evaluate_db(
         db_path,
         config=config,
@@ -58,7 +79,9 @@ def evaluate_and_report(
         kind=kind,
     )
     print_summary(result.report, console=console)
-    out_dir = result.results_path.parent if result.results_path else Path("results")
+    if unkeyed:
+        console.print(unkeyed, style="yellow", markup=False, highlight=False)
+    out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
     report_path: Path | None = out_dir / "report.html"
     try:
         if "://" in str(db_path):  # a ClickHouse store (evaluator.store)
@@ -70,12 +93,17 @@ def evaluate_and_report(
         else:
             write_report(db_path, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
-        console.print(f"[yellow]report not written[/yellow]: {type(exc).__name__}: {exc}")
+        console.print(
+            f"report not written: {type(exc).__name__}: {exc}", style="yellow", markup=False
+        )
         report_path = None
     if result.results_path:
-        console.print(f"results: {result.results_path}", highlight=False)
+        console.print(f"results: {result.results_path}", highlight=False, markup=False)
     if report_path:
-        console.print(f"report:  {report_path}", highlight=False)
+        console.print(f"report:  {report_path}", highlight=False, markup=False)
+    write_ci_outputs(
+        db_path, result.report, report_path=report_path, junit_path=junit_path, console=console
+    )
     return EvaluationOutcome(
         exit_code=int(result.exit_code), result=result, report_path=report_path
     )

@@ -47,6 +47,8 @@ from tracesim.agent_server import (
     check_server,
 )
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
+from tracesim.console import make_console, plain
+from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 from tracesim.progress import RunProgress
 
 log = logging.getLogger(__name__)
@@ -92,15 +94,22 @@ def run_from_file(
     console: Console | None = None,
     show_progress: bool = True,
     evaluate: bool = True,
+    junit_path: Path | None = None,
 ) -> RunOutcome:
     """Load `path` (with overrides) and run it; errors become exit codes, never tracebacks."""
-    console = console or Console()
+    console = console or make_console()
     try:
         loaded = load_run_config(path, overrides)
     except ConfigError as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc))
-    return run(loaded, console=console, show_progress=show_progress, evaluate=evaluate)
+    return run(
+        loaded,
+        console=console,
+        show_progress=show_progress,
+        evaluate=evaluate,
+        junit_path=junit_path,
+    )
 
 
 def run(
@@ -109,10 +118,18 @@ def run(
     console: Console | None = None,
     show_progress: bool = True,
     evaluate: bool = True,
+    junit_path: Path | None = None,
 ) -> RunOutcome:
-    """Validate everything, capture, then evaluate (unless `evaluate=False`); never raises."""
-    console = console or Console()
+    """Validate everything, capture, then evaluate (unless `evaluate=False`); never raises.
+
+    `junit_path`: also write a JUnit XML file of the evaluation (one testcase per conversation).
+    """
+    console = console or make_console()
     config = loaded.config
+    for note in loaded.warnings:
+        Console(stderr=True).print(
+            f"warning: {note}", markup=False, highlight=False, soft_wrap=True
+        )
     try:
         scenarios, users = _prepare(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:
@@ -144,12 +161,17 @@ def run(
         console.print_exception()
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
     if evaluate:
-        _evaluate(outcome, loaded, console, show_progress)
+        _evaluate(outcome, loaded, console, show_progress, junit_path=junit_path)
     return outcome
 
 
 def _evaluate(
-    outcome: RunOutcome, loaded: LoadedConfig, console: Console, show_progress: bool
+    outcome: RunOutcome,
+    loaded: LoadedConfig,
+    console: Console,
+    show_progress: bool,
+    *,
+    junit_path: Path | None = None,
 ) -> None:
     """Score what was captured; sets the outcome's exit code (1 when a gate failed)."""
     if outcome.exit_code != EXIT_OK or outcome.config is None:
@@ -175,6 +197,7 @@ def _evaluate(
             kind="run",
             progress=show_progress,
             console=console,
+            junit_path=junit_path,
         )
     except EvalConfigError as exc:
         _print_error(console, "evaluation config error", exc)
@@ -199,7 +222,7 @@ def _evaluate(
 
 def _print_error(console: Console, title: str, exc: BaseException) -> None:
     """An error for the user, on stderr: never wrapped, never read as markup."""
-    err = console if console.stderr else Console(stderr=True)
+    err = console if console.stderr else make_console(stderr=True)
     err.print(f"[red]{title}[/red]")
     err.print(str(exc), markup=False, highlight=False, soft_wrap=True)
 
@@ -222,11 +245,17 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
                 raise ScenarioError(str(exc)) from None
     users = UserFactory(config.user, config.llm, seed=config.seed)
     users.check(scenarios)
-    if isinstance(config.agent_config, CustomAgentConfig):
-        target = (config.agent_config.module_path or "").partition(":")[0]
+    if isinstance(config.agent_config, CustomAgentConfig) and config.agent_config.module_path:
+        target = config.agent_config.module_path.partition(":")[0]
         if target.endswith(".py") and not (base_dir / target).is_file():
             raise ConfigError(f"agent_config.module_path: file not found: {base_dir / target}")
     check_server(config.agent_config, base_dir)
+    try:
+        check_writable_dir(config.output_dir, what="output_dir")
+        if config.collector.mode == "embedded":
+            check_writable_file(config.resolved_db_path, what="db_path")
+    except PathProblem as exc:
+        raise ConfigError(str(exc)) from None
     if config.collector.mode == "remote" and config.collector.auth_token_env:
         if not os.environ.get(config.collector.auth_token_env):
             raise ConfigError(
@@ -270,7 +299,7 @@ async def _capture(
             provider.force_flush()
             provider.shutdown()
             await users.aclose()
-        spans_stored = tool_spans = None
+        spans_stored = tool_spans = earlier_runs = None
         if config.collector.mode == "otlp" and config.store:
             spans_stored = await asyncio.to_thread(_wait_for_store, config, run_id, result)
         if collector is not None:
@@ -278,6 +307,7 @@ async def _capture(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
             )
             spans_stored, tool_spans = _count_spans(collector, run_id)
+            earlier_runs = _count_earlier_runs(collector, run_id)
     outcome = RunOutcome(
         exit_code=EXIT_OK,
         run_id=run_id,
@@ -288,6 +318,7 @@ async def _capture(
         spans_stored=spans_stored,
         tool_spans=tool_spans,
     )
+    outcome.extra["earlier_runs"] = earlier_runs
     outcome.summary_path = _write_summary(outcome, started=started)
     _print_summary(console, outcome)
     return outcome
@@ -357,7 +388,7 @@ async def _simulate(
         agent_type=config.agent_config.agent_type,
         max_turns=config.max_turns,
         num_conversations_per_scenario=config.num_conversations_per_scenario,
-        num_workers=config.num_workers,
+        num_workers=config.workers_for(len(scenarios) * config.num_conversations_per_scenario),
         turn_timeout=agent_timeout(config.agent_config),
         run_config_json=config.model_dump_json(),
         observer=progress,
@@ -384,15 +415,28 @@ def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
         return None, None
 
 
+def _count_earlier_runs(collector: Any, run_id: str) -> int | None:
+    """How many other runs the DuckDB file already holds (runs accumulate in one file)."""
+    try:
+        _, rows = collector.query(
+            "SELECT count(DISTINCT run_id) FROM conversations WHERE run_id <> ?", [run_id]
+        )
+        return int(rows[0][0])
+    except Exception:  # informative only
+        return None
+
+
 def _write_summary(outcome: RunOutcome, *, started: float) -> Path:
     assert outcome.output_dir is not None and outcome.result is not None
     path = outcome.output_dir / "run_summary.json"
     result = outcome.result
+    finished = time.time()
     body = {
         "run_id": outcome.run_id,
         "started_at": started,
-        "finished_at": time.time(),
-        "wall_seconds": round(result.wall_seconds, 3),
+        "finished_at": finished,
+        "wall_seconds": round(finished - started, 3),
+        "simulate_seconds": round(result.wall_seconds, 3),
         "db_path": str(outcome.db_path) if outcome.db_path else None,
         "counts": {
             **result.counts(),
@@ -409,7 +453,7 @@ def _write_summary(outcome: RunOutcome, *, started: float) -> Path:
 def _print_summary(console: Console, outcome: RunOutcome) -> None:
     result = outcome.result
     assert result is not None
-    table = Table(title=f"tracesim run {outcome.run_id[:12]}", show_header=False)
+    table = Table(title=plain(f"tracesim run {outcome.run_id[:12]}"), show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
     counts = result.counts()
@@ -427,5 +471,12 @@ def _print_summary(console: Console, outcome: RunOutcome) -> None:
         table.add_row(label, str(value))
     console.print(table)
     if outcome.db_path:
-        console.print(f"DuckDB: {outcome.db_path}", highlight=False)
-    console.print(f"summary: {outcome.summary_path}", highlight=False)
+        earlier = outcome.extra.get("earlier_runs")
+        note = (
+            f" (also holds {earlier} earlier run(s); this run is evaluated alone, "
+            "`tracesim evaluate --all-runs` scores them together)"
+            if earlier
+            else ""
+        )
+        console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
+    console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)

@@ -19,13 +19,16 @@ from evaluator.judges.builtin import (
     GOAL_LABELS,
     TOOL_USE_LABELS,
 )
+from evaluator.judges.context_blocks import reference_trajectory, tool_definitions
 from evaluator.judges.prompt import judge_messages
 from evaluator.judges.runner import JudgeTask, not_run_result, run_judges
+from evaluator.judges.tool_judges import TOOL_JUDGES, with_rubric
 
 __all__ = [
     "BEHAVIOR_FAILURE_LABELS",
     "BUILTIN_JUDGES",
     "GOAL_LABELS",
+    "TOOL_JUDGES",
     "TOOL_USE_LABELS",
     "Judge",
     "JudgeTask",
@@ -35,6 +38,9 @@ __all__ = [
     "judge_messages",
     "label_judge",
     "not_run_result",
+    "reference_trajectory",
     "run_judges",
     "scale_judge",
+    "tool_definitions",
+    "with_rubric",
 ]

@@ -62,6 +62,14 @@ class Judge:
     """Turns the decoded answer into a verdict; raises MalformedAnswer."""
     pass_labels: frozenset[str] | None = None
     """For label judges: the labels that pass (None = pass by threshold on the value)."""
+    sees: frozenset[str] = frozenset()
+    """Extra context the prompt shows: `tool_definitions`, `reference_trajectory`."""
+    severity: Mapping[str, str] | None = None
+    """For failure-label judges: label -> `critical` | `high` | `medium` | `low`, written
+    to the result's `details["severity"]`."""
+    without_tool_calls: str | None = None
+    """When set, a turn without tool calls gets this label with no request (arksim's
+    `tool_call_behavior_failure` answers `no failure` there)."""
 
     def parse(self, content: str) -> JudgeVerdict:
         """Decode and check a raw answer."""
@@ -121,6 +129,9 @@ def label_judge(
     labels: Mapping[str, float],
     passing: set[str],
     level: Literal["turn", "conversation"] = "turn",
+    sees: frozenset[str] = frozenset(),
+    severity: Mapping[str, str] | None = None,
+    without_tool_calls: str | None = None,
 ) -> Judge:
     """A judge answering one label of a fixed set; each label has a value."""
     schema = _object_schema(
@@ -140,6 +151,9 @@ def label_judge(
         schema=schema,
         read=read,
         pass_labels=frozenset(passing),
+        sees=sees,
+        severity=severity,
+        without_tool_calls=without_tool_calls,
     )
 
 

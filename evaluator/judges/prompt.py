@@ -14,6 +14,7 @@ import orjson
 
 from evaluator.context import MetricContext
 from evaluator.judges.base import Judge
+from evaluator.judges.context_blocks import reference_block, tools_block
 from schemas import ToolCall
 
 __all__ = ["judge_messages"]
@@ -81,6 +82,10 @@ def _turn_block(row: Mapping[str, Any], calls: Sequence[ToolCall], *, tools: boo
 def judge_messages(judge: Judge, ctx: MetricContext, *, max_chars: int) -> list[dict[str, str]]:
     """System rubric + one user message holding the scenario and the transcript."""
     head = _scenario_block(ctx.scenario)
+    if "tool_definitions" in judge.sees:
+        head += "\n\n" + tools_block(ctx)
+    if "reference_trajectory" in judge.sees:
+        head += "\n\n" + reference_block(ctx)
     blocks: list[str] = []
     graded_id = ctx.turn_id
     for row, calls in zip(ctx.turns, ctx.turn_tool_calls, strict=False):

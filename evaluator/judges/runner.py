@@ -53,6 +53,8 @@ async def run_judges(
     for i, (judge, ctx) in enumerate(tasks):
         if client is None:
             results[i] = not_run_result(judge.name, unavailable_reason)
+        elif judge.without_tool_calls is not None and ctx.turn is not None and not ctx.tool_calls:
+            results[i] = _without_tool_calls(judge)
         elif ctx.turn is not None and ctx.turn.get("status") not in (None, "ok"):
             results[i] = MetricResult(
                 name=judge.name,
@@ -91,6 +93,19 @@ async def run_judges(
     return results  # type: ignore[return-value]
 
 
+def _without_tool_calls(judge: Judge) -> MetricResult:
+    """The fixed verdict of a tool-call judge on a turn that called no tool (no request)."""
+    label = judge.without_tool_calls or ""
+    return MetricResult(
+        name=judge.name,
+        value=judge.read({"label": label, "reasoning": ""}).value,
+        passed=judge.pass_labels is None or label in judge.pass_labels,
+        label=label,
+        reason="No tool calls in this turn",
+        details={"kind": "judge", "severity": None, "requested": False},
+    )
+
+
 async def _grade(
     judge: Judge, request: dict, client: JudgeClient, config: EvalConfig
 ) -> MetricResult:
@@ -114,6 +129,8 @@ async def _grade(
             reason=f"judge crashed: {type(exc).__name__}: {exc}",
             details=details,
         )
+    if judge.severity is not None:
+        details["severity"] = judge.severity.get(verdict.label)
     if judge.pass_labels is not None:
         passed = verdict.label in judge.pass_labels
         details["passing_labels"] = sorted(judge.pass_labels)

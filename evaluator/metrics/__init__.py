@@ -1,23 +1,52 @@
 """Deterministic tool-call metrics (SPEC §7): no LLM, pure functions.
 
 Each takes the actual calls (a list of `ToolCall`) and, where it compares,
-the expected ones (ToolCalls or mappings `{"name", "args", "output",
-"arg_match_mode"}`), and returns a `MetricResult`. A value of None means
-"could not grade" (each module says when), never 0.
+the expected ones (tool names, ToolCalls or mappings `{"name", "args",
+"output", "arg_mode", "id", "group"}`), and returns a `MetricResult`. A
+value of None means "could not grade" (no expectation given, each module
+says when), never 0; an explicit `[]` means "call no tool". One vocabulary
+(`vocabulary`): `arg_mode`, `order`, `all_or_nothing`, `arg_matchers`.
 """
 
+from evaluator.metrics.aggregate import aggregate
+from evaluator.metrics.argmatch import IGNORE, fuzzy, normalized, regex, tolerance
 from evaluator.metrics.args import tool_call_args
 from evaluator.metrics.count import tool_call_count
 from evaluator.metrics.errors import tool_error_rate
-from evaluator.metrics.expected import ExpectedCall, expected_calls
+from evaluator.metrics.expected import ExpectedCall, ExpectedCallError, expected_calls
+from evaluator.metrics.f1 import tool_call_f1
+from evaluator.metrics.info import tool_call_stats
 from evaluator.metrics.latency import tool_latency
 from evaluator.metrics.order import tool_call_order
 from evaluator.metrics.output import tool_call_output
 from evaluator.metrics.trajectory import trajectory
+from evaluator.metrics.vocabulary import (
+    ARG_MODES,
+    ORDERS,
+    VocabularyError,
+    normalize_name,
+    resolve_arg_mode,
+    resolve_order,
+)
 
 __all__ = [
+    "ARG_MODES",
+    "IGNORE",
+    "ORDERS",
     "ExpectedCall",
+    "ExpectedCallError",
+    "VocabularyError",
+    "aggregate",
     "expected_calls",
+    "fuzzy",
+    "normalize_name",
+    "normalized",
+    "regex",
+    "resolve_arg_mode",
+    "resolve_order",
+    "tolerance",
+    "tool_call_f1",
+    "tool_call_stats",
     "tool_call_args",
     "tool_call_count",
     "tool_call_order",

@@ -1,19 +1,25 @@
 """`tool_call_args`: were the expected tools called with the expected arguments?
 
 UiPath's Tool Call Args semantics, with its greedy pairing fixed (SPEC §7):
-expected and actual calls of the same name are paired so that the most
-pairs match (maximum bipartite matching, each actual call used once).
+expected and actual calls of the same tool (names compared after
+`normalize_name`; by call id when the expected call gives one) are paired
+so that the most pairs match (maximum bipartite matching, each actual call
+used once; under ``partial_credit`` the highest total score).
 
-- ``subset=False``: arguments must be canonically equal (`1 == 1.0`,
-  `"1" != 1`, `True != 1`); empty expected args match only empty actual
-  args.
-- ``subset=True``: the expected arguments must be a deep subset of the
-  actual ones (extra actual arguments allowed, at any depth).
-- ``strict=True``: 1.0 when every expected call matched, else 0.0;
-  ``strict=False``: matched / expected.
+- ``arg_mode="exact"`` (old ``subset=False``): arguments canonically equal
+  (`1 == 1.0`, `"1" != 1`, `True != 1`); empty expected args match only
+  empty actual args.
+- ``arg_mode="subset"`` (old ``subset=True``): the expected arguments are a
+  deep subset of the actual ones (extra actual arguments allowed).
+- ``arg_mode="superset"``: the actual arguments are within the expected ones.
+- ``arg_mode="partial_credit"``: each expected call earns the share of its
+  expected arguments matched (ADK, ragas); no expected args earn 1.0.
+- ``arg_matchers``: per-tool matchers (`evaluator.metrics.argmatch`).
+- ``all_or_nothing=True`` (old ``strict=True``): 1.0 only if all match else
+  0.0; otherwise matched / expected.
 
-Not graded (value None) when there are no expected calls: there is nothing
-to check arguments against. An expected mapping without "args" expects {}.
+`expected=None`: not graded (nothing to compare against); ``[]``: passes
+only when no tool was called. An expected mapping without "args" expects {}.
 """
 
 from __future__ import annotations
@@ -21,9 +27,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.canonical import args_equal, is_deep_subset
 from evaluator.matching import max_matching
-from evaluator.metrics.expected import ExpectedCallError, describe, expected_calls, not_graded
+from evaluator.metrics.argmatch import ArgMatcherError
+from evaluator.metrics.expected import (
+    ExpectedCallError,
+    describe,
+    expect_no_calls,
+    expected_calls,
+    not_graded,
+)
+from evaluator.metrics.pairing import CallScorer, pair_calls
+from evaluator.metrics.vocabulary import VocabularyError, resolve_arg_mode
 from schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_args"]
@@ -33,29 +47,40 @@ NAME = "tool_call_args"
 
 def tool_call_args(
     actual: Sequence[ToolCall],
-    expected: Sequence[ToolCall | Mapping[str, Any]],
+    expected: Sequence[ToolCall | Mapping[str, Any] | str] | None,
     *,
-    strict: bool = False,
-    subset: bool = False,
+    arg_mode: str | None = None,
+    all_or_nothing: bool | None = None,
+    arg_matchers: Mapping[str, Any] | None = None,
+    strict: bool | None = None,
+    subset: bool | None = None,
 ) -> MetricResult:
-    """Score how many expected calls were made with matching arguments."""
+    """Score how many expected calls were made with matching arguments.
+
+    `strict` and `subset` are the deprecated spellings of `all_or_nothing`
+    and ``arg_mode="subset"``.
+    """
+    try:
+        mode = resolve_arg_mode(arg_mode or ("subset" if subset else "exact"))
+        scorer = CallScorer.for_mode(mode, arg_matchers)
+    except (VocabularyError, ArgMatcherError) as exc:
+        return not_graded(NAME, str(exc), label="invalid_expected")
+    whole = bool(all_or_nothing if all_or_nothing is not None else strict)
+    if expected is None:
+        return not_graded(
+            NAME, "no expected tool calls given: nothing to compare arguments against"
+        )
     try:
         wanted = expected_calls(expected)
     except ExpectedCallError as exc:
         return not_graded(NAME, f"invalid expected tool calls: {exc}", label="invalid_expected")
     if not wanted:
-        return not_graded(NAME, "no expected tool calls: nothing to compare arguments against")
+        return expect_no_calls(NAME, actual)
 
-    def args_fit(i: int, j: int) -> bool:
-        call, want = actual[j], wanted[i]
-        if call.name != want.name:
-            return False
-        if subset:
-            return is_deep_subset(want.args or {}, call.arguments)
-        return args_equal(want.args or {}, call.arguments)
-
-    pairs = max_matching(len(wanted), len(actual), args_fit)
+    pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
     matched_to = dict(pairs)
+    score_of = {i: s for (i, _), s in zip(pairs, scores, strict=True)}
+    full = {i for i, s in score_of.items() if s >= 1.0}
     used = set(matched_to.values())
     # For explanations only: pair each unmatched expected call with a left-over
     # actual call of the same name, to show which arguments differed.
@@ -69,7 +94,7 @@ def tool_call_args(
             for a, b in max_matching(
                 len(unmatched),
                 len(spare),
-                lambda a, b: actual[spare[b]].name == wanted[unmatched[a]].name,
+                lambda a, b: scorer.fits_name(wanted[unmatched[a]], actual[spare[b]]),
             )
         }
     )
@@ -84,13 +109,19 @@ def tool_call_args(
                     "expected": expected_text,
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "actual_index": j,
-                    "matched": True,
-                    "explanation": "arguments match",
+                    "matched": i in full,
+                    "score": score_of[i],
+                    "explanation": "arguments match"
+                    if i in full
+                    else f"{score_of[i]:.0%} of the expected arguments match",
                 }
             )
         elif i in near:
             j = near[i]
-            relation = "are not a superset of" if subset else "differ from"
+            relation = {
+                "subset": "are not a superset of",
+                "superset": "are not within",
+            }.get(mode, "differ from")
             calls.append(
                 {
                     "expected": expected_text,
@@ -111,25 +142,30 @@ def tool_call_args(
                 }
             )
 
-    matched, total = len(pairs), len(wanted)
+    matched, total = len(full), len(wanted)
     complete = matched == total
-    value = (1.0 if complete else 0.0) if strict else matched / total
-    comparison = (
-        "with expected arguments a subset of the actual" if subset else "with equal arguments"
-    )
+    value = (1.0 if complete else 0.0) if whole else sum(scores) / total
+    comparison = {
+        "subset": "with expected arguments a subset of the actual",
+        "superset": "with actual arguments within the expected",
+        "ignore": "by name",
+        "partial_credit": "with equal arguments (partial credit per argument)",
+    }.get(mode, "with equal arguments")
     return MetricResult(
         name=NAME,
         value=min(1.0, max(0.0, value)),
         passed=complete,
         reason=f"{matched} of {total} expected tool calls matched {comparison}"
-        + (" (strict: all or nothing)" if strict else ""),
+        + (" (all or nothing)" if whole else ""),
         details={
             "matched": matched,
             "expected": total,
-            "strict": strict,
-            "subset": subset,
+            "arg_mode": mode,
+            "all_or_nothing": whole,
+            "strict": whole,
+            "subset": mode == "subset",
             "calls": calls,
-            "missing": [calls[i]["expected"] for i in unmatched],
+            "missing": [calls[i]["expected"] for i in range(total) if i not in full],
             "extra": [
                 describe(actual[j].name, actual[j].arguments)
                 for j in range(len(actual))

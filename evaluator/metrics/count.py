@@ -2,9 +2,13 @@
 
 `expected` maps a tool name to a count (`{"search": 2}` means exactly 2) or
 to a comparator and a count: `{"search": (">=", 1)}`, or `[">=", 1]` as
-JSON gives it. Comparators: ==, !=, >=, <=, >, <. Value = tools satisfied /
-tools listed; ``strict=True``: 1.0 only when all are satisfied. Not graded
-when no tool is listed or the expectation is malformed (reason says which).
+JSON gives it. Comparators: ==, = (the same), !=, >=, <=, >, <. Value =
+tools satisfied / tools listed; a key may also be a tool-call id (UiPath writes counts by a
+tool's id). ``all_or_nothing=True`` (old
+``strict=True``): 1.0 only when all are satisfied. Tool names compare after
+`normalize_name`. ``{}`` is an explicit "call no tool" (as ``[]`` in the
+other metrics); not graded when `expected` is None or malformed (reason
+says which).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evaluator.metrics.expected import not_graded
+from evaluator.metrics.expected import expect_no_calls, not_graded
+from evaluator.metrics.vocabulary import normalize_name
 from schemas import MetricResult, ToolCall
 
 __all__ = ["COMPARATORS", "parse_count_spec", "tool_call_count"]
@@ -23,6 +28,7 @@ NAME = "tool_call_count"
 
 COMPARATORS: dict[str, Callable[[int, int], bool]] = {
     "==": operator.eq,
+    "=": operator.eq,
     "!=": operator.ne,
     ">=": operator.ge,
     "<=": operator.le,
@@ -63,24 +69,34 @@ def parse_count_spec(expected: Mapping[str, Any]) -> dict[str, tuple[str, int]]:
 
 def tool_call_count(
     actual: Sequence[ToolCall],
-    expected: Mapping[str, Any],
+    expected: Mapping[str, Any] | None,
     *,
-    strict: bool = False,
+    all_or_nothing: bool | None = None,
+    strict: bool | None = None,
 ) -> MetricResult:
-    """Check per-tool call counts against comparators."""
+    """Check per-tool call counts against comparators (`strict`: deprecated `all_or_nothing`)."""
+    strict = bool(all_or_nothing if all_or_nothing is not None else strict)
+    if expected is None:
+        return not_graded(NAME, "no expected counts given: nothing to check")
     try:
         spec = parse_count_spec(expected)
     except ValueError as exc:
         return not_graded(NAME, f"invalid expected counts: {exc}", label="invalid_expected")
     if not spec:
-        return not_graded(NAME, "no expected counts: nothing to check")
-    counts = Counter(call.name for call in actual)
+        return expect_no_calls(NAME, actual)
+    counts = Counter(normalize_name(call.name) for call in actual)
+    by_id: Counter[str] | None = None
     per_tool: dict[str, dict[str, Any]] = {}
     for tool, (op, count) in spec.items():
+        seen = counts.get(normalize_name(tool), 0)
+        if not seen:
+            if by_id is None:
+                by_id = Counter(call.id for call in actual if call.id)
+            seen = by_id.get(tool, 0)
         per_tool[tool] = {
             "expected": f"{op} {count}",
-            "actual": counts.get(tool, 0),
-            "passed": COMPARATORS[op](counts.get(tool, 0), count),
+            "actual": seen,
+            "passed": COMPARATORS[op](seen, count),
         }
     satisfied = sum(1 for item in per_tool.values() if item["passed"])
     total = len(per_tool)
@@ -98,5 +114,5 @@ def tool_call_count(
         value=value,
         passed=satisfied == total,
         reason=reason,
-        details={"strict": strict, "tools": per_tool},
+        details={"strict": strict, "all_or_nothing": strict, "tools": per_tool},
     )

@@ -6,8 +6,10 @@ its text equals the expected string, or when both parse as JSON and are
 canonically equal (`{"a": 1}` and `{"a":1.0}`); a non-string expected value
 is compared with the result parsed as JSON; expected null matches a call
 without a result. Value = matched / expected calls with an output;
-``strict=True``: all or nothing. Expected calls without an output are
-skipped; not graded when none has one.
+``all_or_nothing=True`` (old ``strict=True``): all or nothing. Names
+compare after `normalize_name`. Expected calls without an output are
+skipped; not graded when none has one or `expected` is None; ``[]``:
+passes only when no tool was called.
 """
 
 from __future__ import annotations
@@ -20,14 +22,18 @@ from evaluator.matching import max_matching
 from evaluator.metrics.expected import (
     UNSPECIFIED,
     ExpectedCallError,
+    expect_no_calls,
     expected_calls,
     not_graded,
 )
+from evaluator.metrics.pairing import CallScorer
 from schemas import MetricResult, ToolCall
 
 __all__ = ["output_matches", "tool_call_output"]
 
 NAME = "tool_call_output"
+
+_BY_NAME = CallScorer(arg_mode="ignore")
 
 
 def output_matches(expected: Any, result: str | None) -> bool:
@@ -46,29 +52,40 @@ def output_matches(expected: Any, result: str | None) -> bool:
 
 def tool_call_output(
     actual: Sequence[ToolCall],
-    expected: Sequence[ToolCall | Mapping[str, Any]],
+    expected: Sequence[ToolCall | Mapping[str, Any]] | None,
     *,
-    strict: bool = False,
+    all_or_nothing: bool | None = None,
+    strict: bool | None = None,
 ) -> MetricResult:
-    """Score how many expected outputs were produced by a call of the same tool."""
+    """Score how many expected outputs were produced by a call of the same tool.
+
+    `strict` is the deprecated spelling of `all_or_nothing`.
+    """
+    strict = bool(all_or_nothing if all_or_nothing is not None else strict)
+    if expected is None:
+        return not_graded(NAME, "no expected tool outputs given: nothing to compare")
     try:
-        wanted = [c for c in expected_calls(expected) if c.output is not UNSPECIFIED]
+        everything = expected_calls(expected)
     except ExpectedCallError as exc:
         return not_graded(NAME, f"invalid expected tool calls: {exc}", label="invalid_expected")
+    if not everything:
+        return expect_no_calls(NAME, actual)
+    wanted = [c for c in everything if c.output is not UNSPECIFIED]
     if not wanted:
         return not_graded(NAME, "no expected tool outputs: nothing to compare")
     pairs = max_matching(
         len(wanted),
         len(actual),
         lambda i, j: (
-            actual[j].name == wanted[i].name and output_matches(wanted[i].output, actual[j].result)
+            _BY_NAME.fits_name(wanted[i], actual[j])
+            and output_matches(wanted[i].output, actual[j].result)
         ),
     )
     matched_to = dict(pairs)
     calls = []
     for i, want in enumerate(wanted):
         j = matched_to.get(i)
-        seen = [c.result for c in actual if c.name == want.name]
+        seen = [c.result for c in actual if _BY_NAME.fits_name(want, c)]
         calls.append(
             {
                 "name": want.name,
@@ -86,6 +103,7 @@ def tool_call_output(
         reason=f"{matched} of {total} expected tool outputs produced",
         details={
             "strict": strict,
+            "all_or_nothing": strict,
             "calls": calls,
             "missing": [c["name"] for c in calls if not c["matched"]],
         },

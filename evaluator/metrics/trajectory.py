@@ -1,24 +1,28 @@
 """`trajectory`: does the sequence of tool calls fit the expected trajectory?
 
-A call fits an expected call when the names are equal and the arguments
-agree under the argument mode (the expected call's own `arg_match_mode`
-overrides the metric's `arg_mode`): ``ignore`` (names only), ``exact``
-(canonically equal), ``subset`` (expected a deep subset of actual). An
-expected call without args is compared by name only.
+Default: ``order="strict"``, ``arg_mode="exact"`` (the safe default, as
+agentevals and ADK: same calls, same order, same arguments; calls one model
+message made in parallel may come in any order). A call fits an expected
+call when the tool names agree (after `normalize_name`; by call id when the
+expected call gives one) and the arguments agree under the argument mode
+(see `evaluator.metrics.vocabulary`; the expected call's own `arg_mode`
+overrides the metric's, `arg_matchers` override per tool). An expected call
+without args is compared by name only.
 
-Modes (matching is optimal, never greedy):
-
-| mode        | passes when                                              | value                       |
-|-------------|----------------------------------------------------------|-----------------------------|
-| `strict`    | same length, call i fits expected i for every i          | fitting positions / max(len) |
+| order       | passes when                                              | value                        |
+|-------------|----------------------------------------------------------|------------------------------|
+| `strict`    | same length, call i fits expected i (groups: any order)  | fitting positions / max(len) |
 | `unordered` | a perfect matching exists (same multiset)                | matched pairs / max(len)     |
 | `contains`  | every expected call matched to a distinct actual call    | matched / len(expected)      |
 | `within`    | every actual call matched to a distinct expected call    | matched / len(actual)        |
 | `in_order`  | expected is a subsequence of actual (DP, not greedy)     | LCS / len(expected)          |
 
-A zero denominator means the condition holds vacuously: value 1.0.
+Under ``partial_credit`` "matched" sums each pair's score and passing needs
+every pair at 1.0. ``all_or_nothing``: value 1.0 when passed, else 0.0.
+`expected=None`: not graded (only the forbidden tools are checked, when
+given); ``[]``: passes only when no tool was called.
 Forbidden tools: any actual call to one fails the metric, sets the value to
-0.0 (the match value stays in details) and lists the calls. Always graded.
+0.0 (the match value stays in details) and lists the calls.
 """
 
 from __future__ import annotations
@@ -26,15 +30,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from evaluator.canonical import args_equal, is_deep_subset
-from evaluator.matching import lcs_pairs, max_matching
+from evaluator.metrics.argmatch import ArgMatcherError
 from evaluator.metrics.expected import (
-    ARG_MODES,
     ExpectedCall,
     ExpectedCallError,
     describe,
+    expect_no_calls,
     expected_calls,
     not_graded,
+)
+from evaluator.metrics.pairing import CallScorer, pair_calls
+from evaluator.metrics.vocabulary import (
+    ORDERS,
+    VocabularyError,
+    names_match,
+    resolve_arg_mode,
+    resolve_order,
 )
 from schemas import MetricResult, ToolCall
 
@@ -42,80 +53,96 @@ __all__ = ["MODES", "call_fits", "trajectory"]
 
 NAME = "trajectory"
 
-MODES = ("strict", "unordered", "contains", "within", "in_order")
+MODES = ORDERS
+"""Deprecated name of `vocabulary.ORDERS`."""
 
 
 def call_fits(want: ExpectedCall, call: ToolCall, *, arg_mode: str) -> bool:
-    """True when `call` satisfies `want` under its (or the given) argument mode."""
-    if call.name != want.name:
-        return False
-    mode = want.arg_match_mode or arg_mode
-    if mode == "ignore" or want.args is None:
-        return True
-    if mode == "subset":
-        return is_deep_subset(want.args, call.arguments)
-    return args_equal(want.args, call.arguments)
+    """True when `call` fully satisfies `want` under its (or the given) argument mode."""
+    return CallScorer(arg_mode=resolve_arg_mode(arg_mode)).score(want, call) >= 1.0
 
 
-def _ratio(matched: int, total: int) -> float:
+def _ratio(matched: float, total: int) -> float:
     return 1.0 if total == 0 else matched / total
+
+
+def _invalid(reason: str) -> MetricResult:
+    return not_graded(NAME, reason, label="invalid_expected")
 
 
 def trajectory(
     actual: Sequence[ToolCall],
-    expected: Sequence[ToolCall | Mapping[str, Any]],
+    expected: Sequence[ToolCall | Mapping[str, Any] | str] | None,
     *,
-    mode: str = "unordered",
-    arg_mode: str = "ignore",
+    order: str | None = None,
+    arg_mode: str = "exact",
     forbidden: Iterable[str] = (),
+    all_or_nothing: bool = False,
+    arg_matchers: Mapping[str, Any] | None = None,
+    mode: str | None = None,
 ) -> MetricResult:
-    """Compare the actual tool calls with the expected trajectory (see module doc)."""
-    if mode not in MODES:
-        return not_graded(
-            NAME, f"unknown mode {mode!r}: one of {', '.join(MODES)}", label="invalid_expected"
-        )
-    if arg_mode not in ARG_MODES:
-        return not_graded(
-            NAME,
-            f"unknown arg_mode {arg_mode!r}: one of {', '.join(ARG_MODES)}",
-            label="invalid_expected",
+    """Compare the actual tool calls with the expected trajectory (see module doc).
+
+    `mode` is the deprecated name of `order`.
+    """
+    try:
+        order = resolve_order(order or mode or "strict")
+        arg_mode = resolve_arg_mode(arg_mode)
+        scorer = CallScorer.for_mode(arg_mode, arg_matchers)
+    except (VocabularyError, ArgMatcherError) as exc:
+        return _invalid(str(exc))
+    banned = tuple(forbidden)
+    forbidden_calls = [
+        describe(c.name, c.arguments)
+        for c in actual
+        if banned and any(names_match(b, c.name) for b in banned)
+    ]
+    if expected is None:
+        if not banned:
+            return not_graded(NAME, "no expected trajectory given")
+        return MetricResult(
+            name=NAME,
+            value=0.0 if forbidden_calls else 1.0,
+            passed=not forbidden_calls,
+            reason=f"forbidden tools called: {', '.join(forbidden_calls)}"
+            if forbidden_calls
+            else "no forbidden tool called (no expected trajectory given)",
+            details={"order": order, "arg_mode": arg_mode, "forbidden": forbidden_calls},
         )
     try:
         wanted = expected_calls(expected)
     except ExpectedCallError as exc:
-        return not_graded(NAME, f"invalid expected tool calls: {exc}", label="invalid_expected")
+        return _invalid(f"invalid expected tool calls: {exc}")
+    if not wanted:
+        result = expect_no_calls(NAME, actual)
+        result.details.update(order=order, arg_mode=arg_mode, forbidden=forbidden_calls)
+        return result
 
-    def fits(i: int, j: int) -> bool:
-        return call_fits(wanted[i], actual[j], arg_mode=arg_mode)
-
+    pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
+    matched = sum(scores)
+    full = sum(1 for s in scores if s >= 1.0)
     n_expected, n_actual = len(wanted), len(actual)
-    if mode == "strict":
-        pairs = [(i, i) for i in range(min(n_expected, n_actual)) if fits(i, i)]
-        value = _ratio(len(pairs), max(n_expected, n_actual))
-        passed = n_expected == n_actual and len(pairs) == n_expected
-    elif mode == "in_order":
-        pairs = lcs_pairs(n_expected, n_actual, fits)
-        value = _ratio(len(pairs), n_expected)
-        passed = len(pairs) == n_expected
-    else:
-        pairs = max_matching(n_expected, n_actual, fits)
-        matched = len(pairs)
-        if mode == "unordered":
-            value = _ratio(matched, max(n_expected, n_actual))
-            passed = matched == n_expected == n_actual
-        elif mode == "contains":
-            value = _ratio(matched, n_expected)
-            passed = matched == n_expected
-        else:  # within
-            value = _ratio(matched, n_actual)
-            passed = matched == n_actual
+    if order in ("strict", "unordered"):
+        value = _ratio(matched, max(n_expected, n_actual))
+        passed = shape_ok and full == n_expected == n_actual
+    elif order in ("contains", "in_order"):
+        value = _ratio(matched, n_expected)
+        passed = full == n_expected
+    else:  # within
+        value = _ratio(matched, n_actual)
+        passed = full == n_actual
+    if all_or_nothing:
+        value = 1.0 if passed else 0.0
 
     matched_expected = {i for i, _ in pairs}
     matched_actual = {j for _, j in pairs}
-    banned = set(forbidden)
-    forbidden_calls = [describe(c.name, c.arguments) for c in actual if c.name in banned]
     match_value = value
-    reason = f"{mode}: {len(pairs)} matched of {n_expected} expected and {n_actual} actual calls (args: {arg_mode})"
+    reason = (
+        f"{order}: {len(pairs)} matched of {n_expected} expected and {n_actual} actual calls "
+        f"(args: {arg_mode})"
+    )
+    if order == "strict" and not shape_ok and full == n_expected == n_actual:
+        reason += "; parallel groups differ from the expected ones"
     if forbidden_calls:
         value, passed = 0.0, False
         reason = f"forbidden tools called: {', '.join(forbidden_calls)}; " + reason
@@ -125,8 +152,10 @@ def trajectory(
         passed=passed,
         reason=reason,
         details={
-            "mode": mode,
+            "mode": order,
+            "order": order,
             "arg_mode": arg_mode,
+            "all_or_nothing": all_or_nothing,
             "match_value": match_value,
             "pairs": [
                 {
@@ -134,8 +163,9 @@ def trajectory(
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "expected_index": i,
                     "actual_index": j,
+                    "score": s,
                 }
-                for i, j in pairs
+                for (i, j), s in zip(pairs, scores, strict=True)
             ],
             "missing": [
                 describe(w.name, w.args) for i, w in enumerate(wanted) if i not in matched_expected

@@ -24,12 +24,14 @@ __all__ = [
     "FAILURE_GROUPS",
     "MAX_FAILURE_ITEMS",
     "NON_FAILURE_LABELS",
+    "TOOL_SOURCE_SQL",
     "LabelFailures",
     "MetricSummary",
     "failure_tags",
     "group_failures",
     "metric_summaries",
     "scenario_means",
+    "service_tools",
     "status_by_scenario",
     "tool_rows",
 ]
@@ -44,20 +46,21 @@ MAX_FAILURE_ITEMS = 25
 _NON_FAILURE_SQL = ", ".join(f"'{label}'" for label in sorted(NON_FAILURE_LABELS))
 FAILURES_SQL = f"""
 CREATE OR REPLACE TEMP TABLE _report_failures AS
-SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason
+SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason, NULL::VARCHAR AS severity
   FROM _report_final WHERE label IS NOT NULL AND label NOT IN ('', 'Done')
 UNION ALL
-SELECT 1, trim(label), chat_id, turn_id, reason FROM scores
+SELECT 1, trim(label), chat_id, turn_id, reason, details->>'severity' FROM scores
   WHERE eval_id = $eval_id AND metric = 'agent_behavior_failure' AND chat_id IS NOT NULL
   AND trim(label) <> '' AND lower(trim(label)) NOT IN ({_NON_FAILURE_SQL})
 UNION ALL
-SELECT 2, metric, chat_id, turn_id, reason FROM (
-  SELECT DISTINCT ON (metric, chat_id) metric, chat_id, turn_id, reason FROM scores
+SELECT 2, metric, chat_id, turn_id, reason, severity FROM (
+  SELECT DISTINCT ON (metric, chat_id) metric, chat_id, turn_id, reason,
+    details->>'severity' AS severity FROM scores
   WHERE eval_id = $eval_id AND passed = false AND metric <> 'final_score' AND chat_id IS NOT NULL
   ORDER BY metric, chat_id, turn_id NULLS FIRST)
 """
 """Failing conversations as (group index into FAILURE_GROUPS, label, chat_id, turn_id,
-reason): a final status other than Done; an agent_behavior_failure label that is
+reason, severity from the score's details when set): a final status other than Done; an agent_behavior_failure label that is
 a failure (one item per score); a failed metric (one item per conversation and metric)."""
 
 
@@ -74,6 +77,12 @@ class MetricSummary:
     failed: int
     bounded: bool  # every value within [0, 1]: drawn on the 0..1 charts
     histogram: list[int] = field(default_factory=list)  # 10 bins over [0, 1]
+    not_run: int = 0  # results labelled `not_run` (a judge with no model, ...)
+
+    @property
+    def never_run(self) -> bool:
+        """Nothing graded and every result `not_run`: shown as one line, not a row."""
+        return self.graded == 0 and self.total > 0 and self.not_run == self.total
 
 
 @dataclass
@@ -89,7 +98,7 @@ def metric_summaries(con: Any, eval_id: str | None) -> list[MetricSummary]:
     rows = con.execute(
         "SELECT metric, bool_and(turn_id IS NOT NULL), bool_or(turn_id IS NOT NULL), count(*),"
         " count(value), avg(value), count(*) FILTER (passed), count(*) FILTER (NOT passed),"
-        " coalesce(min(value) >= 0 AND max(value) <= 1, true)"
+        " coalesce(min(value) >= 0 AND max(value) <= 1, true), count(*) FILTER (label = 'not_run')"
         " FROM scores WHERE eval_id = ? GROUP BY metric ORDER BY metric",
         [eval_id],
     ).fetchall()
@@ -111,8 +120,9 @@ def metric_summaries(con: Any, eval_id: str | None) -> list[MetricSummary]:
             failed=failed,
             bounded=bounded,
             histogram=bins[metric] if bounded else [0] * 10,
+            not_run=not_run,
         )
-        for metric, all_turn, any_turn, total, graded, mean, passed, failed, bounded in rows
+        for metric, all_turn, any_turn, total, graded, mean, passed, failed, bounded, not_run in rows
     ]
 
 
@@ -142,21 +152,43 @@ def status_by_scenario(con: Any) -> list[tuple[str, str, int]]:
     ).fetchall()
 
 
+TOOL_SOURCE_SQL = """
+SELECT chat_id, name, error, source, traced, duration_ms FROM tool_calls
+  WHERE chat_id IN (SELECT chat_id FROM _report_chats)
+UNION ALL
+SELECT chat_id, tool_name, CASE WHEN status_code = 'ERROR' THEN coalesce(nullif(status_message, ''),
+  'error') END, 'tracing_processor', true, duration_ms FROM spans
+  WHERE tool_name <> '' AND chat_id IN (SELECT chat_id FROM _report_chats)
+  AND chat_id NOT IN (SELECT chat_id FROM tool_calls)
+"""
+"""The reported chats' tool calls: `tool_calls` rows, or the tool spans of chats not
+evaluated yet (a file filled by `tracesim collect` alone), seen as traced calls."""
+
+
 def tool_rows(con: Any) -> list[dict[str, Any]]:
     """Per tool: calls by how they were observed, errors and latency percentiles."""
     explicit = "(k.source IS NOT NULL AND k.source <> 'tracing_processor')"
     rows = con.execute(
+        f"WITH k AS ({TOOL_SOURCE_SQL}) "
         "SELECT coalesce(k.name, '(unnamed)') AS name, count(*) AS calls,"
         " count(*) FILTER (k.error <> ''),"
         f" count(*) FILTER ({explicit} AND NOT coalesce(k.traced, false)),"
         f" count(*) FILTER (NOT {explicit}),"
         f" count(*) FILTER ({explicit} AND coalesce(k.traced, false)),"
         " quantile_disc(round(k.duration_ms, 3), 0.5), quantile_disc(round(k.duration_ms, 3), 0.95)"
-        " FROM tool_calls k JOIN _report_chats USING (chat_id)"
-        " GROUP BY ALL ORDER BY calls DESC, name"
+        " FROM k GROUP BY ALL ORDER BY calls DESC, name"
     ).fetchall()
     keys = ("name", "calls", "errors", "explicit", "traced", "both", "p50_ms", "p95_ms")
     return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def service_tools(con: Any) -> list[tuple[str, str, int]]:
+    """(service, tool, calls) from the reported chats' tool spans: who called what."""
+    return con.execute(
+        "SELECT coalesce(nullif(service_name, ''), '(unknown)'), tool_name, count(*) FROM spans"
+        " WHERE tool_name <> '' AND chat_id IN (SELECT chat_id FROM _report_chats)"
+        " GROUP BY ALL ORDER BY 1, 2"
+    ).fetchall()
 
 
 def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
@@ -168,8 +200,9 @@ def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
     groups: dict[str, dict[str, LabelFailures]] = {g: {} for g in FAILURE_GROUPS}
     for grp, label, n in counts:
         groups[FAILURE_GROUPS[grp]][label] = LabelFailures(n, [])
-    for grp, label, chat_id, turn_id, reason, scenario in con.execute(
-        "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, coalesce(c.scenario_id, '(none)')"
+    for grp, label, chat_id, turn_id, reason, severity, scenario in con.execute(
+        "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, f.severity,"
+        " coalesce(c.scenario_id, '(none)')"
         " FROM (SELECT *, row_number() OVER (PARTITION BY grp, label"
         "   ORDER BY chat_id, turn_id NULLS FIRST) AS rn FROM _report_failures) f"
         " LEFT JOIN _report_chats c USING (chat_id) WHERE f.rn <= ? ORDER BY f.grp, f.label, f.rn",
@@ -181,6 +214,7 @@ def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
                 "scenario": scenario,
                 "turn_id": turn_id,
                 "reason": clip(reason, 300),
+                "severity": severity,
             }
         )
     return groups

@@ -102,14 +102,74 @@ function shortTags(tags) {  // the status has its own column; metric names say e
     .join(", ");
 }
 
-function scoreChips(scores) {
+function sevBadge(details) {
+  const sev = details && details.severity;
+  return sev ? el("span", "sev " + String(sev).replace(/[^a-z]/g, ""), sev) : null;
+}
+
+function scoreChips(scores) {  // not-run results (e.g. judges with no model) share one line
   const box = el("div", "chips");
-  for (const [metric, value, passed, label, reason] of scores) {
+  const notRun = scores.filter(([, value, , label]) => value === null && label === "not_run");
+  for (const [metric, value, passed, label, reason, details] of scores) {
+    if (value === null && label === "not_run") continue;
     const cls = value === null ? "notgraded" : passed === false ? "fail" : passed ? "pass" : "";
     const text = value === null ? `${metric}: not graded` : `${metric}: ${fmt(value, 2)}`;
-    const chip = el("span", "chip " + cls, text, label && label !== "not_run" ? ` (${label})` : null);
+    const chip = el("span", "chip " + cls, text, label ? ` (${label})` : null, sevBadge(details));
     chip.title = reason ?? "";
     box.append(chip);
+  }
+  if (!notRun.length) return box;
+  const wrap = el("div", null, box);
+  wrap.append(el("div", "notrun-line", `${notRun.length} not run (not graded): ` +
+    notRun.map((s) => s[0]).join(", ") + (notRun[0][4] ? ` — ${notRun[0][4]}` : "")));
+  return wrap;
+}
+
+function show(v) {
+  if (v === null || v === undefined) return "(none)";
+  if (Array.isArray(v)) return v.length ? v.map(show).join(", ") : "(none)";
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function expectRows(d) {  // [expected, actual, note] rows from a failed check's details
+  const rows = [];
+  for (const c of d.calls || []) {
+    if (c && c.matched !== true) rows.push([c.expected ?? c.name, c.actual, c.explanation ?? ""]);
+  }
+  if (!rows.length) {
+    for (const m of d.missing || []) rows.push([m, null, "expected, not called"]);
+    for (const x of d.extra || []) rows.push([null, x, "called, not expected"]);
+  }
+  for (const f of d.forbidden || []) rows.push([null, f, "forbidden tool called"]);
+  if (d.expected_order) rows.push([d.expected_order, d.actual_order, "order"]);
+  for (const [tool, t] of Object.entries(d.tools || {})) {
+    if (t && t.passed === false) rows.push([`${tool}: ${t.expected}`, `${tool}: ${t.actual}`, "count"]);
+  }
+  return rows;
+}
+
+// scores computed from the others: they say that a turn failed, the checks say why
+const DERIVED = new Set(["turn_success", "turn_success_ratio", "final_score"]);
+function failedChecks(scores) {  // why it failed, visible without hovering
+  const failed = scores.filter(([metric, , passed]) => passed === false && !DERIVED.has(metric));
+  if (!failed.length) return null;
+  const box = el("div", "checks", el("h4", null, `Why it failed (${failed.length})`));
+  for (const [metric, value, , label, reason, details] of failed) {
+    const item = el("div", "check", el("strong", null, metric), ` ${fmt(value, 2)}`,
+      label ? ` (${label})` : null, sevBadge(details), el("span", "why", reason || ""));
+    const rows = details ? expectRows(details) : [];
+    if (rows.length) {
+      const table = el("table", "expect", el("thead", null, el("tr", null,
+        el("th", null, "expected"), el("th", null, "actual"), el("th", null, ""))));
+      const body = el("tbody");
+      for (const [e, a, note] of rows) {
+        body.append(el("tr", null, el("td", "exp", e === null ? "–" : show(e)),
+          el("td", "act", a === null ? "–" : show(a)), el("td", "muted", note)));
+      }
+      table.append(body);
+      item.append(table);
+    }
+    box.append(item);
   }
   return box;
 }
@@ -168,14 +228,21 @@ function waterfall(div, spans) {
 function renderTurn(t) {
   const box = el("div", "turn");
   box.dataset.turn = t.turn_id;
+  const toolSpans = t.spans.filter((s) => s[4] & S_TOOL).length;
   box.append(el("div", "turn-head", el("strong", null, `Turn ${t.turn_id}`),
     t.status ? badge(t.status) : null, t.ms !== null ? el("span", null, `${fmt(t.ms, 0)} ms`) : null,
-    el("span", null, `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
+    el("span", null, !t.calls.length && toolSpans ? `${toolSpans} tool span(s)`
+      : `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
   if (t.user !== null) box.append(el("div", "msg user", el("span", "who", "user"), t.user));
   if (t.calls.length) box.append(callsTable(t.calls));
+  else if (toolSpans) box.append(el("div", "muted", `${toolSpans} tool span(s), not evaluated ` +
+    "yet: `tracesim evaluate` derives and checks their tool calls."));
   else box.append(el("div", "muted", "No tool calls in this turn."));
+  const why = failedChecks(t.scores);
+  if (why) box.append(why);
   if (t.agent !== null) box.append(el("div", "msg agent", el("span", "who", "agent"), t.agent));
   if (t.error) box.append(el("div", "msg error", el("span", "who", "error"), t.error));
+  if (t.stack) box.append(el("div", "stack-head muted", "stack trace"), el("pre", "stack", t.stack));
   if (t.scores.length) box.append(scoreChips(t.scores));
   if (t.spans.length) {
     const more = t.spans_total > t.spans.length ? ` (first ${t.spans.length} of ${t.spans_total})` : "";
@@ -224,7 +291,11 @@ async function openConversation(chatId) {
     row.status ? el("span", "muted", `simulator status: ${row.status}`) : null);
   const parts = [head];
   if (conv.error) parts.push(el("div", "msg error", el("span", "who", "error"), conv.error));
-  if (conv.scores.length) parts.push(el("h3", null, "Conversation scores"), scoreChips(conv.scores));
+  if (conv.scores.length) {
+    parts.push(el("h3", null, "Conversation scores"), scoreChips(conv.scores));
+    const why = failedChecks(conv.scores);
+    if (why) parts.push(why);
+  }
   for (const t of conv.turns) parts.push(renderTurn(t));
   if (!conv.turns.length) parts.push(el("p", "muted", "No turns recorded."));
   panel.replaceChildren(...parts);

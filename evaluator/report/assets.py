@@ -82,5 +82,26 @@ table.calls td.err { color:#8d2421; }
 .chip.pass { border-color:#9fd3b3; } .chip.fail { border-color:#e9a8a6; background:#fdf1f0; }
 .chip.notgraded { color:#888; }
 .waterfall { width:100%; }
+.card.nogates { border-left:5px solid #c9ced8; } .card.nogates .v { color:var(--muted); }
+p.nogates { background:#fff8e6; border:1px solid #f0dca8; border-radius:6px; padding:6px 10px; }
+.sev { display:inline-block; padding:0 6px; border-radius:8px; font-size:11px; font-weight:700;
+  text-transform:uppercase; background:#eee; color:#555; margin-left:4px; }
+.sev.critical { background:#7a1512; color:#fff; } .sev.high { background:#d9534f; color:#fff; }
+.sev.medium { background:#e8a33d; color:#fff; } .sev.low { background:#d7dbe3; color:#333; }
+.badge.Evaluation-Failed, .badge.Not-graded { background:#eee; color:#555; }
+.checks { margin:8px 0; border:1px solid #e9a8a6; border-radius:8px; background:#fdf6f5;
+  padding:6px 12px; }
+.checks h4 { margin:2px 0 6px; font-size:13px; color:#8d2421; }
+.check { margin:6px 0; }
+.check .why { display:block; margin:2px 0 4px; }
+table.expect { width:auto; min-width:50%; background:transparent; }
+table.expect td, table.expect th { padding:2px 8px; font-size:12px; }
+table.expect td.exp { color:#1e6b3e; } table.expect td.act { color:#8d2421; }
+pre.stack { background:#2b2f38; color:#f3f3f3; padding:8px 12px; border-radius:6px;
+  max-height:320px; overflow:auto; font-size:12px; white-space:pre; margin:6px 0; }
+.notrun-line { color:#777; font-size:12px; margin:4px 0; }
+.method { background:var(--card); border:1px solid var(--line); border-radius:8px;
+  padding:6px 16px 12px; }
+.method table.statuses { width:auto; }
 .muted { color:var(--muted); }
 """

@@ -40,6 +40,14 @@ class Chart:
     figure_json: str
 
 
+def _count_axis(largest: float) -> dict:
+    """Axis settings for counts: whole numbers only (never 0.5 calls)."""
+    axis: dict = {"tickformat": "d", "rangemode": "tozero"}
+    if largest <= 10:
+        axis["dtick"] = 1
+    return axis
+
+
 def _figure(fig: go.Figure, title: str, height: int) -> str:
     fig.update_layout(
         **_LAYOUT, title={"text": title, "x": 0, "y": 0.98, "font": {"size": 14}}, height=height
@@ -66,7 +74,9 @@ def _status(data: ReportData) -> Chart | None:
             for lab in labels
         ]
     )
+    totals = [sum(counts.get((sc, lab), 0) for lab in labels) for sc in scenarios]
     fig.update_layout(barmode="stack", xaxis_title="conversations")
+    fig.update_xaxes(**_count_axis(max(totals, default=0)))
     return Chart(
         "chart-status",
         "Final status per scenario",
@@ -115,6 +125,7 @@ def _distribution(data: ReportData) -> Chart | None:
             x=bins,
             y=[m.metric for m in metrics],
             colorscale="Blues",
+            colorbar={"tickformat": "d"},
             hovertemplate="%{y} in %{x}: %{z} results<extra></extra>",
         )
     )
@@ -134,6 +145,8 @@ def _per_scenario(data: ReportData) -> Chart | None:
     metrics = sorted(
         {m for _, m, _, _ in data.scenario_means if m not in LOWER_IS_BETTER}, reverse=True
     )
+    if not metrics:  # only lower-is-better metrics: nothing for a red-to-green map
+        return None
     cell = {(sc, m): (mean, n) for sc, m, mean, n in data.scenario_means}
     z = [[cell.get((sc, m), (None, 0))[0] for sc in scenarios] for m in metrics]
     text = [[f"{v:.2f}" if v is not None else "" for v in row] for row in z]
@@ -156,6 +169,36 @@ def _per_scenario(data: ReportData) -> Chart | None:
         "Mean of graded values per scenario (blank: not graded there; "
         "error rates and latencies are in the tools table).",
         _figure(fig, "Metric means per scenario", 120 + 24 * len(metrics)),
+    )
+
+
+def _service_tools(data: ReportData) -> Chart | None:
+    """Tool calls per service and tool: the heatmap of traces with no per-scenario scores
+    (a file filled by `tracesim collect` alone)."""
+    if not data.tool_services or _per_scenario(data) is not None:
+        return None
+    services = sorted({sv for sv, _, _ in data.tool_services})
+    tools = sorted({t for _, t, _ in data.tool_services}, reverse=True)
+    cell = {(sv, t): n for sv, t, n in data.tool_services}
+    z = [[cell.get((sv, t), 0) for sv in services] for t in tools]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=services,
+            y=tools,
+            colorscale="Blues",
+            text=[[str(v) if v else "" for v in row] for row in z],
+            texttemplate="%{text}",
+            colorbar={"tickformat": "d"},
+            hovertemplate="%{x} called %{y} %{z} time(s)<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title="service")
+    return Chart(
+        "chart-service-tools",
+        "Tool calls per service",
+        "Tool spans per service and tool, as captured.",
+        _figure(fig, "Tool calls per service", 140 + 26 * len(tools)),
     )
 
 
@@ -187,7 +230,9 @@ def _tools(data: ReportData) -> Chart | None:
         )
     )
     fig = go.Figure(bars)
+    largest = max((max(t[k] for k in (*_SOURCE_COLORS, "errors")) for t in tools), default=0)
     fig.update_layout(barmode="group", xaxis_title="calls")
+    fig.update_xaxes(**_count_axis(largest))
     return Chart(
         "chart-tools",
         "Tool calls by how they were observed",
@@ -199,5 +244,5 @@ def _tools(data: ReportData) -> Chart | None:
 
 def build_charts(data: ReportData) -> list[Chart]:
     """Every overview chart the data supports (charts with nothing to show are left out)."""
-    builders = (_status, _tools, _means, _per_scenario, _distribution)
+    builders = (_status, _tools, _means, _per_scenario, _service_tools, _distribution)
     return [chart for build in builders if (chart := build(data)) is not None]

@@ -10,7 +10,7 @@ so a file written by an older version, opened read-only, still reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,12 +18,14 @@ import orjson
 
 from evaluator.report.aggregate import (
     FAILURES_SQL,
+    TOOL_SOURCE_SQL,
     LabelFailures,
     MetricSummary,
     failure_tags,
     group_failures,
     metric_summaries,
     scenario_means,
+    service_tools,
     status_by_scenario,
     tool_rows,
 )
@@ -47,6 +49,7 @@ class ReportData:
     failures: dict[str, dict[str, LabelFailures]]  # group -> label -> count, first items
     conversations: list[dict[str, Any]]  # index rows, in list order (details.py follows it)
     totals: dict[str, Any]
+    tool_services: list[tuple[str, str, int]] = field(default_factory=list)  # service, tool, n
 
 
 def _rows(con: Any, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -94,14 +97,24 @@ def _create_chats(con: Any, eval_id: str | None, run_id: str | None) -> None:
         ).fetchall()[0]
         if n:
             where = "WHERE run_id = $run_id"
+    traced = (  # chats only traced (`tracesim collect`), when no run narrows the report
+        ""
+        if where
+        else " UNION SELECT chat_id FROM spans WHERE chat_id IS NOT NULL"
+        " AND chat_id NOT IN (SELECT chat_id FROM conv)"
+    )
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _report_chats AS"
         " WITH conv AS (SELECT chat_id, scenario_id, status, error, duration_ms, start_time"
         f"   FROM conversations {where}),"
         " extra AS (SELECT DISTINCT chat_id FROM scores WHERE eval_id = $eval_id"
-        "   AND chat_id IS NOT NULL AND chat_id NOT IN (SELECT chat_id FROM conv)),"
+        f"   AND chat_id IS NOT NULL AND chat_id NOT IN (SELECT chat_id FROM conv){traced}),"
+        " extra_spans AS (SELECT chat_id, min(start_time) AS start_time,"
+        "   (epoch_us(max(end_time)) - epoch_us(min(start_time))) / 1000.0 AS duration_ms"
+        "   FROM spans WHERE chat_id IN (SELECT chat_id FROM extra) GROUP BY chat_id),"
         " all_chats AS (SELECT *, 0 AS extra FROM conv"
-        "   UNION ALL SELECT chat_id, NULL, NULL, NULL, NULL, NULL, 1 FROM extra)"
+        "   UNION ALL SELECT e.chat_id, NULL, NULL, NULL, s.duration_ms, s.start_time, 1"
+        "   FROM extra e LEFT JOIN extra_spans s USING (chat_id))"
         " SELECT (row_number() OVER (ORDER BY extra, start_time NULLS LAST, chat_id) - 1)::INTEGER"
         "   AS ord, chat_id, scenario_id, status, error, duration_ms FROM all_chats",
         {"eval_id": eval_id, "run_id": run_id} if where else {"eval_id": eval_id},
@@ -120,14 +133,19 @@ def _index(con: Any, tags: dict[str, list[str]]) -> list[dict[str, Any]]:
     rows = _rows(
         con,
         "SELECT c.chat_id, c.scenario_id AS scenario, c.status, f.value AS final, f.label,"
-        " coalesce(t.turns, 0) AS turns, coalesce(k.calls, 0) AS calls,"
+        " coalesce(t.turns, ts.turns, 0) AS turns, coalesce(k.calls, 0) AS calls,"
         " coalesce(k.tool_errors, 0) AS tool_errors, round(c.duration_ms, 1) AS ms"
         " FROM _report_chats c LEFT JOIN _report_final f USING (chat_id)"
         " LEFT JOIN (SELECT chat_id, count(*) AS turns FROM turns"
         "   WHERE chat_id IN (SELECT chat_id FROM _report_chats) GROUP BY chat_id) t USING (chat_id)"
+        # a traced-only chat: one turn per stored turn_id, else per trace (evaluator.traced)
+        " LEFT JOIN (SELECT chat_id,"
+        "   count(DISTINCT coalesce(turn_id::VARCHAR, 'trace ' || trace_id)) AS turns FROM spans"
+        "   WHERE chat_id IN (SELECT chat_id FROM _report_chats)"
+        "   AND chat_id NOT IN (SELECT chat_id FROM turns) GROUP BY chat_id) ts USING (chat_id)"
         " LEFT JOIN (SELECT chat_id, count(*) AS calls,"
-        "   count(*) FILTER (error <> '') AS tool_errors FROM tool_calls"
-        "   WHERE chat_id IN (SELECT chat_id FROM _report_chats) GROUP BY chat_id) k USING (chat_id)"
+        f"   count(*) FILTER (error <> '') AS tool_errors FROM ({TOOL_SOURCE_SQL})"
+        "   GROUP BY chat_id) k USING (chat_id)"
         " ORDER BY c.ord",
     )
     for row in rows:
@@ -160,6 +178,7 @@ def load_report_data(con: Any, *, db_path: str, eval_id: str | None = None) -> R
             scenario_means=scenario_means(con, eval_id, summaries),
             status_by_scenario=status_by_scenario(con),
             tools=tool_rows(con),
+            tool_services=service_tools(con),
             failures=group_failures(con),
             conversations=index,
             totals={

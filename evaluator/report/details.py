@@ -19,7 +19,7 @@ import orjson
 from evaluator.report.data import ReportData
 from evaluator.report.shape import clip_sql, span_tree
 
-__all__ = ["CHUNK_TURNS", "iter_details"]
+__all__ = ["CHUNK_TURNS", "MAX_STACK", "iter_details", "stack_trace"]
 
 CHUNK_TURNS = 5000
 """Turns read per chunk (a chunk holds at least one conversation)."""
@@ -43,9 +43,18 @@ _CALLS = (  # one JSON list per turn: the page's tool-call rows
     " 'ms': round(duration_ms, 1)} ORDER BY seq))::VARCHAR"
     " FROM tool_calls WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + " GROUP BY ALL"
 )
+_SCORE_DETAILS = (  # what explains a failed check (expected vs actual calls), and severity
+    "CASE WHEN passed = false AND length(details) <= 20000 THEN json_object("
+    " 'missing', details->'missing', 'extra', details->'extra',"
+    " 'forbidden', details->'forbidden', 'calls', details->'calls',"
+    " 'expected_order', details->'expected_order', 'actual_order', details->'actual_order',"
+    " 'tools', details->'tools', 'severity', details->>'severity')"
+    " WHEN details->>'severity' IS NOT NULL THEN json_object('severity', details->>'severity')"
+    " END"
+)
 _SCORES = (  # one JSON list per turn (turn_id NULL: the conversation's own scores)
     "SELECT chat_id, turn_id, to_json(list(json_array(metric, value, passed, label,"
-    f" {clip_sql('reason', 600)}) ORDER BY metric))::VARCHAR FROM scores"
+    f" {clip_sql('reason', 600)}, {_SCORE_DETAILS}) ORDER BY metric))::VARCHAR FROM scores"
     " WHERE eval_id = $eval_id AND chat_id " + _IN_CHUNK.format(col="chat_id") + " GROUP BY ALL"
 )
 _SPAN_COLUMNS = (
@@ -62,6 +71,19 @@ _SPANS_BY_TRACE = (  # spans exported without tracesim.chat_id: their turn's tra
     + " FROM spans s JOIN turns t ON t.trace_id = s.trace_id"
     " WHERE s.chat_id IS NULL AND t.chat_id " + _IN_CHUNK.format(col="t.chat_id")
 )
+_SPANS_TRACED_ONLY = (  # never-simulated chats' spans without a turn: a turn per trace,
+    # numbered as evaluator.traced numbers them (after the largest stored turn_id)
+    "WITH s AS (SELECT * FROM spans WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + ""
+    "   AND chat_id NOT IN (SELECT chat_id FROM turns WHERE chat_id BETWEEN $lo AND $hi)),"
+    " base AS (SELECT chat_id, coalesce(max(turn_id), -1) + 1 AS first_id FROM s GROUP BY chat_id),"
+    " ranked AS (SELECT chat_id, trace_id, row_number() OVER (PARTITION BY chat_id"
+    "   ORDER BY min(start_time) NULLS LAST, trace_id) - 1 AS rank FROM s"
+    "   WHERE turn_id IS NULL GROUP BY chat_id, trace_id)"
+    " SELECT s.chat_id, (base.first_id + ranked.rank)::INTEGER, "
+    + ", ".join(f"s.{c.strip()}" for c in _SPAN_COLUMNS.split(","))
+    + " FROM s JOIN base USING (chat_id) JOIN ranked USING (chat_id, trace_id)"
+    " WHERE s.turn_id IS NULL"
+)
 _SPANS = (  # the rows `shape.span_tree` takes, siblings in start order
     "SELECT chat_id, turn_id, span_id, parent_span_id, name, coalesce(round((epoch_us(start_time)"
     " - min(epoch_us(start_time)) OVER (PARTITION BY chat_id, turn_id)) / 1000.0, 2), 0),"
@@ -71,10 +93,34 @@ _SPANS = (  # the rows `shape.span_tree` takes, siblings in start order
     f" CASE WHEN status_code = 'ERROR' THEN {clip_sql('status_message', 300)} END"
     " FROM ({source}) ORDER BY chat_id, turn_id, start_time NULLS FIRST, span_id"
 )
+_STACKS = (  # a failing turn's stack trace: the simulator's turn span first (what the agent raised)
+    "SELECT chat_id, turn_id, events FROM spans WHERE status_code = 'ERROR'"
+    " AND turn_id IS NOT NULL AND events LIKE '%exception.stacktrace%'"
+    " AND chat_id " + _IN_CHUNK.format(col="chat_id") + ""
+    " ORDER BY chat_id, turn_id, (name = 'tracesim.turn') DESC, start_time, span_id"
+)
+MAX_STACK = 8000
+"""Longest stack trace embedded per turn (its end, where the error is, is kept)."""
 _ERRORS = (
     f"SELECT chat_id, {clip_sql('error')} FROM conversations WHERE error IS NOT NULL"
     " AND chat_id " + _IN_CHUNK.format(col="chat_id")
 )
+
+
+def stack_trace(events: Any) -> str | None:
+    """The first `exception.stacktrace` in a span's events (JSON text), its tail kept."""
+    try:
+        parsed = orjson.loads(events) if isinstance(events, (str, bytes)) else events
+    except orjson.JSONDecodeError:
+        return None
+    for event in parsed if isinstance(parsed, list) else []:
+        attributes = event.get("attributes") if isinstance(event, dict) else None
+        stack = attributes.get("exception.stacktrace") if isinstance(attributes, dict) else None
+        if isinstance(stack, str) and stack.strip():
+            if len(stack) > MAX_STACK:
+                return f"[{len(stack) - MAX_STACK} characters cut] …" + stack[-MAX_STACK:]
+            return stack
+    return None
 
 
 def _fetch(con: Any, sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -110,6 +156,7 @@ def _new_turn(turn_id: int) -> dict[str, Any]:
         "scores": _EMPTY,
         "spans": [],
         "spans_total": 0,
+        "stack": None,
     }
 
 
@@ -148,6 +195,10 @@ def _chunk_details(
             conv_scores[chat_id] = orjson.Fragment(scores)
         else:
             turn(chat_id, turn_id)["scores"] = orjson.Fragment(scores)
+    for chat_id, turn_id, events in _fetch(con, _STACKS, params):
+        entry = turn(chat_id, turn_id)
+        if entry["stack"] is None:
+            entry["stack"] = stack_trace(events)
     errors = dict(_fetch(con, _ERRORS, params))
     turns_by_chat: dict[str, list[dict[str, Any]]] = {}
     for (chat_id, _), entry in sorted(by_turn.items(), key=lambda kv: kv[0]):
@@ -180,6 +231,7 @@ def iter_details(
     try:
         (unkeyed,) = con.execute("SELECT count(*) FROM spans WHERE chat_id IS NULL").fetchone()
         source = f"{_SPANS_KEYED} UNION ALL {_SPANS_BY_TRACE}" if unkeyed else _SPANS_KEYED
+        source += f" UNION ALL SELECT * FROM ({_SPANS_TRACED_ONLY})"
         spans_sql = _SPANS.format(source=source)
         for chunk in _chunks(data.conversations, chunk_turns):
             yield from _chunk_details(con, chunk, eval_id=data.eval_id, spans_sql=spans_sql)

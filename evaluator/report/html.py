@@ -23,6 +23,7 @@ from evaluator.report.assets import CSS
 from evaluator.report.charts import Chart
 from evaluator.report.data import ReportData
 from evaluator.report.embed import gzip_script, json_script
+from evaluator.report.methodology import methodology_html
 
 __all__ = ["write_page"]
 
@@ -61,11 +62,15 @@ def _card(key: str, value: str, cls: str = "") -> str:
 def _summary(data: ReportData) -> str:
     run, totals = data.run or {}, data.totals
     cards = []
+    summary = run.get("summary") if isinstance(run.get("summary"), dict) else {}
+    defined = summary.get("gates") if isinstance(summary.get("gates"), list) else None
     gates = run.get("gates_passed")
-    if gates is not None:
+    if defined:  # a verdict only where gates exist: no gate is never a green "PASSED"
         cards.append(
             _card("quality gates", "PASSED" if gates else "FAILED", "pass" if gates else "fail")
         )
+    elif run:
+        cards.append(_card("quality gates", "none", "nogates"))
     cards.append(_card("mean final score", _num(run.get("final_score"))))
     if run.get("status"):
         cards.append(_card("run status", _e(run["status"])))
@@ -92,6 +97,11 @@ def _summary(data: ReportData) -> str:
         if others
         else ""
     )
+    if data.eval_id is None:
+        meta = (
+            "Not evaluated yet: these are the captured traces. "
+            "<code>tracesim evaluate --db FILE</code> derives tool calls and scores them."
+        )
     return (
         f'<section id="summary"><h2>Summary</h2><div class="cards">{"".join(cards)}</div>'
         f"<p class='muted'>{meta or 'No run recorded (no row in <code>runs</code>).'}</p>"
@@ -107,6 +117,13 @@ def _gates(run: dict[str, Any]) -> str:
         return ""
     out = ""
     gates = summary.get("gates")
+    if isinstance(gates, list) and not gates:
+        out += (
+            "<p class='nogates'><strong>No gates defined</strong>: nothing was checked against "
+            "a bound, so this run cannot pass or fail a gate. Add "
+            "<code>evaluation.thresholds</code> (e.g. <code>final_score: 0.8</code>) to make "
+            "CI fail on a bad score.</p>"
+        )
     if isinstance(gates, list) and gates and all(isinstance(g, dict) for g in gates):
         keys = list(dict.fromkeys(k for g in gates for k in g))
         rows = []
@@ -127,19 +144,32 @@ def _gates(run: dict[str, Any]) -> str:
         out += "<h3>Quality gates</h3>" + _table(keys, rows, numeric=set())
     usage = summary.get("llm_usage")
     if isinstance(usage, dict) and usage:
-        items = ", ".join(
-            f"{_e(k)} <code>{_e(v)}</code>" for k, v in usage.items() if v not in ("", None)
-        )
-        out += f"<p class='muted'>LLM judges: {items}</p>"
+        out += f"<p class='muted judges'>{_usage_line(usage)}</p>"
     if not out:
         text = orjson.dumps(summary, option=orjson.OPT_INDENT_2, default=str).decode()
         out = f"<h3>Run summary</h3><pre>{escape(text)}</pre>"
     return out
 
 
+def _usage_line(usage: dict[str, Any]) -> str:
+    """The judges' usage in one sentence (never a dump of the record's fields)."""
+    if not usage.get("enabled"):
+        reason = usage.get("reason") or "not configured"
+        return f"LLM judges not run: {_e(reason)}"
+    cost = usage.get("cost_usd")
+    return (
+        f"LLM judges ({_e(usage.get('model'))}): {_e(usage.get('requests', 0))} request(s), "
+        f"{_e(usage.get('cached', 0))} cached, {_e(usage.get('failed', 0))} failed, "
+        f"{_e(usage.get('input_tokens', 0))} + {_e(usage.get('output_tokens', 0))} tokens"
+        + (f", ${cost:.4f}" if isinstance(cost, (int, float)) and cost else "")
+    )
+
+
 def _metrics_table(data: ReportData) -> str:
     if not data.metrics:
         return "<p class='muted'>No scores for this evaluation.</p>"
+    never = [m for m in data.metrics if m.never_run]
+    shown = [m for m in data.metrics if not m.never_run]
     rows = [
         [
             f"<code>{_e(m.metric)}</code>",
@@ -150,10 +180,17 @@ def _metrics_table(data: ReportData) -> str:
             _e(m.failed),
             _e(m.total - m.graded) if m.total > m.graded else "0",
         ]
-        for m in data.metrics
+        for m in shown
     ]
     headers = ["metric", "level", "mean", "graded", "passed", "failed", "not graded"]
-    return "<h3>Metrics</h3>" + _table(headers, rows, numeric={2, 3, 4, 5, 6})
+    note = ""
+    if never:  # judges with no model: one line, not a row each
+        names = ", ".join(f"<code>{_e(m.metric)}</code>" for m in never)
+        note = (
+            f"<p class='muted notrun'>{len(never)} metric(s) not run, so not graded "
+            f"(never counted as 0): {names}.</p>"
+        )
+    return "<h3>Metrics</h3>" + _table(headers, rows, numeric={2, 3, 4, 5, 6}) + note
 
 
 def _tools_table(data: ReportData) -> str:
@@ -200,7 +237,12 @@ def _charts(charts: list[Chart]) -> str:
     )
 
 
+_OPEN_UP_TO = 30
+"""Failure groups are shown open (reasons visible) when they list at most this many items."""
+
+
 def _failures(data: ReportData) -> str:
+    total_items = sum(len(f.items) for labels in data.failures.values() for f in labels.values())
     groups = []
     for group, labels in data.failures.items():
         if not labels:
@@ -212,6 +254,11 @@ def _failures(data: ReportData) -> str:
                 f"{_e(it['chat_id'])}</a>"
                 + (f" turn {_e(it['turn_id'])}" if it["turn_id"] is not None else "")
                 + (f" <span class='muted'>[{_e(it['scenario'])}]</span>" if it["scenario"] else "")
+                + (
+                    f" <span class='sev {_e(it['severity'])}'>{_e(it['severity'])}</span>"
+                    if it.get("severity")
+                    else ""
+                )
                 + (f" <span class='reason'>{_e(it['reason'])}</span>" if it["reason"] else "")
                 + "</li>"
                 for it in failing.items[:MAX_FAILURE_ITEMS]
@@ -223,8 +270,9 @@ def _failures(data: ReportData) -> str:
                 if failing.count > len(failing.items[:MAX_FAILURE_ITEMS])
                 else ""
             )
+            opened = " open" if total_items <= _OPEN_UP_TO else ""
             parts.append(
-                f'<details class="group"><summary>{_e(label)} '
+                f'<details class="group"{opened}><summary>{_e(label)} '
                 f'<span class="badge">{failing.count}</span></summary>'
                 f'<ul class="items">{lis}{more}</ul></details>'
             )
@@ -287,8 +335,10 @@ def write_page(
         f"<header class='top'><h1>{escape(title)}</h1><span class='meta'>"
         f"{_e(data.db_path)} · generated {_e(data.generated_at)}</span></header>"
         "<nav class='sections'><a href='#summary'>Summary</a><a href='#charts'>Charts</a>"
-        "<a href='#failures'>Failures</a><a href='#conversations'>Conversations</a></nav>"
-        f"<main>{_summary(data)}{_charts(charts)}{_failures(data)}{_CONVERSATIONS}</main>"
+        "<a href='#failures'>Failures</a><a href='#conversations'>Conversations</a>"
+        "<a href='#methodology'>How scores are computed</a></nav>"
+        f"<main>{_summary(data)}{_charts(charts)}{_failures(data)}{_CONVERSATIONS}"
+        f"{methodology_html((data.run or {}).get('config'), data.metrics)}</main>"
     )
     out.write(f"<script>{plotly_js}</script>")
     tags, index = _compact_index(data.conversations)

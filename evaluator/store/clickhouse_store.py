@@ -261,8 +261,21 @@ class ClickHouseStore(EvalStore):
         )
         chats = set(simulated)
         traced_only = 0
+        trace_chats: frozenset[str] = frozenset()
         if run_id is None:
             extra = set(span_counts) - simulated
+            # traces with tool spans and no conversation key: a conversation each (SPEC §3)
+            unkeyed = self._c.query(
+                f"SELECT trace_id, count() AS n FROM {self._t('spans')} WHERE chat_id IS NULL "
+                f"AND trace_id IN ({self._unkeyed_traces()}) GROUP BY trace_id" + _SPILL
+            )
+            for trace_id, n in zip(
+                unkeyed.column("trace_id").to_pylist(), unkeyed.column("n").to_pylist(), strict=True
+            ):
+                if trace_id not in span_counts and trace_id not in simulated:
+                    span_counts[trace_id] = n
+                    extra.add(trace_id)
+                    trace_chats |= {trace_id}
             traced_only = len(extra)
             chats |= extra
         chunks: list[list[str]] = []
@@ -279,7 +292,14 @@ class ClickHouseStore(EvalStore):
             num_turns += turns_n
         if current:
             chunks.append(current)
-        return ChunkPlan(chunks, num_turns, traced_only)
+        return ChunkPlan(chunks, num_turns, traced_only, trace_chats=trace_chats)
+
+    def _unkeyed_traces(self) -> str:
+        """SQL listing the traces whose tool spans carry no conversation key."""
+        return (
+            f"SELECT DISTINCT trace_id FROM {self._t('spans')} WHERE chat_id IS NULL "
+            "AND (operation = 'execute_tool' OR tool_name IS NOT NULL)"
+        )
 
     def chunks(
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
@@ -298,18 +318,26 @@ class ClickHouseStore(EvalStore):
                 f"SELECT * FROM {self._t('conversations')}{where} ORDER BY chat_id", params
             )
         )
-        select = "*" if span_columns is None else ", ".join(quote(c) for c in span_columns)
+        if span_columns is None:
+            select = "* EXCEPT (chat_id, routed_chat), routed_chat AS chat_id"
+        else:
+            select = ", ".join(
+                "routed_chat AS chat_id" if c == "chat_id" else quote(c) for c in span_columns
+            )
         span_filter = "chat_id IS NOT NULL"
         if run_id is not None:  # only the run's chats: ClickHouse filters, Python need not skip
             span_filter += (
                 f" AND chat_id IN (SELECT chat_id FROM {self._t('turns')}{where} UNION DISTINCT "
                 f"SELECT chat_id FROM {self._t('conversations')}{where})"
             )
+        if plan.trace_chats:  # their spans are keyed by their trace (see `plan`)
+            span_filter = f"({span_filter} OR trace_id IN ({self._unkeyed_traces()}))"
         fix = _flatten_json_span if self.schema.variant == "json" else None
         spans = _Cursor(
             client.stream(
-                f"SELECT {select} FROM {self._t('spans')} WHERE {span_filter} "
-                "ORDER BY chat_id, turn_id NULLS LAST, start_time NULLS LAST, span_id" + _SPILL,
+                f"SELECT {select} FROM (SELECT *, if(chat_id IS NULL, trace_id, chat_id) "
+                f"AS routed_chat FROM {self._t('spans')} WHERE {span_filter}) "
+                "ORDER BY routed_chat, turn_id NULLS LAST, start_time NULLS LAST, span_id" + _SPILL,
                 params,
                 rows=_STREAM_ROWS,
             ),

@@ -50,7 +50,13 @@ class DuckDBStore(EvalStore):
         for chat_ids in plan.chunks:
             yield (
                 chat_ids,
-                load_chunk(self.con, chat_ids, run_id=run_id, span_columns=span_columns),
+                load_chunk(
+                    self.con,
+                    chat_ids,
+                    run_id=run_id,
+                    span_columns=span_columns,
+                    trace_chats=plan.trace_chats,
+                ),
             )
 
     def single_run_id(self) -> str | None:

@@ -41,6 +41,7 @@ from schemas.agent_config import A2AAgentConfig, A2AApiConfig
 from simulator.connectors.a2a_capture import CaptureAccumulator, normalize_struct_numbers
 from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 from simulator.connectors.headers import merge_headers, substitute_env
+from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
 
 __all__ = ["A2AConnector", "apply_event"]
 
@@ -67,8 +68,11 @@ def apply_event(accumulator: CaptureAccumulator, event: StreamResponse) -> None:
 class A2AConnector(AgentConnector):
     """Drives one conversation against an A2A agent."""
 
-    def __init__(self, config: A2AAgentConfig | A2AApiConfig) -> None:
+    def __init__(
+        self, config: A2AAgentConfig | A2AApiConfig, *, max_response_bytes: int = MAX_RESPONSE_BYTES
+    ) -> None:
         self._api = config.api_config if isinstance(config, A2AAgentConfig) else config
+        self._max_response_bytes = max_response_bytes
         self._http: httpx.AsyncClient | None = None
         self._client = None
         self._context_id = ""
@@ -81,7 +85,11 @@ class A2AConnector(AgentConnector):
     async def open(self) -> str:
         """Fetch the agent card, create the sdk client; return a fresh chat_id."""
         headers = substitute_env(self._api.headers)
-        self._http = httpx.AsyncClient(timeout=self._api.timeout, headers=headers)
+        self._http = httpx.AsyncClient(
+            timeout=self._api.timeout,
+            headers=headers,
+            transport=CappedTransport(limit=self._max_response_bytes),
+        )
         async with self._translate_errors():
             card = await A2ACardResolver(self._http, self._api.endpoint).get_agent_card()
             self.streaming = (
@@ -165,12 +173,20 @@ class A2AConnector(AgentConnector):
                 f"agent did not answer within {self._api.timeout:g} s at {endpoint} "
                 "(raise agent_config.api_config.timeout, or check that the agent is not stuck)"
             ) from None
+        except ResponseTooLarge as exc:
+            raise ConnectorError(f"{exc} (the answer is refused, not truncated)") from None
         except AgentCardResolutionError as exc:
+            too_large = _too_large(exc)
+            if too_large is not None:
+                raise ConnectorError(f"{too_large} (the answer is refused)") from None
             raise ConnectorError(
                 f"could not read the A2A agent card from {endpoint}: {exc.message} "
                 "(is the agent running, and is the endpoint its base URL?)"
             ) from None
         except A2AError as exc:
+            too_large = _too_large(exc)
+            if too_large is not None:
+                raise ConnectorError(f"{too_large} (the answer is refused)") from None
             raise ConnectorError(f"A2A agent at {endpoint} answered an error: {exc}") from None
         except ValueError as exc:  # ClientFactory.create: no transport in common; malformed answers
             raise ConnectorError(f"cannot talk to the A2A agent at {endpoint}: {exc}") from None
@@ -178,3 +194,15 @@ class A2AConnector(AgentConnector):
             raise ConnectorError(
                 f"HTTP error talking to the A2A agent at {endpoint}: {exc!r}"
             ) from None
+
+
+def _too_large(exc: BaseException) -> ResponseTooLarge | None:
+    """The size-cap error an sdk exception wraps, if any."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 10:
+        if isinstance(current, ResponseTooLarge):
+            return current
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return None

@@ -32,6 +32,7 @@ from schemas.agent_config import ChatCompletionsAgentConfig, ChatCompletionsApiC
 from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 from simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
 from simulator.connectors.headers import merge_headers, substitute_env
+from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
 from simulator.connectors.retry import backoff_delay, is_retryable_status, parse_retry_after
 from simulator.connectors.sse import DONE, iter_sse_data
 
@@ -55,6 +56,7 @@ class ChatCompletionsConnector(AgentConnector):
 
     `config` is the agent config (or just its `api_config`). `transport` is
     for tests that want an in-process httpx transport; normally unset.
+    `max_response_bytes`: the largest answer accepted, decompressed (`connectors.limits`).
     """
 
     def __init__(
@@ -62,9 +64,11 @@ class ChatCompletionsConnector(AgentConnector):
         config: ChatCompletionsAgentConfig | ChatCompletionsApiConfig,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self._api = config.api_config if isinstance(config, ChatCompletionsAgentConfig) else config
         self._transport = transport
+        self._max_response_bytes = max_response_bytes
         self._client: httpx.AsyncClient | None = None
         self._headers: dict[str, str] = {}
         self._system: list[dict[str, Any]] = []
@@ -82,7 +86,10 @@ class ChatCompletionsConnector(AgentConnector):
             )
         self._system = system
         self._body = body
-        self._client = httpx.AsyncClient(timeout=self._api.timeout, transport=self._transport)
+        self._client = httpx.AsyncClient(
+            timeout=self._api.timeout,
+            transport=CappedTransport(self._transport, limit=self._max_response_bytes),
+        )
         return uuid.uuid4().hex
 
     async def close(self) -> None:
@@ -193,6 +200,8 @@ class ChatCompletionsConnector(AgentConnector):
                 f"could not connect to the agent at {self._api.endpoint}: {exc} "
                 "(is the agent server running and the endpoint right?)"
             ) from None
+        except ResponseTooLarge as exc:
+            raise ConnectorError(f"{exc} (the answer is refused, not truncated)") from None
         except httpx.HTTPError as exc:
             raise ConnectorError(
                 f"HTTP error talking to the agent at {self._api.endpoint}: {exc!r}"

@@ -27,11 +27,18 @@ def make_connector_factory(agent_config: Any, *, base_dir: Path) -> Callable[[],
         from simulator.connectors.python import PythonConnector
         from simulator.loader import load_agent_class
 
-        agent_class = load_agent_class(
-            agent_config.module_path or "", agent_config.class_name, base_dir=base_dir
-        )
+        if isinstance(agent_config.agent_class, type):
+            agent_class = agent_config.agent_class
+        else:
+            agent_class = load_agent_class(
+                agent_config.agent_class or agent_config.module_path or "",
+                agent_config.class_name,
+                base_dir=base_dir,
+            )
         init_kwargs = dict(agent_config.init_kwargs)
-        return lambda: PythonConnector(agent_class, init_kwargs=init_kwargs)
+        return lambda: PythonConnector(
+            agent_class, init_kwargs=init_kwargs, agent_config=agent_config
+        )
     if isinstance(agent_config, ChatCompletionsAgentConfig):
         module = importlib.import_module("simulator.connectors.chat_completions")
         return lambda: module.ChatCompletionsConnector(agent_config)

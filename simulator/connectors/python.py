@@ -19,11 +19,23 @@ __all__ = ["PythonConnector", "to_agent_response"]
 
 
 class PythonConnector(AgentConnector):
-    """Instantiates `agent_class(**init_kwargs)` on `open()` and calls its `execute`."""
+    """Instantiates the agent class on `open()` and calls its `execute`.
 
-    def __init__(self, agent_class: type, *, init_kwargs: Mapping[str, Any] | None = None) -> None:
+    With `init_kwargs`: `agent_class(**init_kwargs)`. Without: `agent_class()`,
+    or `agent_class(agent_config)` when the constructor takes a required
+    argument (arksim's `BaseAgent.__init__(self, agent_config)` shape).
+    """
+
+    def __init__(
+        self,
+        agent_class: type,
+        *,
+        init_kwargs: Mapping[str, Any] | None = None,
+        agent_config: Any = None,
+    ) -> None:
         self._agent_class = agent_class
         self._init_kwargs = dict(init_kwargs or {})
+        self._agent_config = agent_config
         self._agent: Any = None
         self._chat_id = ""
 
@@ -33,11 +45,16 @@ class PythonConnector(AgentConnector):
         return self._agent
 
     async def open(self) -> str:
+        takes_config = not self._init_kwargs and _wants_agent_config(self._agent_class)
         try:
-            self._agent = self._agent_class(**self._init_kwargs)
+            if takes_config:
+                self._agent = self._agent_class(self._agent_config)
+            else:
+                self._agent = self._agent_class(**self._init_kwargs)
         except TypeError as exc:
+            call = "(agent_config)" if takes_config else "(**agent_config.init_kwargs)"
             raise ConnectorError(
-                f"cannot create {self._agent_class.__name__}(**agent_config.init_kwargs): {exc}"
+                f"cannot create {self._agent_class.__name__}{call}: {exc}"
             ) from exc
         get_chat_id = getattr(self._agent, "get_chat_id", None)
         chat_id = await get_chat_id() if get_chat_id is not None else uuid.uuid4().hex
@@ -62,6 +79,23 @@ class PythonConnector(AgentConnector):
             outcome = closer()
             if inspect.isawaitable(outcome):
                 await outcome
+
+
+def _wants_agent_config(agent_class: type) -> bool:
+    """True when the constructor has a required first argument or one named `agent_config`."""
+    try:
+        signature = inspect.signature(agent_class)
+    except (TypeError, ValueError):
+        return False
+    for param in signature.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        if param.name == "agent_config":
+            return True
+        if param.default is param.empty and param.kind != param.KEYWORD_ONLY:
+            return True
+        return False
+    return False
 
 
 def to_agent_response(result: Any) -> AgentResponse:

@@ -16,7 +16,7 @@ from schemas.config import UserConfig
 from schemas.llm_config import LLMConfig
 from schemas.scenario import Scenario
 from simulator.users.base import SimulatedUser, UserConfigError
-from simulator.users.llm import LLMUser, make_openai_client
+from simulator.users.llm import LLMUser, make_user_client, render_prompt_template
 from simulator.users.scripted import ScriptedUser
 
 __all__ = ["UserFactory"]
@@ -53,15 +53,19 @@ class UserFactory:
                     f"scenario #{index} ({scenario.scenario_id!r}): user.type is 'scripted' but "
                     "the scenario has no 'turns'; add turns or use user.type: llm / auto"
                 )
-        if any(self.kind(s) == "llm" for s in scenarios) and self._client is None:
-            self._client = make_openai_client(self._llm)
+        llm_scenarios = [s for s in scenarios if self.kind(s) == "llm"]
+        if self._user.prompt_template:
+            for scenario in llm_scenarios:  # a broken template fails before the run
+                render_prompt_template(self._user.prompt_template, scenario)
+        if llm_scenarios and self._client is None:
+            self._client = make_user_client(self._llm)
 
     def create(self, scenario: Scenario, *, conversation_index: int) -> SimulatedUser:
         """A fresh user; the LLM user's seed is `seed + conversation_index` so repeats differ."""
         if self.kind(scenario) == "scripted":
             return ScriptedUser(scenario.turns or [])
         if self._client is None:
-            self._client = make_openai_client(self._llm)
+            self._client = make_user_client(self._llm)
         if self._limiter is None:
             self._limiter = asyncio.Semaphore(self._llm.max_concurrency)
         seed = None if self._seed is None else self._seed + conversation_index
@@ -72,10 +76,11 @@ class UserFactory:
             stop_token=self._user.stop_token,
             seed=seed,
             limiter=self._limiter,
+            prompt_template=self._user.prompt_template,
         )
 
     async def aclose(self) -> None:
         """Close the shared LLM client."""
         client, self._client = self._client, None
-        if client is not None and hasattr(client, "close"):
-            await client.close()
+        if client is not None:
+            await client.aclose()

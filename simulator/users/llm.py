@@ -1,4 +1,4 @@
-"""`LLMUser`: an OpenAI-compatible model plays the scenario's user.
+"""`LLMUser`: a model (any `llm.provider`) plays the scenario's user.
 
 Its system prompt holds the persona (`user_profile`), the `goal` and the
 `knowledge`: the test oracle stays on this side, the agent never sees it.
@@ -7,20 +7,30 @@ as `user` messages, its own as `assistant`) and ends the conversation by
 writing the stop token (default `###STOP###`); the runner also stops at
 `max_turns`. Requests carry `seed` and the configured temperature, so runs
 are reproducible where the API honours seeds.
+
+`user.prompt_template` (arksim's `simulated_user_prompt_template`) replaces
+the built-in instructions: a Jinja2 template rendered in a sandbox with
+`scenario.{user_profile, goal, knowledge, agent_context}` (knowledge items
+have `.content`), as arksim renders it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Sequence
 from typing import Any
 
+from providers import (
+    ChatClient,
+    ProviderError,
+    make_chat_client,
+    provider_unavailable_reason,
+)
 from schemas.llm_config import LLMConfig
 from schemas.scenario import Scenario
 from simulator.users.base import Message, SimulatedUser, UserConfigError
 
-__all__ = ["LLMUser", "build_system_prompt", "make_openai_client"]
+__all__ = ["LLMUser", "build_system_prompt", "make_user_client", "render_prompt_template"]
 
 _OPENING = "The conversation starts now. Write your first message to the assistant, in character."
 
@@ -49,29 +59,49 @@ def build_system_prompt(scenario: Scenario, *, stop_token: str) -> str:
     return "\n\n".join(sections)
 
 
-def make_openai_client(llm: LLMConfig) -> Any:
-    """An `openai.AsyncOpenAI` for `llm`; fails with a clear message when no key is set.
+def render_prompt_template(template: str, scenario: Scenario) -> str:
+    """arksim's simulated-user template rendered for `scenario` (Jinja2, sandboxed)."""
+    try:
+        from jinja2 import TemplateError
+        from jinja2.sandbox import SandboxedEnvironment
+    except ImportError as exc:  # pragma: no cover - jinja2 is a dependency
+        raise UserConfigError("user.prompt_template needs `pip install jinja2`") from exc
+    try:
+        return (
+            SandboxedEnvironment()
+            .from_string(template)
+            .render(
+                scenario={
+                    "agent_context": scenario.agent_context_text(),
+                    "goal": scenario.goal_text(),
+                    "knowledge": [{"content": fact} for fact in scenario.knowledge],
+                    "user_profile": scenario.profile_text(),
+                }
+            )
+        )
+    except TemplateError as exc:
+        raise UserConfigError(
+            f"user.prompt_template (simulated_user_prompt_template) cannot be rendered for "
+            f"scenario {scenario.scenario_id!r}: {exc}"
+        ) from exc
+
+
+def make_user_client(llm: LLMConfig) -> ChatClient:
+    """The provider's chat client for `llm`; fails with a clear message when no key is set.
 
     With a `base_url` (a local or self-hosted server) a missing key is
     allowed and a placeholder is sent.
     """
-    api_key = os.environ.get(llm.api_key_env)
-    if not api_key and not llm.base_url:
+    reason = provider_unavailable_reason(llm)
+    if reason is not None:
         raise UserConfigError(
-            f"the LLM simulated user needs an API key: set ${llm.api_key_env}, or set "
-            "llm.base_url to an OpenAI-compatible server, or use scripted scenarios "
+            f"the LLM simulated user cannot run: {reason}, or use scripted scenarios "
             "(`turns`) with user.type: scripted"
         )
     try:
-        from openai import AsyncOpenAI
-    except ImportError as exc:  # pragma: no cover - openai is a dependency
-        raise UserConfigError("the LLM simulated user needs `pip install openai`") from exc
-    return AsyncOpenAI(
-        api_key=api_key or "not-needed",
-        base_url=llm.base_url,
-        timeout=llm.timeout,
-        max_retries=llm.max_retries,
-    )
+        return make_chat_client(llm)
+    except ProviderError as exc:
+        raise UserConfigError(f"the LLM simulated user cannot run: {exc}") from exc
 
 
 class LLMUser(SimulatedUser):
@@ -81,18 +111,23 @@ class LLMUser(SimulatedUser):
         self,
         scenario: Scenario,
         *,
-        client: Any,
+        client: ChatClient,
         llm: LLMConfig,
         stop_token: str = "###STOP###",
         seed: int | None = None,
         limiter: asyncio.Semaphore | None = None,
+        prompt_template: str | None = None,
     ) -> None:
         self._client = client
         self._llm = llm
         self._stop_token = stop_token
         self._seed = seed
         self._limiter = limiter
-        self.system_prompt = build_system_prompt(scenario, stop_token=stop_token)
+        self.system_prompt = (
+            render_prompt_template(prompt_template, scenario)
+            if prompt_template
+            else build_system_prompt(scenario, stop_token=stop_token)
+        )
 
     async def next_message(self, history: Sequence[Message]) -> str | None:
         messages: list[dict[str, str]] = [{"role": "system", "content": self.system_prompt}]
@@ -110,10 +145,10 @@ class LLMUser(SimulatedUser):
             request["seed"] = self._seed
         if self._limiter is not None:
             async with self._limiter:
-                completion = await self._client.chat.completions.create(**request)
+                completion = await self._client.complete(request)
         else:
-            completion = await self._client.chat.completions.create(**request)
-        text = (completion.choices[0].message.content or "").strip()
+            completion = await self._client.complete(request)
+        text = completion.content.strip()
         if not text or self._stop_token in text:
             return None
         return text

@@ -123,6 +123,9 @@ def test_evaluate_derives_tool_calls_per_turn(
         "SELECT chat_id, turn_id, seq, id, name, arguments, result, error, source "
         "FROM tool_calls ORDER BY chat_id, turn_id, seq",
     )
+    orphan = next(c for c in calls if c["name"] == "orphan")  # no key: its trace's own chat
+    calls.remove(orphan)
+    assert len(orphan["chat_id"]) == 32 and orphan["turn_id"] == 0
     assert [(c["chat_id"], c["turn_id"], c["name"]) for c in calls] == [
         ("ark-1", 3, "ping"),
         ("prod-9", 0, "refund"),  # traced-only chat: one turn per trace

@@ -86,7 +86,8 @@ def test_trace_rule_when_turn_span_arrives_last(collector: Collector, client: Gr
     )
     client.export_logs(logs_request([log_record("early log", trace_id=trace_id)]))
     assert collector.flush(10)
-    assert _keys(collector)["child-llm"] == [None, None]  # stored unkeyed first
+    # stored keyed by the trace's conversation id (rule 4) until its turn is known
+    assert _keys(collector)["child-llm"] == ["prod-session", None]
     client.export(trace_request([_turn_span(trace_id)]))
     client.export(trace_request([span("late-child", trace_id=trace_id)]))
     keys = _keys(collector)

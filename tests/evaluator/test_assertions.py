@@ -59,7 +59,7 @@ def test_arksim_tool_calls_assertion_per_turn_and_conversation() -> None:
     assert results[0][1].details["assertion"]["index"] == 0
 
 
-def test_default_arg_match_mode_is_exact_when_args_given() -> None:
+def test_default_arg_match_mode_is_ignore_as_arksim() -> None:
     [assertion] = parse_assertions(
         [
             {
@@ -70,8 +70,21 @@ def test_default_arg_match_mode_is_exact_when_args_given() -> None:
         ],
         where=WHERE,
     )
-    assert assertion.arg_match_mode == "exact"
+    assert assertion.arg_match_mode == "ignore"
     [(_, result)] = check_assertions([assertion], TURNS)
+    assert result.passed is True  # arksim: args without arg_match_mode are not compared
+    [exact] = parse_assertions(
+        [
+            {
+                "type": "tool_calls",
+                "match_mode": "contains",
+                "arg_match_mode": "exact",
+                "expected": [{"name": "refund", "args": {"order_id": "A1"}}],
+            }
+        ],
+        where=WHERE,
+    )
+    [(_, result)] = check_assertions([exact], TURNS)
     assert result.passed is False  # refund also had amount=10
 
 
@@ -174,7 +187,7 @@ def test_conversation_level_sees_all_turns_in_order() -> None:
         (
             {"type": "tool_calls", "arg_match_mode": "loose"},
             "assertions[0].arg_match_mode",
-            "ignore, exact, subset",
+            "exact, subset",
         ),
         ({"type": "tool_cals"}, "assertions[0].type", "tool_calls"),
         ({"type": "tool_calls", "expected": [{"args": {}}]}, "assertions[0].expected", "name"),

@@ -229,7 +229,7 @@ def test_google_adk_span(tracer_and_exporter) -> None:
         "get_capital",
         "adk-123",
         {"country": "France"},
-        '{"result": "Paris"}',
+        "Paris",  # ADK's {"result": x} envelope unwrapped (SPEC §5)
     )
 
 

@@ -203,8 +203,10 @@ def test_missing_tool_and_extra_calls() -> None:
 
 
 def test_not_graded_cases() -> None:
-    result = tool_call_args([t("x")], [])
+    result = tool_call_args([t("x")], None)
     assert result.value is None and not result.graded
+    # an explicit [] is an expectation: "this turn calls no tool" (issue 13)
+    assert (tool_call_args([t("x")], []).value, tool_call_args([], []).passed) == (0.0, True)
     bad = tool_call_args([t("x")], [{"args": {}}])
     assert bad.value is None and bad.label == "invalid_expected" and "name" in bad.reason
 

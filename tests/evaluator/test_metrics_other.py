@@ -56,7 +56,8 @@ def test_order_strict_is_exact_sequence() -> None:
 def test_order_details_and_not_graded() -> None:
     result = tool_call_order(names("b", "x", "a"), [ToolCall(name="a"), ToolCall(name="b")])
     assert result.details["missing"] == ["b"] or result.details["missing"] == ["a"]
-    assert tool_call_order(names("a"), []).value is None
+    assert tool_call_order(names("a"), None).value is None
+    assert tool_call_order(names("a"), []).passed is False  # [] = expect no call
 
 
 # --- count ----------------------------------------------------------------------
@@ -90,7 +91,8 @@ def test_each_comparator(op, count, passed) -> None:
 def test_count_invalid_and_empty() -> None:
     assert tool_call_count([], {"s": ("~", 1)}).label == "invalid_expected"
     assert tool_call_count([], {"s": True}).label == "invalid_expected"
-    assert tool_call_count([], {}).value is None
+    assert tool_call_count([], None).value is None
+    assert tool_call_count([], {}).passed is True  # {} = "call no tool" (issue 13)
 
 
 # --- output ---------------------------------------------------------------------

@@ -52,10 +52,10 @@ def test_modes(mode, actual, expected, value, passed) -> None:
         ("strict", [], 1.0, True),
         ("strict", [t("a")], 0.0, False),
         ("unordered", [t("a")], 0.0, False),
-        ("contains", [t("a")], 1.0, True),
+        ("contains", [t("a")], 0.0, False),  # [] = "call no tool" in every order
         ("within", [], 1.0, True),
         ("within", [t("a")], 0.0, False),
-        ("in_order", [t("a")], 1.0, True),
+        ("in_order", [t("a")], 0.0, False),
     ],
 )
 def test_empty_expected_is_graded(mode, actual, value, passed) -> None:

@@ -90,7 +90,9 @@ def test_traced_only_chat_gets_tool_calls_per_trace(tmp_path: Path) -> None:
     db = _production_db(tmp_path / "prod.duckdb")
     result = evaluate_db(db, config=NO_JUDGES, output_dir=tmp_path / "out", progress=False)
     assert result.exit_code == 0
+    orphan_trace = format(0xC, "032x")  # no conversation key: a conversation of its own
     assert _tool_calls(db) == [
+        (orphan_trace, 0, 0, None, "orphan", "tracing_processor"),
         ("prod-1", 0, 0, None, "search", "tracing_processor"),
         ("prod-1", 0, 1, None, "lookup", "tracing_processor"),
         ("prod-1", 1, 0, None, "refund", "tracing_processor"),
@@ -100,10 +102,10 @@ def test_traced_only_chat_gets_tool_calls_per_trace(tmp_path: Path) -> None:
         final = con.execute(
             "SELECT value, label FROM scores WHERE chat_id = 'prod-1' AND metric = 'final_score'"
         ).fetchall()
-    assert stats == {"search": 1, "lookup": 1, "refund": 1}
+    assert stats == {"search": 1, "lookup": 1, "refund": 1, "orphan": 1}
     assert final == [(None, "Not graded")]  # nothing decided its turns: never a 0
     report = read_results(result.results_path)
-    [conversation] = report.conversations
+    [conversation] = [c for c in report.conversations if c.chat_id == "prod-1"]
     assert conversation.chat_id == "prod-1" and conversation.num_tool_calls == 3
     assert conversation.final_score is None and conversation.status == "Not graded"
 

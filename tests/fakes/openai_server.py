@@ -85,10 +85,13 @@ def judge_reply(
             "label": "complete" if goal_done else "not_complete",
             "score": 1.0 if goal_done else 0.0,
         }
-    elif name == "agent_behavior_failure":
+    elif name in ("agent_behavior_failure", "tool_call_behavior_failure"):
         answer = {"reasoning": "no problem seen", "label": "no failure"}
     elif name == "tool_use":
         answer = {"reasoning": "the right tool with the right arguments", "label": "appropriate"}
+    elif "label" in body["response_format"]["json_schema"]["schema"]["properties"]:
+        labels = body["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"]
+        answer = {"reasoning": "fits the rubric", "label": labels[0]}  # first label passes
     else:
         answer = {"reasoning": "clear and correct", "score": scale}
     return chat_completion(

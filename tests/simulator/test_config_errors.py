@@ -116,6 +116,7 @@ def test_missing_agent_file_and_class(project: Project) -> None:
     path = project.config(agent_config=custom_agent("agent.py", class_name="Nope"))
     code, output = _cli(str(path))
     assert code == 2 and "'Nope'" in output and "Echo" in output
+    assert str(project.root / "agent.py") in output  # the user's file, not an internal module
 
 
 def test_llm_user_without_key_or_base_url_fails_first(project: Project, monkeypatch) -> None:

@@ -5,20 +5,49 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from pathlib import Path
 
 import click
 
+from collector import CollectorStats
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+
 __all__ = ["command"]
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost folder of `folder` that does not exist yet (None: it exists)."""
+    missing = None
+    while not folder.exists() and folder != folder.parent:
+        missing, folder = folder, folder.parent
+    return missing
+
+
+def _remove_new_files(db_path: Path, created_folder: Path | None) -> None:
+    """Remove what a failed start created (the DuckDB file, its WAL, new empty folders)."""
+    for path in (db_path, db_path.with_name(db_path.name + ".wal")):
+        path.unlink(missing_ok=True)
+    folder = db_path.parent
+    while created_folder is not None and folder.is_relative_to(created_folder):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        if folder == created_folder:
+            return
+        folder = folder.parent
 
 
 @click.command("collect")
 @click.option(
     "--db",
     "db_path",
-    default="tracesim.duckdb",
+    default=DEFAULT_DB_PATH,
     show_default=True,
+    envvar=DB_ENV,
     type=click.Path(dir_okay=False),
-    help="DuckDB file to write.",
+    help=f"DuckDB file to write (env {DB_ENV}); its folder is created if missing.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -136,6 +165,10 @@ def command(
             raise click.UsageError(
                 f"--auth-token-env {auth_token_env}: that variable is not set or empty"
             )
+    try:
+        check_writable_file(db_path, what="--db")
+    except PathProblem as exc:
+        raise BadInput(str(exc), command="collect") from None
     rules = [RedactionRule(preset=name) for name in presets]
     duckdb_sizes = {  # unset: the collector's defaults
         name: value
@@ -172,13 +205,19 @@ def command(
     previous = {
         sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
     }
+    new_file = not Path(db_path).exists()
+    created_folder = _first_missing(Path(db_path).parent)
     try:
         try:
+            Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             collector.start()
         except StoreLocked as error:
             raise click.ClickException(str(error)) from None
-        except OSError as error:
-            raise click.ClickException(str(error)) from None
+        except OSError as error:  # a port in use, a folder that cannot be written
+            collector.shutdown()
+            if new_file:
+                _remove_new_files(Path(db_path), created_folder)
+            raise BadInput(str(error), command="collect") from None
         listening = []
         if collector.grpc_endpoint:
             listening.append(f"OTLP gRPC on {collector.grpc_endpoint}")
@@ -206,3 +245,23 @@ def command(
         f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {db_path}"
         f" (rejected {stats.rejected_spans} spans, {stats.rejected_logs} logs)"
     )
+    for line in _damage_lines(stats, db_path):
+        click.echo(line)
+
+
+def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
+    """What could not be stored as sent: damaged spool bytes, dead letters, nulled values."""
+    lines = []
+    if stats.quarantined_ranges:
+        lines.append(
+            f"spool: {stats.quarantined_ranges} damaged stretch(es), "
+            f"{stats.quarantined_bytes} bytes, kept in {db_path}.spool.quarantine/"
+        )
+    if stats.dead_letters:
+        lines.append(
+            f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
+            f"kept in {db_path}.deadletter.jsonl"
+        )
+    if stats.nulled_values:
+        lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
+    return lines

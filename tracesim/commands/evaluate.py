@@ -2,8 +2,12 @@
 and write `results.json` and `report.html`.
 
 Reads only the `evaluation:` and `llm:` keys of the config (the rest of the
-run config is not needed here). Exit code: 0 gates passed, 1 a gate failed,
-2 bad configuration or file, 3 internal error.
+run config is not needed here); a missing `llm:` means the same default model
+as in `tracesim run`. By default it scores the newest run in the file (and
+says so when the file holds several): `--run-id ID` picks one, `--all-runs`
+scores every conversation. `results.json` and `report.html` go next to the
+DuckDB file, where `tracesim run` put its own. Exit code: 0 gates passed,
+1 a gate failed, 2 bad configuration or file, 3 internal error.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from typing import Any
 
 import click
 
-__all__ = ["command", "load_eval_settings"]
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+
+__all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
 
 
 def _fail(message: str, code: int) -> None:
@@ -55,6 +61,15 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise EvalConfigError(f"{path}: the config must be a mapping of keys")
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
+    except ValueError as exc:
+        raise EvalConfigError(f"{path}: {exc}") from exc
+    for note in notes:
+        if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
+            click.echo(f"warning: {path}: {note}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
@@ -64,21 +79,83 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         config = EvalConfig.model_validate(evaluation)
     except ValidationError as exc:
         raise EvalConfigError(_validation_message(path, "evaluation", EvalConfig, exc)) from exc
-    try:
-        llm_config = LLMConfig.model_validate(llm) if llm is not None else None
+    try:  # no `llm:` key: the same default model as `tracesim run`
+        llm_config = LLMConfig.model_validate(llm if llm is not None else {})
     except ValidationError as exc:
         raise EvalConfigError(_validation_message(path, "llm", LLMConfig, exc)) from exc
     return config, llm_config
 
 
+def db_of_config(path: Path) -> Path:
+    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
+    import yaml
+
+    from evaluator.gates import EvalConfigError
+    from tracesim.arksim_config import translate_arksim_config
+
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+        data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
+    except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
+        raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
+    base = path.resolve().parent
+    target = (
+        data.get("db_path")
+        or f"{str(data.get('output_dir') or 'results').rstrip('/')}/tracesim.duckdb"
+    )
+    candidate = Path(str(target)).expanduser()
+    return candidate if candidate.is_absolute() else base / candidate
+
+
+def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
+    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command.
+
+    Default: the newest run when the file holds several (by its conversations' start
+    time), everything when it holds one run or none (`tracesim collect` traces).
+    """
+    import duckdb
+
+    if run_id is not None:
+        return run_id, f"evaluating run {run_id}"
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        has_table = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'conversations'"
+        ).fetchone()[0]
+        runs = (
+            [
+                r[0]
+                for r in con.execute(
+                    "SELECT run_id FROM conversations WHERE run_id IS NOT NULL "
+                    "GROUP BY run_id ORDER BY max(start_time) DESC NULLS LAST, run_id DESC"
+                ).fetchall()
+            ]
+            if has_table
+            else []
+        )
+    finally:
+        con.close()
+    if all_runs or len(runs) <= 1:
+        what = "every conversation in the file" if all_runs else "the file"
+        return None, f"evaluating {what} ({len(runs)} run(s))"
+    return runs[0], (
+        f"evaluating the newest run {runs[0]}; the file holds {len(runs)} runs "
+        "(--run-id ID for another, --all-runs for all)"
+    )
+
+
 @click.command("evaluate")
+@click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--db",
     "db_path",
-    required=True,
+    default=DEFAULT_DB_PATH,
+    show_default=True,
+    envvar=DB_ENV,
     help=(
-        "The DuckDB file a run or collector wrote, or the OTel Collector ClickHouse exporter's "
-        "database: clickhouse://user:pass@host:8123/otel or chdb://DIR."
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}); when not given, the one "
+        "CONFIG_FILE's run wrote. Or the OTel Collector ClickHouse exporter's database: "
+        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )
 @click.option(
@@ -86,51 +163,101 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     "config_path",
     default=None,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="config.yaml: its `evaluation:` and `llm:` keys (default: tool checks only, no judges).",
+    help="config.yaml: its `evaluation:` and `llm:` keys (default: the defaults of "
+    "`tracesim run`; judges need an API key).",
 )
 @click.option(
     "--output-dir",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Where results.json goes (default: <db stem>_results/ next to the file).",
+    help="Where results.json and report.html go (default: the DuckDB file's folder).",
 )
 @click.option(
-    "--run-id", default=None, help="Evaluate this run only (default: everything in the file)."
+    "--run-id",
+    default=None,
+    help="Evaluate this run only (default: the newest run in the file).",
+)
+@click.option(
+    "--all-runs", is_flag=True, help="Evaluate every conversation in the file, of every run."
+)
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a JUnit XML file: one testcase per conversation (for CI test reports).",
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
 def command(
-    db_path: str,
+    config_file: Path | None,
+    db_path: Any,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
+    all_runs: bool,
+    junit_path: Path | None,
     progress: bool,
 ) -> None:
-    """Re-evaluate what a DuckDB file (or a ClickHouse store) holds, without re-running the agent."""
+    """Re-evaluate what a DuckDB file holds, without re-running the agent.
+
+    `tracesim evaluate config.yaml` (arksim's habit) evaluates the DuckDB file
+    that config's run wrote, with its evaluation settings.
+    """
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
-    from evaluator.store import StoreError, is_store_url
+    from evaluator.store import StoreError, is_store_url, parse_store_url
     from schemas.eval_config import EvalConfig
+    from schemas.llm_config import LLMConfig
+    from tracesim.console import make_console, plain
     from tracesim.evaluate_step import evaluate_and_report
+    from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 
+    console = make_console()
     try:
-        if not is_store_url(db_path) and not Path(db_path).is_file():
-            raise EvalConfigError(f"DuckDB file {db_path} does not exist (--db)")
+        config_path = config_path or config_file
+        if run_id is not None and all_runs:
+            raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
+        given = click.get_current_context().get_parameter_source("db_path")
+        store = is_store_url(str(db_path))  # a ClickHouse store (evaluator.store)
+        db_path = str(db_path) if store else Path(db_path)
+        if config_file is not None and given == click.core.ParameterSource.DEFAULT:
+            db_path, store = db_of_config(config_file), False
+        if not store and not db_path.is_file():
+            raise EvalConfigError(
+                f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
+                "`tracesim collect` write one"
+            )
+        try:
+            default_dir = Path("results") if store else db_path.parent
+            out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
+            if junit_path is not None:
+                check_writable_file(junit_path, what="--junit-xml")
+        except PathProblem as exc:
+            raise EvalConfigError(str(exc)) from None
         if config_path is not None:
             config, llm = load_eval_settings(config_path)
             base_dir = config_path.resolve().parent
         else:
-            config, llm, base_dir = EvalConfig(), None, Path.cwd()
+            config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
+        if store:  # production traces: every conversation, or the run asked for
+            label = parse_store_url(db_path).label  # never the password
+            what = f"evaluating run {run_id} in {label}" if run_id else f"evaluating {label}"
+        else:
+            run_id, what = choose_run(db_path, run_id, all_runs=all_runs)
+        console.print(plain(what))
         outcome = evaluate_and_report(
-            db_path if is_store_url(db_path) else Path(db_path),
+            db_path,
             config=config,
             run_id=run_id,
             llm=llm,
             base_dir=base_dir,
-            output_dir=output_dir,
+            output_dir=out_dir,
             progress=progress,
+            console=console,
+            junit_path=junit_path,
         )
-    except (EvalConfigError, StoreError) as exc:
+    except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
         return
     except duckdb.IOException as exc:

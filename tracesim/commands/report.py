@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
+
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 
 __all__ = ["command"]
 
@@ -27,35 +31,38 @@ def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
 @click.option(
     "--db",
     "db_path",
-    default="results/tracesim.duckdb",
+    default=DEFAULT_DB_PATH,
     show_default=True,
-    envvar="TRACESIM_DB",
+    envvar=DB_ENV,
     help=(
-        "The DuckDB file to report on (env TRACESIM_DB; opened read-only), or a ClickHouse "
+        f"The DuckDB file to report on (env {DB_ENV}; opened read-only), or a ClickHouse "
         "store: clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )
 @click.option(
     "--out",
     "out_path",
-    default="results/report.html",
-    show_default=True,
-    help="Where to write the HTML file.",
+    default=None,
+    help="Where to write the HTML file  [default: report.html next to the DuckDB file]",
 )
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
-def command(db_path: str, out_path: str, eval_id: str | None) -> None:
+def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     """Write the HTML report: summary, gates, charts, failures, conversations with tool calls."""
     import duckdb
 
     from evaluator.report import write_report
+    from tracesim.paths import PathProblem, check_writable_file
 
     if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
-        _clickhouse_report(db_path, out_path, eval_id)
+        _clickhouse_report(db_path, out_path or "results/report.html", eval_id)
         return
+    if out_path is None:
+        out_path = str(Path(db_path).parent / "report.html")
     try:
+        check_writable_file(out_path, what="--out")
         path = write_report(db_path, out_path, eval_id=eval_id)
-    except (FileNotFoundError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (FileNotFoundError, ValueError, PathProblem) as exc:
+        raise BadInput(str(exc), command="report") from None
     except duckdb.IOException as exc:
         raise click.ClickException(
             f"{db_path}: {exc}. A running `tracesim collect` holds the file: stop it (or copy "

@@ -9,6 +9,7 @@ every gate passed, 1 a gate failed, 2 bad config or scenarios, 3 internal error.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -33,15 +34,28 @@ __all__ = ["command"]
     is_flag=True,
     help="Stop after capture (evaluate later with `tracesim evaluate`).",
 )
+@click.option(
+    "--junit-xml",
+    "junit_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a JUnit XML file: one testcase per conversation (for CI test reports).",
+)
 @click.pass_context
 def command(
-    ctx: click.Context, config: str, sets: tuple[str, ...], no_progress: bool, capture_only: bool
+    ctx: click.Context,
+    config: str,
+    sets: tuple[str, ...],
+    no_progress: bool,
+    capture_only: bool,
+    junit_path: Path | None,
 ) -> None:
     """Drive the scenarios of CONFIG against the agent and capture its traces.
 
     Extra `--key value` pairs override config keys, e.g. `--max_turns 3`.
     """
     from tracesim.config_loader import ConfigError, parse_override_args
+    from tracesim.paths import PathProblem, check_writable_file
     from tracesim.run import EXIT_BAD_CONFIG, run_from_file
 
     try:
@@ -51,10 +65,16 @@ def command(
             if not eq or not key:
                 raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
             overrides[key] = value
-    except ConfigError as exc:
+        if junit_path is not None:
+            check_writable_file(junit_path, what="--junit-xml")
+    except (ConfigError, PathProblem) as exc:
         click.echo(f"config error\n{exc}", err=True)
         sys.exit(EXIT_BAD_CONFIG)
     outcome = run_from_file(
-        config, overrides, show_progress=not no_progress, evaluate=not capture_only
+        config,
+        overrides,
+        show_progress=not no_progress,
+        evaluate=not capture_only,
+        junit_path=junit_path,
     )
     sys.exit(outcome.exit_code)

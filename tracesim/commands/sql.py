@@ -12,6 +12,8 @@ from typing import Any
 import click
 import orjson
 
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 from tracesim.sql_client import DEFAULT_ENDPOINT, QueryResult, SqlError, run_query
 
 __all__ = ["command", "print_result", "truncation_note"]
@@ -23,6 +25,21 @@ def _cell(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return orjson.dumps(value, default=str).decode()
     return str(value)
+
+
+def _shown(value: Any) -> str:
+    """A cell as the table shows it: floats rounded (CSV and JSON keep every digit)."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (float, Decimal)):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return str(number)
+        if number == 0 or abs(number) >= 1e-3:
+            text = f"{number:.4f}".rstrip("0").rstrip(".")
+            return text if text not in ("", "-0") else "0"
+        return f"{number:.3g}"
+    return _cell(value)
 
 
 def print_result(result: QueryResult, fmt: str) -> None:
@@ -46,19 +63,18 @@ def print_result(result: QueryResult, fmt: str) -> None:
             orjson.dumps(records, default=default, option=orjson.OPT_INDENT_2).decode() + "\n"
         )
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from tracesim.console import make_console, plain
 
     table = Table(show_lines=False, header_style="bold")
     for name in result.columns:
-        table.add_column(name, overflow="fold")
-    for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
-    console = Console()
-    if not console.is_terminal:  # piped: let the table take the width it needs
-        console = Console(width=max(80, _natural_width(result.columns, result.rows)))
+        table.add_column(plain(name), overflow="fold")
+    for row in result.rows:  # stored text is shown as it is, never read as markup
+        table.add_row(*(plain(_shown(v)) for v in row))
+    console = make_console()
     console.print(table)
-    console.print(f"[dim]{len(result.rows)} row(s) from {result.source}[/dim]")
+    console.print(plain(f"{len(result.rows)} row(s) from {result.source}", style="dim"))
 
 
 def truncation_note(result: QueryResult) -> str | None:
@@ -72,24 +88,15 @@ def truncation_note(result: QueryResult) -> str | None:
     )
 
 
-def _natural_width(columns: list[str], rows: list[Any]) -> int:
-    """The width a table needs to show every cell on one line (capped)."""
-    widths = [len(str(c)) for c in columns]
-    for row in rows[:1000]:
-        for i, value in enumerate(row):
-            widths[i] = max(widths[i], len(_cell(value)))
-    return min(sum(widths) + 3 * len(widths) + 1, 400)
-
-
 @click.command(name="sql")
 @click.argument("query")
 @click.option(
     "--db",
     "db_path",
-    default="results/tracesim.duckdb",
+    default=DEFAULT_DB_PATH,
     show_default=True,
-    envvar="TRACESIM_DB",
-    help="The DuckDB file (env TRACESIM_DB). Opened read-only.",
+    envvar=DB_ENV,
+    help=f"The DuckDB file (env {DB_ENV}). Opened read-only.",
 )
 @click.option(
     "--format",
@@ -130,11 +137,8 @@ def command(
             raise click.UsageError(f"--auth-token-env {auth_token_env}: that variable is not set")
     try:
         result = run_query(query, db_path=db_path, endpoint=endpoint, token=token)
-    except SqlError as exc:
-        if "://" in str(db_path):  # a ClickHouse store: bad input exits 2, like evaluate
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(2)
-        raise click.ClickException(str(exc)) from exc
+    except SqlError as exc:  # a refused or failing query, a missing file: bad input
+        raise BadInput(str(exc), command="sql") from None
     print_result(result, fmt)
     note = truncation_note(result)
     if note:  # on stderr, so CSV / JSON output stays parseable

@@ -3,7 +3,8 @@
 Every framework under test talks to it with its own real client over HTTP. The reply
 depends only on the request: the number of tool results already in it is the step
 (0 -> get_weather Paris, 1 -> get_weather Paris again, 2 -> lookup_order A1, 3+ -> the
-final answer), so any framework's agent loop walks the same script. Chat completions
+final answer, or a `final_answer` tool call when the agent offers that tool), so any
+framework's agent loop walks the same script. Chat completions
 (plain and server-sent events) and the Responses API (plain and streamed) are served.
 Usage per reply: prompt 100 + 10*step, completion 20; `served` counts what was served.
 """
@@ -26,18 +27,49 @@ SCRIPT: list[tuple[str, str, dict[str, Any]]] = [
 FINAL_ANSWER = "It is sunny in Paris, and order A1 was not found."
 
 
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
 def _tool_results(body: dict[str, Any]) -> int:
-    """Count tool results in a chat-completions or Responses request."""
+    """Count tool results in a chat-completions or Responses request.
+
+    Frameworks that replay their tool calls as text (smolagents: an assistant message
+    "Calling tools:\n[...]" per successful call with its result as a user "Observation:"
+    message, a failed call only as an "Error:" block in a user message) have no tool-role
+    messages; their calls are counted instead.
+    """
     count = 0
+    replayed = 0
     for message in body.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") in ("tool", "function"):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") in ("tool", "function"):
             count += 1
+        elif message.get("role") == "assistant" and _text(message).startswith("Calling tools:"):
+            replayed += 1
+        elif message.get("role") == "user":
+            # a failed call: smolagents sends only an "Error:" block, merged into the
+            # previous user message when that was an observation
+            replayed += _text(message).split("\n").count("Error:")
     items = body.get("input")
     if isinstance(items, list):
         for item in items:
             if isinstance(item, dict) and item.get("type") == "function_call_output":
                 count += 1
-    return count
+    return count or replayed
+
+
+def _offers_final_answer(body: dict[str, Any]) -> bool:
+    """True when the agent ends its run by calling a `final_answer` tool (smolagents)."""
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == "final_answer":
+            return True
+    return False
 
 
 class ModelServer:
@@ -99,8 +131,11 @@ class ModelServer:
                     "completion_tokens": usage["completion"],
                     "total_tokens": usage["prompt"] + usage["completion"],
                 }
-                if step < len(SCRIPT):
-                    call_id, name, args = SCRIPT[step]
+                script = SCRIPT
+                if _offers_final_answer(body):
+                    script = [*SCRIPT, ("call_final", "final_answer", {"answer": FINAL_ANSWER})]
+                if step < len(script):
+                    call_id, name, args = script[step]
                     calls = [
                         {
                             "id": call_id,

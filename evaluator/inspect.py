@@ -1,0 +1,256 @@
+"""What tracesim understood of a capture (`tracesim inspect`): per service and scope, the
+spans, the conventions detected, tool spans found and left unkeyed (and why), model calls
+and tokens, and the tool-call fields it could not read.
+
+A user pointing a new framework at tracesim sees at once what works. The SQL lives in
+`evaluator.inspect_sql`; this module is the logic over its rows and the plain-text
+rendering (no markup: stored text is printed as it is).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.extract import extract_tool_calls
+from evaluator.extract_fields import is_tool_span
+from evaluator.extract_span import view_of
+from evaluator.inspect_sql import INSPECT_SQL
+from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
+
+__all__ = [
+    "CONVENTION_PREFIXES",
+    "GroupReport",
+    "Inspection",
+    "UnkeyedToolSpan",
+    "count_unkeyed_tool_spans",
+    "format_inspection",
+    "unkeyed_warning",
+    "inspect_db",
+    "unkeyed_tool_spans",
+]
+
+CONVENTION_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("gen_ai.", "OTel GenAI"),
+    ("openinference.", "OpenInference"),
+    ("llm.", "OpenInference/OpenLLMetry llm.*"),
+    ("traceloop.", "OpenLLMetry"),
+    ("gcp.vertex.agent.", "Google ADK"),
+    ("logfire.", "Logfire"),
+    ("mlflow.", "MLflow"),
+    ("ai.", "Vercel AI SDK"),
+    ("langfuse.", "Langfuse"),
+    ("tracesim.", "tracesim"),
+    ("arksim.", "arksim"),
+)
+"""Attribute-key prefix -> the convention it reveals."""
+
+_KEYS_LOOKED_FOR = len(EXPLICIT_KEYS) + len(CONVERSATION_ID_KEYS)
+_UNKEYED_REASON = (
+    "no conversation key on any span of its trace (looked for tracesim.chat_id, "
+    f"arksim.conversation_id, gen_ai.conversation.id, session.id and {_KEYS_LOOKED_FOR - 4} "
+    "more; see schemas/conversation_keys.py); evaluated as a conversation of its own "
+    "(chat_id = trace id)"
+)
+
+
+@dataclass
+class UnkeyedToolSpan:
+    """A tool span the collector could not key to a conversation."""
+
+    trace_id: str
+    span_id: str
+    name: str
+    service_name: str | None
+    scope_name: str | None
+    reason: str = _UNKEYED_REASON
+
+
+@dataclass
+class GroupReport:
+    """What was understood of one (service, scope)."""
+
+    service_name: str | None
+    scope_name: str | None
+    spans: int = 0
+    unkeyed_spans: int = 0
+    conventions: list[str] = field(default_factory=list)
+    tool_spans: int = 0
+    unkeyed_tool_spans: int = 0
+    model_calls: int = 0
+    model_calls_without_usage: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    unread: dict[str, int] = field(default_factory=dict)
+    """Tool-call field -> how many tool spans lacked it (id, arguments, result or error)."""
+
+
+@dataclass
+class Inspection:
+    """The whole capture."""
+
+    groups: list[GroupReport]
+    unkeyed: list[UnkeyedToolSpan]
+
+    @property
+    def tool_spans(self) -> int:
+        """Tool spans over all groups."""
+        return sum(g.tool_spans for g in self.groups)
+
+
+def _rows(con: Any, name: str) -> list[dict[str, Any]]:
+    cursor = con.execute(INSPECT_SQL[name])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _tool_rows(con: Any) -> dict[str, list[dict[str, Any]]]:
+    """Candidate spans by trace_id."""
+    by_trace: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in _rows(con, "tool_candidates"):
+        by_trace[row["trace_id"]].append(row)
+    return by_trace
+
+
+def _is_tool(row: dict[str, Any]) -> bool:
+    try:
+        return is_tool_span(view_of(row))
+    except Exception:  # noqa: BLE001 - an unreadable span is not counted
+        return False
+
+
+def unkeyed_tool_spans(con: Any) -> list[UnkeyedToolSpan]:
+    """Tool spans stored without a conversation key (what `tracesim evaluate` warns about)."""
+    found = []
+    for rows in _tool_rows(con).values():
+        for row in rows:
+            if row["chat_id"] is None and _is_tool(row):
+                found.append(
+                    UnkeyedToolSpan(
+                        row["trace_id"],
+                        row["span_id"],
+                        row["name"],
+                        row["service_name"],
+                        row["scope_name"],
+                    )
+                )
+    return found
+
+
+def count_unkeyed_tool_spans(con: Any) -> int:
+    """How many tool spans the collector could not key (from the hot columns: fast)."""
+    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchone()[0])
+
+
+def unkeyed_warning(count: int, db_path: str) -> str | None:
+    """The warning `tracesim evaluate` prints for `count` unkeyed tool spans (None for 0)."""
+    if not count:
+        return None
+    return (
+        f"warning: {count} tool span(s) carry no conversation key (no tracesim.chat_id, "
+        "gen_ai.conversation.id, session.id or other conversation id on any span of their "
+        "trace); each such trace was evaluated as a conversation of its own (chat_id = trace "
+        f"id). See `tracesim inspect --db {db_path}`."
+    )
+
+
+def inspect_db(con: Any) -> Inspection:
+    """Inspect the capture open on `con` (a DuckDB connection with the tracesim tables)."""
+    groups: dict[tuple[Any, Any], GroupReport] = {}
+    for row in _rows(con, "groups"):
+        key = (row["service_name"], row["scope_name"])
+        groups[key] = GroupReport(*key, spans=row["spans"], unkeyed_spans=row["unkeyed"])
+    for service, scope, calls, bare, tokens_in, tokens_out in con.execute(
+        INSPECT_SQL["models"]
+    ).fetchall():
+        group = groups.setdefault((service, scope), GroupReport(service, scope))
+        group.model_calls, group.model_calls_without_usage = calls, bare
+        group.input_tokens, group.output_tokens = tokens_in, tokens_out
+    seen: dict[tuple[Any, Any], set[str]] = defaultdict(set)
+    for service, scope, key, _count in con.execute(INSPECT_SQL["keys"]).fetchall():
+        for prefix, label in CONVENTION_PREFIXES:
+            if key.startswith(prefix):
+                seen[(service, scope)].add(label)
+    for key, labels in seen.items():
+        if key in groups:
+            groups[key].conventions = sorted(labels)
+    unkeyed: list[UnkeyedToolSpan] = []
+    for rows in _tool_rows(con).values():
+        by_span = {row["span_id"]: row for row in rows}
+        for call in extract_tool_calls(rows):
+            row = by_span.get(call.span_id or "")
+            if row is None:
+                continue
+            group = groups.setdefault(
+                (row["service_name"], row["scope_name"]),
+                GroupReport(row["service_name"], row["scope_name"]),
+            )
+            group.tool_spans += 1
+            missing = []
+            if not call.id:
+                missing.append("id")
+            if not call.arguments:
+                missing.append("arguments")
+            if call.result is None and call.error is None:
+                missing.append("result")
+            for name in missing:
+                group.unread[name] = group.unread.get(name, 0) + 1
+            if row["chat_id"] is None:
+                group.unkeyed_tool_spans += 1
+                unkeyed.append(
+                    UnkeyedToolSpan(
+                        row["trace_id"],
+                        row["span_id"],
+                        row["name"],
+                        row["service_name"],
+                        row["scope_name"],
+                    )
+                )
+    return Inspection(sorted(groups.values(), key=_order), unkeyed)
+
+
+def _order(group: GroupReport) -> tuple[str, str]:
+    return (group.service_name or "", group.scope_name or "")
+
+
+def format_inspection(inspection: Inspection, *, limit: int = 20) -> str:
+    """Plain text for a terminal or a CI log; `limit` unkeyed tool spans are listed."""
+    lines: list[str] = []
+    if not inspection.groups:
+        return "no spans stored"
+    for g in inspection.groups:
+        lines.append(f"service {g.service_name or '(none)'} / scope {g.scope_name or '(none)'}")
+        lines.append(
+            f"  spans: {g.spans} ({g.unkeyed_spans} without a conversation key)"
+            f"; conventions: {', '.join(g.conventions) or 'none recognised'}"
+        )
+        tools = f"  tool spans: {g.tool_spans}"
+        if g.unkeyed_tool_spans:
+            tools += f" ({g.unkeyed_tool_spans} unkeyed)"
+        if g.tool_spans:
+            unread = ", ".join(f"{k} {v}/{g.tool_spans}" for k, v in sorted(g.unread.items()))
+            tools += f"; fields not read: {unread or 'none'}"
+        lines.append(tools)
+        usage = (
+            "no usage"
+            if g.input_tokens is None and g.output_tokens is None
+            else (f"tokens in {g.input_tokens or 0} / out {g.output_tokens or 0}")
+        )
+        models = f"  model calls: {g.model_calls}"
+        if g.model_calls:
+            models += f"; {usage}"
+            if g.model_calls_without_usage:
+                models += f" ({g.model_calls_without_usage} calls without usage)"
+        lines.append(models)
+    if inspection.unkeyed:
+        lines.append("")
+        lines.append(f"unkeyed tool spans: {len(inspection.unkeyed)}")
+        for item in inspection.unkeyed[:limit]:
+            lines.append(
+                f"  {item.name} (trace {item.trace_id}, span {item.span_id}, "
+                f"service {item.service_name or '(none)'}): {item.reason}"
+            )
+        if len(inspection.unkeyed) > limit:
+            lines.append(f"  ... and {len(inspection.unkeyed) - limit} more")
+    return "\n".join(lines)

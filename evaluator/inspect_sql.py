@@ -1,0 +1,49 @@
+"""The SQL `tracesim inspect` runs, in one place (a ClickHouse backend supplies its own).
+
+Every statement reads the tables and views of SPEC §4 only (`spans`, `llm_calls`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["INSPECT_SQL"]
+
+INSPECT_SQL: dict[str, str] = {
+    # per service and scope: spans, spans without a conversation key
+    "groups": """
+        SELECT service_name, scope_name, count(*) AS spans,
+               count(*) FILTER (WHERE chat_id IS NULL) AS unkeyed
+        FROM spans GROUP BY ALL ORDER BY ALL
+    """,
+    # per service and scope: model calls (counted once) and their tokens
+    "models": """
+        SELECT s.service_name, s.scope_name, count(*) AS calls,
+               count(*) FILTER (WHERE l.input_tokens IS NULL AND l.output_tokens IS NULL)
+                   AS without_usage,
+               sum(l.input_tokens)::BIGINT, sum(l.output_tokens)::BIGINT
+        FROM llm_calls l JOIN spans s USING (trace_id, span_id)
+        GROUP BY ALL ORDER BY ALL
+    """,
+    # attribute keys per service and scope (conventions are detected from them)
+    "keys": """
+        SELECT service_name, scope_name, key, count(*) FROM (
+            SELECT service_name, scope_name, unnest(json_keys(attributes)) AS key FROM spans
+        ) GROUP BY ALL
+    """,
+    # tool spans without a conversation key (hot columns only: cheap on a large file)
+    "unkeyed_tool_spans": """
+        SELECT count(*) FROM spans
+        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+    """,
+    # the spans that may record tool calls, with what extraction reads, per trace
+    "tool_candidates": """
+        SELECT trace_id, span_id, name, start_time, end_time, duration_ms, status_code,
+               status_message, attributes, events, chat_id, turn_id, service_name, scope_name
+        FROM spans
+        WHERE trace_id IN (
+            SELECT DISTINCT trace_id FROM spans
+            WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+        )
+        ORDER BY trace_id, start_time, span_id
+    """,
+}
+"""Statement name -> SELECT."""

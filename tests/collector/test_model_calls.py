@@ -1,0 +1,72 @@
+"""Model calls counted once (SPEC §5): the `llm_calls` view over spans a real collector stored,
+and the hot columns of MLflow and Vercel AI SDK spans."""
+
+from __future__ import annotations
+
+from collector import Collector
+from collector.hot_fields import hot_fields
+from tests.collector.otlp import GrpcClient, new_span_id, new_trace_id, span, trace_request
+
+USAGE = {"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20}
+
+
+def test_llm_calls_counts_the_innermost_model_span_only(
+    collector: Collector, client: GrpcClient
+) -> None:
+    trace_id, agent, outer = new_trace_id(), new_span_id(), new_span_id()
+    client.export(
+        trace_request(
+            [
+                span(
+                    "invoke_agent a",
+                    trace_id=trace_id,
+                    span_id=agent,
+                    attrs={
+                        "gen_ai.operation.name": "invoke_agent",
+                        "gen_ai.request.model": "m",
+                        "gen_ai.usage.input_tokens": 200,
+                        "gen_ai.usage.output_tokens": 40,
+                    },
+                ),
+                span(
+                    "call_llm",
+                    trace_id=trace_id,
+                    span_id=outer,
+                    parent=agent,
+                    attrs={"gen_ai.request.model": "m", **USAGE},
+                ),
+                span(
+                    "generate_content m",
+                    trace_id=trace_id,
+                    parent=outer,
+                    attrs={"gen_ai.operation.name": "generate_content", **USAGE},
+                ),
+                span(
+                    "chat m",
+                    trace_id=trace_id,
+                    parent=agent,
+                    attrs={"gen_ai.operation.name": "chat", **USAGE},
+                ),
+            ]
+        )
+    )
+    _, rows = collector.query(
+        "SELECT count(*), sum(input_tokens), sum(output_tokens) FROM llm_calls"
+    )
+    assert rows == [[2, 200, 40]]
+
+
+def test_hot_fields_of_mlflow_and_ai_sdk_spans() -> None:
+    assert hot_fields("get_weather", {"mlflow.spanType": '"TOOL"'})[:2] == (
+        "execute_tool",
+        "get_weather",
+    )
+    chat = hot_fields(
+        "ChatOpenAI",
+        {
+            "mlflow.spanType": '"CHAT_MODEL"',
+            "mlflow.chat.tokenUsage": '{"input_tokens": 7, "output_tokens": 3}',
+        },
+    )
+    assert (chat[0], chat[3], chat[4]) == ("chat", 7, 3)
+    assert hot_fields("ai.toolCall", {"ai.toolCall.name": "t"})[:2] == ("execute_tool", "t")

@@ -1,0 +1,142 @@
+"""Replay a conformance recording into a real collector, evaluate, and read back what came out.
+
+A recording (`recordings/<variant>/`, or a hand-made one under `handmade/`) holds
+the OTLP request bodies a framework really sent (`otlp/NNNN-<signal>.<pb|json>`)
+and `truth.json`. `replay` starts a collector on loopback, sends every body over
+gRPC (OTLP/JSON converted to protobuf) or over HTTP as recorded, stops it, runs
+the evaluation as `tracesim evaluate` does, and returns what tracesim derived.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import httpx
+
+from collector import Collector
+from collector.decode_json import logs_request_from_json, traces_request_from_json
+from evaluator.inspect import inspect_db
+from evaluator.pipeline import evaluate_db
+from schemas.eval_config import EvalConfig
+from tests.collector.otlp import GrpcClient
+
+__all__ = ["Outcome", "Recording", "discover", "replay"]
+
+HERE = Path(__file__).resolve().parent
+ROOTS = (HERE / "recordings", HERE / "handmade")
+_CONTENT_TYPES = {"pb": "application/x-protobuf", "json": "application/json"}
+
+
+@dataclass
+class Recording:
+    """One variant's recorded requests and its ground truth."""
+
+    folder: Path
+    truth: dict[str, Any]
+    requests: list[tuple[str, str, bytes]]
+    """(signal, ext, body) in arrival order."""
+
+    @property
+    def variant(self) -> str:
+        """The variant name (the folder's)."""
+        return self.folder.name
+
+
+def discover() -> list[Path]:
+    """Every recording folder with a truth.json (real recordings first, then hand-made)."""
+    found = []
+    for root in ROOTS:
+        found.extend(sorted(p.parent for p in root.glob("*/truth.json")))
+    return found
+
+
+def load(folder: Path) -> Recording:
+    """Read a recording folder."""
+    truth = json.loads((folder / "truth.json").read_text())
+    requests = []
+    for path in sorted((folder / "otlp").iterdir()):
+        stem, _, ext = path.name.partition(".")
+        signal = stem.split("-", 1)[1] if "-" in stem else ""
+        if signal in ("traces", "logs") and ext in _CONTENT_TYPES:
+            requests.append((signal, ext, path.read_bytes()))
+    return Recording(folder, truth, requests)
+
+
+@dataclass
+class Outcome:
+    """What tracesim made of one replay."""
+
+    tool_calls: list[dict[str, Any]]
+    """`tool_calls` rows (chat_id, turn_id, seq order), arguments parsed."""
+    model_calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    spans: int
+    inspection: Any
+    chats: list[str] = field(default_factory=list)
+
+
+def _to_protobuf(signal: str, ext: str, body: bytes) -> Any:
+    """A request message from a recorded body."""
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    if ext == "json":
+        return (traces_request_from_json if signal == "traces" else logs_request_from_json)(body)
+    message = ExportTraceServiceRequest() if signal == "traces" else ExportLogsServiceRequest()
+    message.ParseFromString(body)
+    return message
+
+
+def _send_grpc(collector: Collector, recording: Recording) -> None:
+    client = GrpcClient(collector.grpc_endpoint)
+    try:
+        for signal, ext, body in recording.requests:
+            message = _to_protobuf(signal, ext, body)
+            (client.export if signal == "traces" else client.export_logs)(message)
+    finally:
+        client.close()
+
+
+def _send_http(collector: Collector, recording: Recording) -> None:
+    with httpx.Client(base_url=collector.http_endpoint, timeout=30) as client:
+        for signal, ext, body in recording.requests:
+            response = client.post(
+                f"/v1/{signal}", content=body, headers={"content-type": _CONTENT_TYPES[ext]}
+            )
+            response.raise_for_status()
+
+
+def replay(recording: Recording, *, transport: str, workdir: Path) -> Outcome:
+    """Send the recording over `transport` ("grpc" or "http"), evaluate, read back."""
+    db = workdir / f"{recording.variant}-{transport}.duckdb"
+    with Collector(db, grpc_port=0, http_port=0) as collector:
+        (_send_grpc if transport == "grpc" else _send_http)(collector, recording)
+    evaluate_db(db, config=EvalConfig(), output_dir=workdir / "results", progress=False)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        cursor = con.execute(
+            "SELECT chat_id, turn_id, seq, id, name, arguments, result, error "
+            "FROM tool_calls ORDER BY start_time NULLS LAST, chat_id, turn_id, seq"
+        )
+        names = [d[0] for d in cursor.description]
+        calls = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        for call in calls:
+            call["arguments"] = json.loads(call["arguments"]) if call["arguments"] else {}
+        models, tokens_in, tokens_out = con.execute(
+            "SELECT count(*), sum(input_tokens)::BIGINT, sum(output_tokens)::BIGINT FROM llm_calls"
+        ).fetchone()
+        spans = con.execute("SELECT count(*) FROM spans").fetchone()[0]
+        chats = [
+            r[0] for r in con.execute("SELECT DISTINCT chat_id FROM spans ORDER BY 1").fetchall()
+        ]
+        inspection = inspect_db(con)
+    finally:
+        con.close()
+    return Outcome(calls, models, tokens_in, tokens_out, spans, inspection, chats)

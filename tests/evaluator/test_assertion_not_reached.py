@@ -1,0 +1,35 @@
+"""An assertion on a turn the agent's error kept from happening fails and is counted."""
+
+from __future__ import annotations
+
+from evaluator.load import ConversationData
+from evaluator.stages import ConversationWork, tool_checks
+from schemas import ToolCall
+
+_ASSERTION = {"type": "tool_calls", "expected": [{"name": "refund"}], "turn": 1}
+
+
+def _work(turn_status: str, conversation_status: str) -> ConversationWork:
+    data = ConversationData(
+        "c",
+        {"status": conversation_status, "error": "turn 0 error: ValueError: boom"},
+        {"assertions": [_ASSERTION]},
+        turns=[{"turn_id": 0, "status": turn_status}],
+    )
+    return ConversationWork(data, calls=[[ToolCall(name="x")]], turn_results=[[]])
+
+
+def test_a_turn_after_an_agent_error_is_a_failed_assertion() -> None:
+    work = _work("error", "error")
+    tool_checks(work)
+    [result] = work.conv_results
+    assert result.value == 0.0 and result.passed is False and result.label == "not_reached"
+    assert result.name == "trajectory" and result.details["missing"] == ["refund(...)"]
+    assert "turn 1 was never reached" in result.reason and "error" in result.reason
+
+
+def test_a_conversation_that_simply_ended_leaves_the_turn_not_graded() -> None:
+    work = _work("ok", "completed")
+    tool_checks(work)
+    [result] = work.conv_results
+    assert result.value is None and result.label == "not_run"

@@ -1,0 +1,108 @@
+"""JUnit XML and the GitHub step summary of `tracesim evaluate`, read as CI tools read them."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evaluator.llm_client import LLMUsage
+from tests.evaluator.test_pipeline import build_db
+from tests.tracesim.test_console_output import _report
+from tracesim.ci import ConversationOutcome, FailedCheck, junit_xml
+from tracesim.ci.step_summary import step_summary_markdown
+from tracesim.cli import cli
+
+_COUNTS = ("tests", "failures", "errors", "skipped")
+
+
+def _check_junit_shape(root: ET.Element) -> None:
+    """The structure GitHub, GitLab and Jenkins accept: testsuites > testsuite > testcase,
+    integer counts that add up, a numeric time, at most one outcome element per case."""
+    assert root.tag == "testsuites"
+    totals = dict.fromkeys(_COUNTS, 0)
+    for suite in root:
+        assert suite.tag == "testsuite" and suite.get("name")
+        cases = suite.findall("testcase")
+        found = {
+            "tests": len(cases),
+            "failures": len(suite.findall("testcase/failure")),
+            "errors": len(suite.findall("testcase/error")),
+            "skipped": len(suite.findall("testcase/skipped")),
+        }
+        for key in _COUNTS:
+            assert int(suite.get(key)) == found[key], key
+            totals[key] += found[key]
+        float(suite.get("time"))
+        for case in cases:
+            assert case.get("classname") and case.get("name")
+            float(case.get("time"))
+            outcomes = [c for c in case if c.tag in ("failure", "error", "skipped")]
+            assert len(outcomes) <= 1
+            for child in outcomes:
+                assert child.get("message")
+    for key in _COUNTS:
+        assert int(root.get(key)) == totals[key]
+
+
+@pytest.mark.parametrize("status", [None, "error"])
+def test_evaluate_writes_a_junit_file_ci_tools_accept(tmp_path: Path, status: str | None) -> None:
+    db = build_db(tmp_path / "t.duckdb", extra_turn_status=status)
+    junit = tmp_path / "ci" / "junit.xml"
+    result = CliRunner().invoke(
+        cli, ["evaluate", "--db", str(db), "--junit-xml", str(junit), "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    root = ET.parse(junit).getroot()
+    _check_junit_shape(root)
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert set(cases) == {"refund #0", "cancel #0"}
+    assert cases["refund #0"].find("failure") is None
+    bad = cases["cancel #0"]
+    if status == "error":  # the agent's error is an <error>, naming the turn
+        (error,) = bad.findall("error")
+        assert error.get("message").startswith("turn 0 error")
+    else:
+        (failure,) = bad.findall("failure")
+        assert "check(s) failed" in failure.get("message")
+        assert "cancel_order" in failure.text  # the expected call that is missing
+
+
+def test_junit_xml_escapes_and_drops_what_xml_cannot_hold() -> None:
+    outcome = ConversationOutcome(
+        chat_id="c",
+        scenario_id='a<b>&"c"',
+        repetition=2,
+        final_score=0.0,
+        status="Failed",
+        seconds=1.5,
+        error=None,
+        failed=[FailedCheck("trajectory", 0, "bad \x00\x1b]0; thing", {"missing": ["x()"]})],
+    )
+    root = ET.fromstring(junit_xml([outcome], eval_id="e"))
+    _check_junit_shape(root)
+    (case,) = root.iter("testcase")
+    assert case.get("name") == 'a<b>&"c" #2'
+    assert "bad ]0; thing" in case.find("failure").get("message")
+
+
+def test_the_step_summary_keeps_table_cells_intact() -> None:
+    outcome = ConversationOutcome(
+        chat_id="c",
+        scenario_id="pipe|s",
+        repetition=0,
+        final_score=0.0,
+        status="Failed",
+        seconds=0,
+        error=None,
+        failed=[FailedCheck("trajectory", 1, "line1\nline2 <b>", {"missing": ["x()"]})],
+    )
+    report = _report("s")
+    report.llm_usage = LLMUsage(enabled=True)
+    text = step_summary_markdown(report, [outcome])
+    (row,) = [line for line in text.splitlines() if line.startswith("| pipe")]
+    assert row.startswith("| pipe\\|s #0 | Failed | ")
+    assert "line1 line2 &lt;b&gt;" in row and "expected, not found: x()" in row
+    assert "no gates defined, 1 conversation(s) failed" in text

@@ -1,0 +1,190 @@
+"""Each conversation's outcome in one evaluation, as CI outputs report it.
+
+Read from the DuckDB file (the `scores` of the evaluation, the simulator's
+`conversations` and `turns`), so the JUnit file and the Markdown summary
+say the same as the report: which checks failed, why, and the expected and
+actual calls from the failed check's `details`.
+
+Verdicts: `error` (the agent raised or timed out on a turn), `failure` (a
+check failed or the final status is not Done), `skipped` (nothing could be
+graded), `passed`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "DERIVED_METRICS",
+    "ConversationOutcome",
+    "FailedCheck",
+    "describe_details",
+    "load_outcomes",
+]
+
+DERIVED_METRICS = frozenset({"turn_success", "turn_success_ratio", "final_score"})
+"""Scores computed from the others: they say a turn failed, the checks say why."""
+
+
+@dataclass
+class FailedCheck:
+    """One failed result: metric, turn (None: the conversation), reason, details."""
+
+    metric: str
+    turn_id: int | None
+    reason: str
+    details: dict[str, Any]
+
+    @property
+    def where(self) -> str:
+        """`trajectory (turn 0)` or `goal_completion (conversation)`."""
+        scope = "conversation" if self.turn_id is None else f"turn {self.turn_id}"
+        return f"{self.metric} ({scope})"
+
+
+@dataclass
+class ConversationOutcome:
+    """One conversation's verdict and what explains it."""
+
+    chat_id: str
+    scenario_id: str | None
+    repetition: int | None
+    final_score: float | None
+    status: str | None
+    """Done | Partial Failure | Failed | Not graded (the final_score label)."""
+    seconds: float
+    error: str | None
+    """The agent's error or timeout that ended the conversation."""
+    failed: list[FailedCheck] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """`scenario #repetition` (the chat id when there is no scenario)."""
+        if self.scenario_id is None:
+            return self.chat_id
+        return f"{self.scenario_id} #{self.repetition or 0}"
+
+    @property
+    def verdict(self) -> str:
+        """error | failure | skipped | passed."""
+        if self.error:
+            return "error"
+        if self.failed or self.status in ("Failed", "Partial Failure"):
+            return "failure"
+        if self.status in (None, "Not graded"):
+            return "skipped"
+        return "passed"
+
+    def message(self) -> str:
+        """One line: which checks failed and why (or the error)."""
+        if self.error:
+            return self.error
+        if not self.failed:
+            return f"final status {self.status} (score {_score(self.final_score)})"
+        parts = [f"{check.where}: {check.reason}" for check in self.failed]
+        return f"{len(self.failed)} check(s) failed: " + "; ".join(parts)
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _calls(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if value else "(none)"
+    return str(value)
+
+
+def describe_details(details: dict[str, Any]) -> list[str]:
+    """A failed check's expected vs actual calls, one line each, from its `details`."""
+    lines: list[str] = []
+    for item in details.get("calls") or []:
+        if isinstance(item, dict) and item.get("matched") is not True:
+            expected = item.get("expected", item.get("name"))
+            actual = item.get("actual")
+            line = f"expected {expected}, actual {_calls(actual) if actual else '(none)'}"
+            if item.get("explanation"):
+                line += f": {item['explanation']}"
+            lines.append(line)
+    if not lines:
+        for key, label in (("missing", "expected, not found"), ("extra", "actual, not expected")):
+            if details.get(key):
+                lines.append(f"{label}: {_calls(details[key])}")
+    if details.get("forbidden"):
+        lines.append(f"forbidden tools called: {_calls(details['forbidden'])}")
+    if "expected_order" in details:
+        lines.append(f"expected order: {_calls(details['expected_order'])}")
+        lines.append(f"actual order: {_calls(details.get('actual_order'))}")
+    tools = details.get("tools")
+    if isinstance(tools, dict):
+        for tool, item in tools.items():
+            if isinstance(item, dict) and item.get("passed") is False:
+                lines.append(
+                    f"{tool}: expected {item.get('expected')} call(s), actual {item.get('actual')}"
+                )
+    if details.get("severity"):
+        lines.append(f"severity: {details['severity']}")
+    return lines
+
+
+_OUTCOMES = """
+WITH chats AS (SELECT DISTINCT chat_id FROM scores WHERE eval_id = $eval_id
+               AND chat_id IS NOT NULL),
+final AS (SELECT DISTINCT ON (chat_id) chat_id, value, label FROM scores
+          WHERE eval_id = $eval_id AND metric = 'final_score' AND turn_id IS NULL)
+SELECT ch.chat_id, c.scenario_id, c.conversation_index, f.value, f.label,
+       coalesce(c.duration_ms, 0) / 1000.0,
+       coalesce(c.error, (SELECT 'turn ' || t.turn_id || ' ' || t.status
+                                 || coalesce(': ' || t.error, '')
+                          FROM turns t WHERE t.chat_id = ch.chat_id
+                            AND t.status IN ('error', 'timeout')
+                          ORDER BY t.turn_id LIMIT 1))
+FROM chats ch LEFT JOIN conversations c USING (chat_id) LEFT JOIN final f USING (chat_id)
+ORDER BY c.start_time NULLS LAST, c.scenario_id, c.conversation_index, ch.chat_id
+"""
+_FAILED = """
+SELECT chat_id, turn_id, metric, coalesce(reason, ''), details FROM scores
+WHERE eval_id = $eval_id AND passed = false AND chat_id IS NOT NULL
+  AND metric NOT IN ('turn_success', 'turn_success_ratio', 'final_score')
+ORDER BY chat_id, turn_id NULLS LAST, metric
+"""
+
+
+def load_outcomes(db_path: str | Path, eval_id: str) -> list[ConversationOutcome]:
+    """Every conversation the evaluation `eval_id` scored, in run order."""
+    import duckdb
+
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        rows = con.execute(_OUTCOMES, {"eval_id": eval_id}).fetchall()
+        failed = con.execute(_FAILED, {"eval_id": eval_id}).fetchall()
+    finally:
+        con.close()
+    outcomes = {
+        chat_id: ConversationOutcome(
+            chat_id=chat_id,
+            scenario_id=scenario,
+            repetition=index,
+            final_score=value,
+            status=label,
+            seconds=float(seconds or 0),
+            error=error,
+        )
+        for chat_id, scenario, index, value, label, seconds, error in rows
+    }
+    for chat_id, turn_id, metric, reason, details in failed:
+        outcome = outcomes.get(chat_id)
+        if outcome is None:
+            continue
+        try:
+            parsed = orjson.loads(details) if details else {}
+        except orjson.JSONDecodeError:
+            parsed = {}
+        outcome.failed.append(
+            FailedCheck(metric, turn_id, reason, parsed if isinstance(parsed, dict) else {})
+        )
+    return list(outcomes.values())

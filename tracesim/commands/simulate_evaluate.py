@@ -1,0 +1,21 @@
+"""`tracesim simulate-evaluate CONFIG`: arksim's command name for `tracesim run`."""
+
+from __future__ import annotations
+
+import click
+
+from tracesim.commands.run import command as run_command
+
+__all__ = ["command"]
+
+
+@click.command(
+    "simulate-evaluate",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@click.pass_context
+def command(ctx: click.Context, config: str, no_progress: bool) -> None:
+    """Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`)."""
+    ctx.invoke(run_command, config=config, sets=(), no_progress=no_progress, capture_only=False)
