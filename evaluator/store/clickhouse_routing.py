@@ -18,16 +18,8 @@ new convention there applies here too.
 from __future__ import annotations
 
 from evaluator.store.clickhouse_schema import ExporterSchema, string_literal
-from schemas.conventions import ARKSIM, GENAI, OPENINFERENCE, OTEL, TRACELOOP, TRACESIM
-
-try:  # the conformance rules' ordered lists, when present
-    from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
-except ImportError:  # pragma: no cover - until schemas.conversation_keys exists
-    CONVERSATION_ID_KEYS = (GENAI.CONVERSATION_ID, OTEL.SESSION_ID)
-    EXPLICIT_KEYS = (
-        (TRACESIM.CHAT_ID, TRACESIM.TURN_ID),
-        (ARKSIM.CONVERSATION_ID, ARKSIM.TURN_ID),
-    )
+from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP, TRACESIM
+from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = ["conversations_sql", "routed_spans_sql", "turns_sql"]
 

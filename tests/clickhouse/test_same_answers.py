@@ -84,3 +84,23 @@ def test_clickhouse_gives_the_duckdb_answers(
     assert _normal([tuple(r.values()) for r in ch_scores]) == _normal(scores)
     assert ours.summary.mean_final_score == theirs.summary.mean_final_score
     assert ours.exit_code == theirs.exit_code
+
+
+def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, tmp_path: Path) -> None:
+    from evaluator.inspect import inspect_db
+    from evaluator.store import open_clickhouse
+    from evaluator.store.clickhouse_inspect import inspect_store
+    from schemas.views import create_views
+
+    con = duckdb.connect(str(captured.db_path), read_only=True)
+    try:
+        create_views(con, temporary=True)
+        theirs = inspect_db(con)
+        request = request_from_duckdb(con)
+    finally:
+        con.close()
+    url = write_exporter_tables(tmp_path / "ch", request)
+    with open_clickhouse(url) as store:
+        ours = inspect_store(store)
+    assert ours == theirs
+    assert sum(group.tool_spans for group in ours.groups) == 8
