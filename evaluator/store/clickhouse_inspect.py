@@ -7,7 +7,8 @@ from typing import Any
 
 from evaluator.inspect import Inspection, inspect_db
 from evaluator.inspect_sql import INSPECT_SQL
-from evaluator.store.clickhouse_store import ClickHouseStore, _flatten_json_span
+from evaluator.store.clickhouse_rows import flatten_json_span
+from evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
 
@@ -51,7 +52,7 @@ class _Cursor:
         ]
         if self._store.schema.variant == "json" and "attributes" in names:
             for row in rows:
-                _flatten_json_span(row)
+                flatten_json_span(row)
         self.description = [(name,) for name in names]
         self._rows = [tuple(row[n] for n in names) for row in rows]
         return self

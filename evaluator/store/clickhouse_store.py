@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-import orjson
 import pyarrow as pa
 
 from evaluator.load import ChunkPlan, ConversationData, assemble_chunk
@@ -27,13 +25,17 @@ from evaluator.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
+from evaluator.store.clickhouse_rows import RowCursor, flatten_json_span
 from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
+from evaluator.store.clickhouse_writes import DeferredWrites
 from evaluator.store.url import StoreURL
 
-__all__ = ["ClickHouseStore", "flatten_attributes", "table_rows"]
+__all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
 
 log = logging.getLogger(__name__)
 
+LLM_CACHE_ENV = "TRACESIM_LLM_CACHE"
+"""Environment variable naming the LLM cache file used with ClickHouse stores."""
 _STREAM_ROWS = 8_192
 _SPILL = (
     " SETTINGS max_bytes_before_external_sort = 64000000,"
@@ -41,165 +43,6 @@ _SPILL = (
 )
 """Sorting and grouping all spans spill to disk past 64 MB: measured on 400k spans in chdb,
 the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
-_JSON_SPAN_COLUMNS = ("attributes", "resource_attributes")
-_NESTED_ATTRIBUTE_COLUMNS = ("events", "links")
-
-
-def table_rows(table: pa.Table) -> list[dict[str, Any]]:
-    """Rows as dicts, built from Arrow column lists (cheaper than per-row conversion)."""
-    names = tuple(table.column_names)
-    columns = [table.column(i).to_pylist() for i in range(len(names))]
-    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
-
-
-def _flat(value: Any, prefix: str, out: dict[str, Any]) -> None:
-    for key, item in value.items():
-        name = f"{prefix}{key}"
-        if isinstance(item, dict) and item:
-            _flat(item, name + ".", out)
-        else:
-            out[name] = item
-
-
-def flatten_attributes(value: Any) -> dict[str, Any]:
-    """JSON-schema attributes (dotted keys stored as nested paths) back to flat OTel keys."""
-    if isinstance(value, (str, bytes)):
-        value = orjson.loads(value) if value else {}
-    out: dict[str, Any] = {}
-    if isinstance(value, dict):
-        _flat(value, "", out)
-    return out
-
-
-def _flatten_json_span(span: dict[str, Any]) -> None:
-    """Give a JSON-schema span row the flat attribute maps the Map schema (and DuckDB) has."""
-    for key in _JSON_SPAN_COLUMNS:
-        if key in span and span[key] is not None:
-            span[key] = orjson.dumps(flatten_attributes(span[key])).decode()
-    for key in _NESTED_ATTRIBUTE_COLUMNS:
-        if key in span and span[key]:
-            items = orjson.loads(span[key])
-            for item in items:
-                item["attributes"] = flatten_attributes(item.get("attributes"))
-            span[key] = orjson.dumps(items).decode()
-
-
-class _Cursor:
-    """A sorted row stream that hands out the rows of one chat range at a time."""
-
-    def __init__(self, batches: Iterator[pa.Table], fix: Any = None) -> None:
-        self._batches = batches
-        self._rows: list[dict[str, Any]] = []
-        self._index = 0
-        self._fix = fix
-        self._done = False
-
-    def _fill(self) -> bool:
-        while self._index >= len(self._rows):
-            if self._done:
-                return False
-            try:
-                table = next(self._batches)
-            except StopIteration:
-                self._done = True
-                return False
-            self._rows, self._index = table_rows(table), 0
-        return True
-
-    def take(self, wanted: set[str], last: str) -> list[dict[str, Any]]:
-        """Rows up to chat_id `last` (inclusive) whose chat is in `wanted`; the rest skipped."""
-        out: list[dict[str, Any]] = []
-        while self._fill():
-            row = self._rows[self._index]
-            if row["chat_id"] > last:
-                break
-            self._index += 1
-            if row["chat_id"] in wanted:
-                if self._fix is not None:
-                    self._fix(row)
-                out.append(row)
-        return out
-
-
-class _DeferredWrites:
-    """Chunks' rows kept in a local Arrow IPC file until the spans stream ends (chdb runs one
-    query at a time: a write would end the stream). Memory stays bounded by a chunk."""
-
-    def __init__(self) -> None:
-        self.chunks = 0
-        self._dir: str | None = None
-        self._sink: Any = None
-        self._writer: Any = None
-        self._schema = pa.schema(
-            [
-                ("chat_ids", pa.list_(pa.string())),
-                ("tool_calls", pa.binary()),
-                ("scores", pa.binary()),
-            ]
-        )
-
-    @staticmethod
-    def _bytes(table: pa.Table | None) -> bytes | None:
-        if table is None:
-            return None
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        return sink.getvalue().to_pybytes()
-
-    def add(
-        self, chat_ids: Sequence[str], tool_calls: pa.Table | None, scores: pa.Table | None
-    ) -> None:
-        """Keep one chunk's rows on disk."""
-        if self._writer is None:
-            self._dir = tempfile.mkdtemp(prefix="tracesim-ch-writes-")
-            self._sink = pa.OSFile(os.path.join(self._dir, "writes.arrow"), "wb")
-            self._writer = pa.ipc.new_stream(self._sink, self._schema)
-        batch = pa.record_batch(
-            [[list(chat_ids)], [self._bytes(tool_calls)], [self._bytes(scores)]],
-            schema=self._schema,
-        )
-        self._writer.write_batch(batch)
-        self.chunks += 1
-
-    def drain(self) -> Iterator[tuple[list[str], pa.Table, pa.Table]]:
-        """Each kept chunk in order, then the file is removed."""
-        from evaluator.output import SCORES_SCHEMA, TOOL_CALLS_SCHEMA
-
-        self._writer.close()
-        self._sink.close()
-        path = os.path.join(self._dir, "writes.arrow")
-        try:
-            with pa.OSFile(path, "rb") as source:
-                reader = pa.ipc.open_stream(source)
-                for batch in reader:
-                    for chat_ids, calls, scores in zip(
-                        *(c.to_pylist() for c in batch.columns), strict=True
-                    ):
-                        yield (
-                            chat_ids,
-                            pa.ipc.open_stream(calls).read_all()
-                            if calls
-                            else TOOL_CALLS_SCHEMA.empty_table(),
-                            pa.ipc.open_stream(scores).read_all()
-                            if scores
-                            else SCORES_SCHEMA.empty_table(),
-                        )
-        finally:
-            self._writer = None
-            self.chunks = 0
-            self.discard()
-
-    def discard(self) -> None:
-        """Forget what is kept (an evaluation that failed); safe twice."""
-        if self._writer is not None:
-            self._writer.close()
-            self._sink.close()
-            self._writer = None
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-        self.chunks = 0
 
 
 class ClickHouseStore(EvalStore):
@@ -209,7 +52,8 @@ class ClickHouseStore(EvalStore):
         self.url = url
         self.label = url.label
         self.client: ClickHouseClient | None = client or connect(url)
-        self._deferred = _DeferredWrites()
+        self._deferred = DeferredWrites()
+        self._cache: Any = None
         try:
             self.schema: ExporterSchema = detect_schema(
                 self.client,
@@ -308,12 +152,12 @@ class ClickHouseStore(EvalStore):
             return
         where, params = self._run_where(run_id)
         client = self._c
-        turns = _Cursor(
+        turns = RowCursor(
             self._sorted(
                 f"SELECT * FROM {self._t('turns')}{where} ORDER BY chat_id, turn_id", params
             )
         )
-        conversations = _Cursor(
+        conversations = RowCursor(
             self._sorted(
                 f"SELECT * FROM {self._t('conversations')}{where} ORDER BY chat_id", params
             )
@@ -332,8 +176,8 @@ class ClickHouseStore(EvalStore):
             )
         if plan.trace_chats:  # their spans are keyed by their trace (see `plan`)
             span_filter = f"({span_filter} OR trace_id IN ({self._unkeyed_traces()}))"
-        fix = _flatten_json_span if self.schema.variant == "json" else None
-        spans = _Cursor(
+        fix = flatten_json_span if self.schema.variant == "json" else None
+        spans = RowCursor(
             client.stream(
                 f"SELECT {select} FROM (SELECT *, if(chat_id IS NULL, trace_id, chat_id) "
                 f"AS routed_chat FROM {self._t('spans')} WHERE {span_filter}) "
@@ -436,6 +280,26 @@ class ClickHouseStore(EvalStore):
                 self._write(chat_ids, tool_calls, scores)
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
+    def cache_connection(self) -> Any | None:
+        """The LLM judge cache: a local DuckDB file (`TRACESIM_LLM_CACHE`, default
+        `~/.cache/tracesim/llm_cache.duckdb`), so a re-evaluation of a ClickHouse store makes
+        no LLM call either; None (in-memory cache) when another evaluation holds it."""
+        import duckdb
+
+        from schemas.ddl import LLM_CACHE_DDL
+
+        if self._cache is None:
+            default = Path.home() / ".cache" / "tracesim" / "llm_cache.duckdb"
+            path = Path(os.environ.get(LLM_CACHE_ENV) or default)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._cache = duckdb.connect(str(path))
+                self._cache.execute(LLM_CACHE_DDL)
+            except (OSError, duckdb.Error) as exc:
+                log.warning("LLM cache %s not usable (%s): judged answers are not kept", path, exc)
+                return None
+        return self._cache
+
     def drop_partial(self, eval_id: str) -> None:
         try:
             self._c.command(
@@ -446,6 +310,9 @@ class ClickHouseStore(EvalStore):
 
     def close(self) -> None:
         self._deferred.discard()
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
         if self.client is not None:
             self.client.close()
             self.client = None
