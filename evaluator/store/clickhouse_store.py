@@ -96,30 +96,33 @@ class ClickHouseStore(EvalStore):
             f"SELECT DISTINCT chat_id FROM {self._t('conversations')}{where}", params
         )
         simulated = set(turn_counts) | set(convs.column("chat_id").to_pylist())
+        # one routing pass: spans per chat, and per trace of unkeyed spans whether it has a
+        # tool span (such a trace is a conversation of its own, SPEC §3)
         spans = self._c.query(
-            f"SELECT chat_id, count() AS n FROM {self._t('spans')} "
-            "WHERE chat_id IS NOT NULL GROUP BY chat_id" + _SPILL
-        )
-        span_counts = dict(
-            zip(spans.column("chat_id").to_pylist(), spans.column("n").to_pylist(), strict=True)
-        )
+            "SELECT chat_id IS NULL AS unkeyed, ifNull(chat_id, trace_id) AS key, count() AS n, "
+            "countIf(operation = 'execute_tool' OR tool_name IS NOT NULL) AS tools "
+            f"FROM {self._t('spans')} GROUP BY unkeyed, key" + _SPILL
+        ).to_pydict()
+        span_counts: dict[str, int] = {}
+        unkeyed: dict[str, int] = {}
+        for is_unkeyed, key, n, tools in zip(
+            spans["unkeyed"], spans["key"], spans["n"], spans["tools"], strict=True
+        ):
+            if not is_unkeyed:
+                span_counts[key] = n
+            elif tools and key:
+                unkeyed[key] = n
         chats = set(simulated)
         traced_only = 0
         trace_chats: frozenset[str] = frozenset()
         if run_id is None:
             extra = set(span_counts) - simulated
-            # traces with tool spans and no conversation key: a conversation each (SPEC §3)
-            unkeyed = self._c.query(
-                f"SELECT trace_id, count() AS n FROM {self._t('spans')} WHERE chat_id IS NULL "
-                f"AND trace_id IN ({self._unkeyed_traces()}) GROUP BY trace_id" + _SPILL
-            )
-            for trace_id, n in zip(
-                unkeyed.column("trace_id").to_pylist(), unkeyed.column("n").to_pylist(), strict=True
-            ):
-                if trace_id not in span_counts and trace_id not in simulated:
-                    span_counts[trace_id] = n
-                    extra.add(trace_id)
-                    trace_chats |= {trace_id}
+            pseudo = {
+                t: n for t, n in unkeyed.items() if t not in span_counts and t not in simulated
+            }
+            span_counts.update(pseudo)
+            extra |= set(pseudo)
+            trace_chats = frozenset(pseudo)
             traced_only = len(extra)
             chats |= extra
         chunks: list[list[str]] = []
@@ -137,13 +140,6 @@ class ClickHouseStore(EvalStore):
         if current:
             chunks.append(current)
         return ChunkPlan(chunks, num_turns, traced_only, trace_chats=trace_chats)
-
-    def _unkeyed_traces(self) -> str:
-        """SQL listing the traces whose tool spans carry no conversation key."""
-        return (
-            f"SELECT DISTINCT trace_id FROM {self._t('spans')} WHERE chat_id IS NULL "
-            "AND (operation = 'execute_tool' OR tool_name IS NOT NULL)"
-        )
 
     def chunks(
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
@@ -175,7 +171,8 @@ class ClickHouseStore(EvalStore):
                 f"SELECT chat_id FROM {self._t('conversations')}{where})"
             )
         if plan.trace_chats:  # their spans are keyed by their trace (see `plan`)
-            span_filter = f"({span_filter} OR trace_id IN ({self._unkeyed_traces()}))"
+            span_filter = f"({span_filter} OR trace_id IN {{traces:Array(String)}})"
+            params = {**params, "traces": sorted(plan.trace_chats)}
         fix = flatten_json_span if self.schema.variant == "json" else None
         spans = RowCursor(
             client.stream(
