@@ -1,7 +1,7 @@
 """The collector: OTLP receivers (gRPC and HTTP), decoding, routing of spans
 to (chat_id, turn_id), and the DuckDB store, the only writer of spans. Its
-query endpoint runs guarded read-only SQL (`sql_guard`, also used by `tracesim sql`),
-announced to readers in `<db>.collector.json` while it runs (`sidecar`).
+query endpoint runs guarded read-only SQL (`query.sql_guard`, also used by `tracesim sql`),
+announced to readers in `<db>.collector.json` while it runs (`query.sidecar`).
 
 Pipeline: receiver_grpc / receiver_http -> ingest (validate, spool with group
 fsync, acknowledge) -> writer thread (decode, redact, route, batch) -> store (DuckDB).
@@ -10,16 +10,16 @@ Imports `schemas` only; never `simulator` or `evaluator`.
 
 from collector.collector import Collector, CollectorStats
 from collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
-from collector.query import QueryAnswer
-from collector.redaction import InvalidRedactionRule, RedactionRule, Redactor
-from collector.redaction_file import load_redaction_file
-from collector.sidecar import read_sidecar, sidecar_path
-from collector.sql_guard import (
+from collector.query.query import QueryAnswer
+from collector.query.sidecar import read_sidecar, sidecar_path
+from collector.query.sql_guard import (
     ENDPOINT_TABLE_FUNCTIONS,
     RefusedQuery,
     check_read_only,
     check_safe_for_endpoint,
 )
+from collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from collector.redaction.redaction_file import load_redaction_file
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",

@@ -12,62 +12,36 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-from collector.deadletter import DeadLetter
-from collector.decode import check_spans
-from collector.decode_logs import check_logs
 from collector.errors import Busy
-from collector.http_server import HttpServer
 from collector.ingest import Ingest
-from collector.query import QueryAnswer, run_query
-from collector.query_pool import QueryPool
-from collector.receiver_grpc import GrpcReceiver
-from collector.receiver_http import build_app
-from collector.redaction import RedactionRule, Redactor
-from collector.redaction_request import redact_logs, redact_traces
-from collector.routing import Router
-from collector.sidecar import remove_sidecar, write_sidecar
-from collector.spool import Spool, SpoolRecord
-from collector.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT, Store, check_size
-from collector.tls import tls_config
-from collector.writer import KIND_LOGS, KIND_TRACES, Item, Writer
+from collector.query.query import QueryAnswer, run_query
+from collector.query.query_pool import QueryPool
+from collector.query.sidecar import remove_sidecar, write_sidecar
+from collector.receivers.http_server import HttpServer
+from collector.receivers.receiver_grpc import GrpcReceiver
+from collector.receivers.receiver_http import build_app
+from collector.receivers.tls import tls_config
+from collector.redaction.redaction import RedactionRule, Redactor
+from collector.routing.routing import Router
+from collector.spool.deadletter import DeadLetter
+from collector.spool.spool import Spool
+from collector.stats import CollectorStats
+from collector.store.replay import replay_items
+from collector.store.store import (
+    DEFAULT_CHECKPOINT_THRESHOLD,
+    DEFAULT_MEMORY_LIMIT,
+    Store,
+    check_size,
+)
+from collector.store.writer import Item, Writer
 
 __all__ = ["Collector", "CollectorStats"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class CollectorStats:
-    """What the collector did since it started."""
-
-    spans_stored: int
-    logs_stored: int
-    rejected_spans: int
-    rejected_logs: int
-    busy_answers: int
-    requests: int
-    replayed_requests: int
-    pending_bytes: int
-    spool_bytes: int
-    dead_letters: int = 0
-    """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
-    nulled_values: int = 0
-    """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
-    quarantined_ranges: int = 0
-    """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
-    quarantined_bytes: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """Plain dict (for printing / JSON)."""
-        return asdict(self)
 
 
 class Collector:
@@ -151,6 +125,7 @@ class Collector:
         self._ingest: Ingest | None = None
         self._grpc: GrpcReceiver | None = None
         self._http: HttpServer | None = None
+        self._http_app: Any = None
         self._replayed = 0
         self._loaded_at_start = 0
         self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
@@ -211,6 +186,7 @@ class Collector:
             redactor=self.redactor,
         )
         self._writer._on_committed = self._ingest.committed
+        self._writer.reload = self._reload_requests
         self._writer.start()
         if self._grpc_port is not None:
             self._grpc = GrpcReceiver(
@@ -230,6 +206,7 @@ class Collector:
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
+            self._http_app = app
             self._http = HttpServer(app, host=self.host, port=self._http_port, tls=self._tls)
             self._http.start()
             write_sidecar(
@@ -248,19 +225,17 @@ class Collector:
             if store.checkpoint():
                 spool.release(loaded)
 
+    def _reload_requests(self, first: int, last: int) -> list[Item]:
+        """Requests first..last read back from the spool (a batch the store failed to take)."""
+        assert self._spool is not None
+        records = self._spool.read_range(first, last)
+        return list(replay_items(records, self.redactor, self.dead_letter))
+
     def _replay_items(self, spool: Spool, loaded: int) -> Any:
         """Spool records not yet in DuckDB, parsed for the writer."""
-        for record in spool.recover(loaded):
-            try:
-                item = _replay_item(record, self.redactor)
-            except Exception as error:  # an unloadable record never stops start-up
-                self.dead_letter.record(
-                    record.seq, record.kind, record.payload, f"spool record {record.seq}: {error}"
-                )
-                continue
-            if item is not None:
-                self._replayed += 1
-                yield item
+        for item in replay_items(spool.recover(loaded), self.redactor, self.dead_letter):
+            self._replayed += 1
+            yield item
 
     def shutdown(self, timeout: float = 30.0) -> None:
         """Stop receiving, commit everything acknowledged, close.
@@ -370,6 +345,11 @@ class Collector:
             return True
         return self._writer.flush(timeout)
 
+    def wait_retried(self, timeout: float | None = 30.0) -> bool:
+        """Block until every batch the store once failed to take is stored (True), or
+        `timeout` s passed (False)."""
+        return self._writer.wait_retried(timeout) if self._writer is not None else True
+
     def wait_settled(self, settle: float = 1.0, timeout: float = 10.0) -> bool:
         """Wait until no request arrived for `settle` s (True) or `timeout` s passed (False);
         then flush, so what arrived is queryable."""
@@ -436,22 +416,3 @@ class Collector:
             max_bytes=self._query_max_bytes if endpoint else None,
             timeout=self._query_timeout,
         )
-
-
-def _replay_item(record: SpoolRecord, redactor: Redactor) -> Item:
-    """A spool record as a writer item; ValueError naming what is wrong when it cannot be."""
-    if record.kind not in (KIND_TRACES, KIND_LOGS):
-        raise ValueError(f"unknown kind {record.kind}")
-    message_type = (
-        ExportTraceServiceRequest if record.kind == KIND_TRACES else ExportLogsServiceRequest
-    )
-    try:
-        request = message_type.FromString(record.payload)
-    except Exception as error:
-        raise ValueError(f"not a valid {message_type.DESCRIPTOR.name}: {error}") from None
-    if redactor:  # records spooled by an older version may hold raw values
-        redact = redact_traces if record.kind == KIND_TRACES else redact_logs
-        redact(request, redactor)
-    check = check_spans if record.kind == KIND_TRACES else check_logs
-    count = check(request)[0]
-    return Item(record.seq, record.kind, request, len(record.payload), count)

@@ -87,7 +87,7 @@ class GateResult(BaseModel):
 def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
     """Raise EvalConfigError when a gate names no known metric."""
     known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *extra}
-    for key in ("thresholds", "max_thresholds", "turn_thresholds"):
+    for key in ("thresholds", "max_thresholds", "turn_thresholds", "failure_labels"):
         for name in getattr(config, key):
             if name not in known:
                 raise EvalConfigError(
@@ -155,7 +155,36 @@ def evaluate_gates(
         _gate(name, "max", bound, tally.gate_stats(name, "max"), config)
         for name, bound in sorted(config.max_thresholds.items())
     ]
+    gates += [
+        _label_gate(name, labels, tally, config)
+        for name, labels in sorted(config.failure_labels.items())
+    ]
     return gates
+
+
+def _label_gate(name: str, labels: list[str], tally: MetricTally, config: EvalConfig) -> GateResult:
+    """`failure_labels[name]`: the share of graded values with a listed label must be 0."""
+    graded, hits = tally.counts.get(name, 0), tally.label_hits.get(name, 0)
+    listed = ", ".join(labels)
+    if not graded:
+        passed = False if config.fail_ungraded_gates else None
+        reason = f"{'failed' if passed is False else 'skipped'}: {name} was not graded anywhere"
+    else:
+        passed = hits == 0
+        reason = ("passed: " if passed else "FAILED: ") + (
+            f"{hits} of {graded} {name} value(s) labelled one of: {listed}"
+        )
+    return GateResult(
+        metric=f"{name} labels",
+        bound="max",
+        threshold=0.0,
+        scope="each",
+        observed=hits / graded if graded else None,
+        graded=graded,
+        failing=hits,
+        passed=passed,
+        reason=reason,
+    )
 
 
 def exit_code_for(gates: Sequence[GateResult]) -> ExitCode:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.extract import extract_tool_calls
-from evaluator.extract_fields import is_tool_span
-from evaluator.extract_span import view_of
+from evaluator.extract.fields import is_tool_span
+from evaluator.extract.span import view_of
 from evaluator.inspect_sql import INSPECT_SQL
+from evaluator.load_logs import attach_logs, has_span_logs
 from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [
@@ -141,7 +142,7 @@ def unkeyed_tool_spans(con: Any) -> list[UnkeyedToolSpan]:
 
 def count_unkeyed_tool_spans(con: Any) -> int:
     """How many tool spans the collector could not key (from the hot columns: fast)."""
-    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchone()[0])
+    return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchall()[0][0])
 
 
 def unkeyed_warning(count: int, db_path: str) -> str | None:
@@ -176,7 +177,11 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
         if key in groups:
             groups[key].conventions = sorted(labels)
     unkeyed: list[UnkeyedToolSpan] = []
-    for rows in _tool_rows(con, sql).values():
+    candidates = _tool_rows(con, sql)
+    # content in log records, as the evaluation reads it (DuckDB files: `logs`)
+    if candidates and sql is INSPECT_SQL and has_span_logs(con):
+        attach_logs(con, [row for rows in candidates.values() for row in rows])
+    for rows in candidates.values():
         by_span = {row["span_id"]: row for row in rows}
         for call in extract_tool_calls(rows):
             row = by_span.get(call.span_id or "")
@@ -246,10 +251,12 @@ def format_inspection(inspection: Inspection, *, limit: int = 20) -> str:
     if inspection.unkeyed:
         lines.append("")
         lines.append(f"unkeyed tool spans: {len(inspection.unkeyed)}")
+        reasons = sorted({item.reason for item in inspection.unkeyed})
+        lines.extend(f"  why: {reason}" for reason in reasons)
         for item in inspection.unkeyed[:limit]:
             lines.append(
                 f"  {item.name} (trace {item.trace_id}, span {item.span_id}, "
-                f"service {item.service_name or '(none)'}): {item.reason}"
+                f"service {item.service_name or '(none)'})"
             )
         if len(inspection.unkeyed) > limit:
             lines.append(f"  ... and {len(inspection.unkeyed) - limit} more")

@@ -12,7 +12,7 @@ JSON columns of `turns.explicit_tool_calls` and `conversations.scenario` are
 parsed (a scenario once per chunk: the conversations playing it share the
 parsed dict, which nobody mutates). The spans' JSON columns are passed through as text: extraction
 skips most spans by a substring scan of the raw attributes and parses only
-the few that can be tool calls (`evaluator.extract_span`); a metric that
+the few that can be tool calls (`evaluator.extract.span`); a metric that
 reads spans (a custom metric) sees them parsed, on first access
 (`DecodedSpans`).
 """
@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from evaluator.load_logs import attach_logs, has_span_logs
 from evaluator.traced import derive_trace_turns
 from schemas import ToolCall
 
@@ -50,6 +51,7 @@ SPAN_JSON_COLUMNS = ("attributes", "resource_attributes", "events", "links")
 EXTRACTION_SPAN_COLUMNS = (
     "trace_id",
     "span_id",
+    "parent_span_id",
     "name",
     "start_time",
     "end_time",
@@ -180,6 +182,8 @@ class ChunkPlan:
     """Turns over all chunks (stored `turns` rows: traced-only chats count none)."""
     num_traced_only: int = 0
     """Chats with spans but no `turns` or `conversations` row (see `evaluator.traced`)."""
+    span_logs: bool = False
+    """Whether log records name spans (read as their events, `evaluator.load_logs`)."""
     trace_chats: frozenset[str] = frozenset()
     """Of those, traces whose tool spans carry no conversation key at all (SPEC §3): each is
     a conversation of its own, chat_id = trace_id."""
@@ -243,7 +247,13 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
         num_turns += turns
     if current:
         chunks.append(current)
-    return ChunkPlan(chunks, num_turns, traced_only, frozenset(r[0] for r in trace_chats))
+    return ChunkPlan(
+        chunks,
+        num_turns,
+        traced_only,
+        span_logs=has_span_logs(con),
+        trace_chats=frozenset(r[0] for r in trace_chats),
+    )
 
 
 def _rows(con: Any, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -261,6 +271,7 @@ def load_chunk(
     run_id: str | None = None,
     span_columns: Sequence[str] | None = None,
     trace_chats: frozenset[str] = frozenset(),
+    span_logs: bool = False,
 ) -> list[ConversationData]:
     """The conversations `chat_ids` (turns of `run_id` only, when given) with their spans.
 
@@ -269,7 +280,8 @@ def load_chunk(
     `span_columns` None reads every column of `spans`; else only those (they
     must include `chat_id` and `turn_id`). Conversations come back in
     chat_id order. Ids in `trace_chats` are traces without any conversation key
-    (`ChunkPlan.trace_chats`): their spans are read by trace_id.
+    (`ChunkPlan.trace_chats`): their spans are read by trace_id. `span_logs`: append
+    the log records of each span to its events (`ChunkPlan.span_logs`).
     """
     if not chat_ids:
         return []
@@ -315,6 +327,8 @@ def load_chunk(
             spans = sorted([*spans, *unkeyed], key=lambda s: (s["chat_id"], s["turn_id"] is None))
     finally:
         con.unregister(_CHUNK_TABLE)
+    if span_logs:
+        attach_logs(con, spans)
     return assemble_chunk(turns, conversations, spans, run_id=run_id)
 
 
@@ -377,7 +391,9 @@ def load_conversations(con: Any, *, run_id: str | None = None) -> list[Conversat
     out: list[ConversationData] = []
     plan = plan_chunks(con, run_id=run_id)
     for chunk in plan.chunks:
-        for data in load_chunk(con, chunk, run_id=run_id, trace_chats=plan.trace_chats):
+        for data in load_chunk(
+            con, chunk, run_id=run_id, trace_chats=plan.trace_chats, span_logs=plan.span_logs
+        ):
             for spans in data.spans_by_turn.values():
                 decode_spans(spans)
             out.append(data)

@@ -78,6 +78,15 @@ METHODOLOGY: Mapping[str, str] = {
         "correct or no_result = 1.0 (pass); misreported, ignored or error_unhandled = 0.0 "
         "(fail)."
     ),
+    "tool_call_f1": (
+        "Deterministic: expected and actual calls paired optimally (name and arguments under "
+        "arg_mode); precision = pairs / actual, recall = pairs / expected, value = F1; passes "
+        "at 1.0."
+    ),
+    "tool_call_stats": (
+        "Informational, never pass or fail: the number of tool calls, with calls per tool, "
+        "failed calls, distinct tools and repeated identical calls in the details."
+    ),
     "trajectory": (
         "Deterministic, from a scenario `tool_calls` assertion: compares the agent's merged "
         "tool calls (explicit and traced, deduplicated) with the expected calls by name and "

@@ -204,6 +204,7 @@ def _record(
         value = result.value
         if value is not None:
             tally.add(result.name, value)
+            tally.add_label(result.name, result.label)
             if result.passed is not None and result.details.get("kind") == "check":
                 total += 1
                 passed += bool(result.passed)

@@ -158,8 +158,14 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
 def gate_verdict(report: EvaluationReport) -> Text:
     """`gates passed` / `a gate failed` / `no gates defined` (never green without a gate)."""
     if not report.gates:
+        counts = report.summary.status_counts
+        failed = counts.get(STATUS_FAILED, 0) + counts.get(STATUS_PARTIAL, 0)
+        if not failed:
+            return Text("no gates defined")
         return Text(
-            "no gates defined", style="yellow" if report.summary.status != STATUS_DONE else ""
+            f"no gates defined: {failed} conversation(s) did not pass, and nothing sets the "
+            "exit code (add evaluation.thresholds, e.g. final_score: 0.8)",
+            style="yellow",
         )
     if report.gates_passed:
         return Text("gates passed", style="green")

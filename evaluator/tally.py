@@ -29,14 +29,18 @@ class GateStats:
 class MetricTally:
     """Count and sum per metric name, plus failing counts for the configured gates."""
 
-    __slots__ = ("counts", "sums", "_bounds", "_failing")
+    __slots__ = ("counts", "sums", "label_hits", "_bounds", "_failing", "_labels")
 
     def __init__(self, config: EvalConfig | None = None) -> None:
         self.counts: dict[str, int] = {}
         self.sums: dict[str, float] = {}
         self._bounds: dict[str, list[tuple[str, float]]] = {}
         self._failing: dict[tuple[str, str], int] = {}
+        self.label_hits: dict[str, int] = {}
+        """Graded values of each `failure_labels` metric that carried one of its labels."""
+        self._labels: dict[str, frozenset[str]] = {}
         if config is not None:
+            self._labels = {k: frozenset(v) for k, v in config.failure_labels.items()}
             for name, bound in config.thresholds.items():
                 self._bounds.setdefault(name, []).append(("min", bound))
             for name, bound in config.max_thresholds.items():
@@ -57,6 +61,12 @@ class MetricTally:
                 if (value < threshold) if bound == "min" else (value > threshold):
                     key = (name, bound)
                     self._failing[key] = self._failing.get(key, 0) + 1
+
+    def add_label(self, name: str, label: str | None) -> None:
+        """Note the label of one graded value of `name` (counted when a label gate lists it)."""
+        labels = self._labels.get(name)
+        if labels and label in labels:
+            self.label_hits[name] = self.label_hits.get(name, 0) + 1
 
     def mean(self, name: str) -> float | None:
         """Mean of the graded values of `name` (None when never graded)."""

@@ -21,6 +21,9 @@ __all__ = [
     "TRACELOOP",
     "TRACESIM",
     "UIPATH",
+    "HAYSTACK",
+    "LANGSMITH",
+    "SMOLAGENTS",
     "LANGCHAIN_MESSAGE",
     "LLAMA_INDEX",
     "PLACEHOLDERS",
@@ -111,6 +114,11 @@ class GENAI:
     TOOL_CALL_RESULT = "gen_ai.tool.call.result"
     TOOL_DESCRIPTION = "gen_ai.tool.description"
     TOOL_TYPE = "gen_ai.tool.type"
+    # events / log records (legacy content events; Strands uses them on tool spans too)
+    EVENT_CHOICE = "gen_ai.choice"  # {index, finish_reason, message: {tool_calls}}
+    EVENT_TOOL_MESSAGE = "gen_ai.tool.message"  # {content, id}
+    PART_TOOL_CALL = "tool_call"  # a gen_ai.*.messages part {type, id, name, arguments}
+    PART_TOOL_CALL_RESPONSE = "tool_call_response"  # {type, id, response}
     # legacy indexed prompt/completion attributes (OpenLLMetry, older GenAI)
     COMPLETION_PREFIX = "gen_ai.completion."
     PROMPT_PREFIX = "gen_ai.prompt."
@@ -192,6 +200,7 @@ class MLFLOW:
     SPAN_INPUTS = "mlflow.spanInputs"
     SPAN_OUTPUTS = "mlflow.spanOutputs"
     TRACE_SESSION = "mlflow.trace.session"
+    TRACE_TAG_PREFIX = "mlflow.traceTag."  # user trace tags, exported on the root span
     CHAT_USAGE = "mlflow.chat.tokenUsage"  # JSON {input_tokens, output_tokens, total_tokens}
     TYPE_TOOL = "TOOL"
     MODEL_TYPES = ("LLM", "CHAT_MODEL")
@@ -201,6 +210,13 @@ class LANGFUSE:
     """Langfuse's OTel attributes."""
 
     SESSION_ID = "langfuse.session.id"
+    OBSERVATION_TYPE = "langfuse.observation.type"  # tool / generation / agent / span
+    TYPE_TOOL = "tool"
+    TYPE_GENERATION = "generation"
+    INPUT = "langfuse.observation.input"  # a tool's {"args": [], "kwargs": {...}}
+    OUTPUT = "langfuse.observation.output"  # a tool's result; a generation's message JSON
+    USAGE_DETAILS = "langfuse.observation.usage_details"  # JSON, OpenAI usage names
+    MODEL_NAME = "langfuse.observation.model.name"
 
 
 class LANGCHAIN:
@@ -218,6 +234,7 @@ class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
     TOOL_CALL_ID = "ai.toolCall.id"
     TOOL_CALL_ARGS = "ai.toolCall.args"  # JSON text
     TOOL_CALL_RESULT = "ai.toolCall.result"  # JSON text (a string result is a JSON string)
+    SETTINGS_CONTEXT_PREFIX = "ai.settings.context."  # AI SDK 7 runtimeContext (sessionId)
 
 
 class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
@@ -237,10 +254,41 @@ class LLAMA_INDEX:  # noqa: N801 - the framework's name
 
     TOOL_OUTPUT_KEYS = ("tool_name", "raw_output")  # a dumped ToolOutput: its raw_output
     RAW_OUTPUT = "raw_output"
+    IS_ERROR = "is_error"  # ToolOutput: the raw_output is the error
+    CALL_RESULT_KEYS = ("tool_kwargs", "tool_output")  # a ToolCallResult step event
+    CALL_ID = "tool_id"
+    CALL_OUTPUT = "tool_output"
+    TOOL_ARGUMENTS = "tool.arguments"  # OpenLLMetry's llama-index step span (JSON object)
 
 
 PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
 """Values frameworks write where they have none (Google ADK: `<not specified>`): missing."""
+
+
+class HAYSTACK:
+    """Haystack's OpenTelemetry tracer (opentelemetry-haystack): no gen_ai.* at all."""
+
+    TOOL_NAME = "haystack.tool.name"
+    TOOL_INPUT = "haystack.agent.step.tool.input"  # JSON object text
+    TOOL_OUTPUT = "haystack.agent.step.tool.output"  # text, or {"error": ...} on failure
+    TOOL_ERROR = "haystack.tool.error"  # true on failure
+    LLM_OUTPUT = "haystack.agent.step.llm.output"  # {"replies": [{meta.usage, content[]}]}
+    ERROR_PREFIX = "Failed to invoke Tool"  # "... with parameters {...}. Error: <message>"
+    ERROR_MARKER = ". Error: "
+
+
+class LANGSMITH:
+    """LangSmith's OTel export (LANGSMITH_TRACING_MODE=otel): a tool run's input and output
+    ride on the legacy GenAI prompt / completion keys."""
+
+    TOOL_INPUT = "gen_ai.prompt"  # JSON object text on tool spans
+    TOOL_OUTPUT = "gen_ai.completion"  # {"output": ToolMessage dict}
+
+
+class SMOLAGENTS:
+    """smolagents through OpenInference."""
+
+    FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
 
 
 class UIPATH:

@@ -35,8 +35,11 @@ CONVERSATION_ID_KEYS: tuple[str, ...] = (
     MLFLOW.TRACE_SESSION,  # MLflow trace metadata copied onto spans
     # OpenLLMetry association properties (LangGraph's thread_id arrives as one)
     *(TRACELOOP.ASSOCIATION_PREFIX + name for name in _SESSION_NAMES),
-    # Vercel AI SDK `experimental_telemetry.metadata`
+    # Vercel AI SDK `experimental_telemetry.metadata`; AI SDK 7 runtime context
     *(AI_SDK.METADATA_PREFIX + name for name in _SESSION_NAMES_CAMEL + _SESSION_NAMES),
+    *(AI_SDK.SETTINGS_CONTEXT_PREFIX + name for name in _SESSION_NAMES_CAMEL + _SESSION_NAMES),
+    # MLflow user trace tags (exported on the root span; metadata is not exported)
+    *(MLFLOW.TRACE_TAG_PREFIX + name for name in _SESSION_NAMES + _SESSION_NAMES_CAMEL),
     # LangSmith's OTel export of run metadata
     *(LANGCHAIN.LANGSMITH_METADATA_PREFIX + name for name in _SESSION_NAMES),
 )

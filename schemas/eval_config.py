@@ -99,6 +99,12 @@ class EvalConfig(BaseModel):
     judges, tool checks, custom metrics, `final_score`, `turn_success_ratio`."""
     max_thresholds: dict[str, float] = Field(default_factory=dict)
     """Quality gates, upper bounds, for lower-is-better metrics (e.g. `tool_error_rate: 0.1`)."""
+    html_report: bool = True
+    """Write `report.html` beside `results.json` (arksim's `generate_html_report`)."""
+    failure_labels: dict[str, list[str]] = Field(default_factory=dict)
+    """Quality gates on labels (arksim's `qualitative_failure_labels`): metric name -> labels;
+    the gate fails when any graded value of the metric has one of them (e.g.
+    `agent_behavior_failure: [false information, unsafe action]`)."""
     gate_scope: Literal["mean", "each"] = "mean"
     """`mean`: a gate compares the run mean of the metric's graded values;
     `each`: every graded value (each turn or conversation) must meet it."""
@@ -128,7 +134,7 @@ class EvalConfig(BaseModel):
     max_context_chars: int = Field(default=24_000, ge=1_000)
     """Longest conversation transcript sent to a judge; older turns are cut first."""
 
-    @field_validator("thresholds", "max_thresholds", "turn_thresholds")
+    @field_validator("thresholds", "max_thresholds", "turn_thresholds", "failure_labels")
     @classmethod
     def _names_not_empty(cls, value: dict[str, float]) -> dict[str, float]:
         for name in value:

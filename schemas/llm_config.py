@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["DEFAULT_KEY_ENV", "LLMConfig", "PROVIDERS", "Provider"]
 
@@ -35,7 +35,7 @@ class LLMConfig(BaseModel):
 
     provider: Provider = "openai"
     """`openai` (or any OpenAI-compatible `base_url`), `azure`, `anthropic` or `google`."""
-    model: str = "gpt-4o-mini"
+    model: str = Field(default="gpt-4o-mini", min_length=1)
     """Model name sent with each request (Azure: the deployment name)."""
     base_url: str | None = None
     """API base URL (e.g. `http://127.0.0.1:8000/v1`; Azure: the resource endpoint,

@@ -80,6 +80,16 @@ class Scenario(BaseModel):
             raise ValueError("turns must hold at least one user message (or be omitted)")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_user_attributes(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "user_attributes" in data and not data.get("user_profile"):
+            raise ValueError(
+                "has 'user_attributes' but no 'user_profile': arksim moved user_attributes into "
+                "'origin' and no longer builds a profile from them; set 'user_profile' directly"
+            )
+        return data
+
     @model_validator(mode="after")
     def _goal_or_turns(self) -> Scenario:
         if self.goal is None and self.turns is None:

@@ -2,7 +2,8 @@
 
 `host:port` or `http://host:4317` -> OTLP/gRPC (the default);
 `http(s)://host:4318[/v1/traces]` or protocol `http/protobuf` -> OTLP/HTTP.
-Shared by the simulator's own provider and by `instrument()`.
+Shared by the simulator's own provider and by `instrument()`. Each exporter
+splits batches by size (`export_split`), so no request exceeds the collector's limit.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
+
+from simulator.export_split import SplittingExporter
 
 __all__ = ["DEFAULT_ENDPOINT", "make_span_exporter", "resolve_protocol"]
 
@@ -61,15 +64,19 @@ def make_span_exporter(
         url = endpoint if "://" in endpoint else f"http://{endpoint}"
         if not urlparse(url).path.rstrip("/").endswith("/v1/traces"):
             url = url.rstrip("/") + "/v1/traces"
-        return OTLPSpanExporter(endpoint=url, headers=header_map or None, timeout=timeout)
+        return SplittingExporter(
+            OTLPSpanExporter(endpoint=url, headers=header_map or None, timeout=timeout)
+        )
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
     parsed = urlparse(endpoint if "://" in endpoint else f"//{endpoint}")
     insecure = parsed.scheme != "https"
     target = parsed.netloc or endpoint
-    return OTLPSpanExporter(
-        endpoint=target,
-        insecure=insecure,
-        headers=tuple(header_map.items()) or None,
-        timeout=timeout,
+    return SplittingExporter(
+        OTLPSpanExporter(
+            endpoint=target,
+            insecure=insecure,
+            headers=tuple(header_map.items()) or None,
+            timeout=timeout,
+        )
     )

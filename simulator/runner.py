@@ -19,7 +19,6 @@ conversation.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ from schemas.scenario import Scenario
 from simulator.connectors.base import AgentConnector, TurnContext
 from simulator.results import ConversationResult, RunResult, TurnResult
 from simulator.routing import inject_headers, with_routing_baggage
+from simulator.span_limits import bounded_json, bounded_text
 from simulator.users.base import Message
 from simulator.users.factory import UserFactory
 
@@ -198,7 +198,7 @@ class Runner:
                 TRACESIM.TURN_ID: turn_id,
                 TRACESIM.RUN_ID: self.run_id,
                 TRACESIM.SCENARIO_ID: scenario.scenario_id,
-                TRACESIM.USER_MESSAGE: message,
+                TRACESIM.USER_MESSAGE: bounded_text(message),
             },
         )
         turn_ctx = trace.set_span_in_context(span, ctx)
@@ -235,15 +235,17 @@ class Runner:
             otel_context.detach(token)
         if self._flush_agent_spans:
             await _flush_in_process_agent()
-        span.set_attribute(TRACESIM.AGENT_MESSAGE, result.agent_message)
+        # bounded so the turn span always fits the collector's request limit
+        span.set_attribute(TRACESIM.AGENT_MESSAGE, bounded_text(result.agent_message))
         span.set_attribute(
             TRACESIM.EXPLICIT_TOOL_CALLS,
-            json.dumps([c.model_dump(mode="json", exclude_none=True) for c in result.tool_calls]),
+            bounded_json([c.model_dump(mode="json", exclude_none=True) for c in result.tool_calls]),
         )
         span.set_attribute(TRACESIM.TURN_STATUS, result.status)
         if result.error is not None:
-            span.set_attribute(TRACESIM.ERROR, result.error)
-            span.set_status(Status(StatusCode.ERROR, result.error))
+            error = bounded_text(result.error)
+            span.set_attribute(TRACESIM.ERROR, error)
+            span.set_status(Status(StatusCode.ERROR, error))
         span.end()
         return result
 

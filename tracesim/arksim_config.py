@@ -14,9 +14,11 @@ silently. tracesim's own keys, when both are given, win.
 | `metrics_to_run`                    | `evaluation.metrics` (built-in judges)             |
 | `custom_metrics_file_paths`         | `evaluation.custom_metrics_file_paths`             |
 | `numeric_thresholds`, `score_threshold` | `evaluation.thresholds` (1-5 -> 0-1, `overall_score` -> `final_score`) |
+| `qualitative_failure_labels`        | `evaluation.failure_labels` (label gates)          |
+| `generate_html_report`              | `evaluation.html_report`                           |
 | `trace_receiver.{host,port,wait_timeout}` | `collector.host / http_port`, `trace_wait.wait_timeout` |
 | `output_file_path`                  | its folder is `output_dir` when that is unset (warning) |
-| `generate_html_report`, `qualitative_failure_labels`, `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
+| `simulation_file_path`, `api_config.azure_config`, `trace_receiver.enabled: false` | warning |
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ARKSIM_KEYS", "SCALE_1_TO_5", "translate_arksim_config"]
+__all__ = ["ARKSIM_KEYS", "ARKSIM_RECEIVER_PORT", "SCALE_1_TO_5", "translate_arksim_config"]
+
+ARKSIM_RECEIVER_PORT = 4318
+"""arksim's trace receiver port (OTLP/HTTP): an enabled receiver binds the collector there."""
 
 ARKSIM_KEYS: tuple[str, ...] = (
     "model",
@@ -81,7 +86,7 @@ def translate_arksim_config(
     notes: list[str] = []
     warn: Warn = notes.append
 
-    _llm(data, env)
+    _llm(data, env, warn=warn)
     _agent(data, base_dir=base_dir, warn=warn)
     _outputs(data, warn=warn)
     _user(data)
@@ -97,15 +102,25 @@ def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
     return section
 
 
-def _llm(data: dict[str, Any], env: dict[str, str]) -> None:
+_PROVIDER_ALIASES = {"claude": "anthropic", "gemini": "google"}
+"""arksim's deprecated provider names."""
+
+
+def _llm(data: dict[str, Any], env: dict[str, str], *, warn: Warn) -> None:
+    has_model = "model" in data
     model = data.pop("model", None)
     provider = env.get("LLM_PROVIDER") or data.pop("provider", None)
     data.pop("provider", None)
-    if model is None and provider is None:
+    if not has_model and provider is None:
         return
     llm = _section(data, "llm")
-    if model is not None:
+    if has_model:  # `model: null` is kept so that validation says a model is required
         llm.setdefault("model", model)
+    if provider in _PROVIDER_ALIASES:
+        warn(
+            f"provider: {provider!r} is deprecated (in arksim too): using {_PROVIDER_ALIASES[provider]!r}"
+        )
+        provider = _PROVIDER_ALIASES[provider]
     if provider is not None:
         llm.setdefault("provider", provider)
 
@@ -177,8 +192,9 @@ def _receiver(data: dict[str, Any], *, warn: Warn) -> None:
     collector = _section(data, "collector")
     if "host" in receiver:
         collector.setdefault("host", receiver["host"])
-    if "port" in receiver:
-        collector.setdefault("http_port", receiver["port"])
+    if "port" in receiver or receiver.get("enabled") is True:
+        # arksim's receiver listens on OTLP/HTTP 4318 by default: its agents export there
+        collector.setdefault("http_port", receiver.get("port", ARKSIM_RECEIVER_PORT))
     if "wait_timeout" in receiver:
         _section(data, "trace_wait").setdefault("wait_timeout", receiver["wait_timeout"])
     if not collector:
@@ -227,20 +243,27 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
         thresholds[_gate_name(name)] = _native_to_unit(name, value)
     if thresholds:
         moved["thresholds"] = thresholds
-    if data.pop("generate_html_report", True) is False:
-        warn("generate_html_report: false: tracesim always writes report.html next to results.json")
+    html = data.pop("generate_html_report", None)
+    if html is not None:
+        moved["html_report"] = html
     labels = data.pop("qualitative_failure_labels", None)
-    if labels:
-        warn(
-            "qualitative_failure_labels: not a gate in tracesim; labels are in results.json and "
-            "the report, gate with evaluation.thresholds (e.g. agent_behavior_failure: 1.0)"
-        )
+    if isinstance(labels, dict):
+        gated = {}
+        for name, values in labels.items():
+            if name in _BUILTIN_JUDGES or kept:
+                gated[name] = values
+            else:
+                warn(f"qualitative_failure_labels.{name}: no gate, no metric of that name is run")
+        if gated:
+            moved["failure_labels"] = gated
+    elif labels:
+        moved["failure_labels"] = labels  # let validation name the problem
     if not moved:
         return
     evaluation = _section(data, "evaluation")
     for key, value in moved.items():
-        if key == "thresholds":
-            evaluation["thresholds"] = {**value, **(evaluation.get("thresholds") or {})}
+        if key in ("thresholds", "failure_labels"):
+            evaluation[key] = {**value, **(evaluation.get(key) or {})}
         else:
             evaluation.setdefault(key, value)
 

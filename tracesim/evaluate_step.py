@@ -82,9 +82,11 @@ def evaluate_and_report(
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
-    report_path: Path | None = out_dir / "report.html"
+    report_path: Path | None = out_dir / "report.html" if config.html_report else None
     try:
-        if "://" in str(db_path):  # a ClickHouse store (evaluator.store)
+        if report_path is None:
+            pass
+        elif "://" in str(db_path):  # a ClickHouse store (evaluator.store)
             from evaluator.store import open_clickhouse
             from evaluator.store.report_snapshot import write_store_report
 

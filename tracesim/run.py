@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import logging
 import os
 import time
@@ -26,11 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from schemas.agent_config import CustomAgentConfig
 from schemas.config import RunConfig
-from schemas.conventions import GENAI, TRACESIM
 from schemas.scenario import Scenario
 from simulator.connectors.base import AgentConnector
 from simulator.connectors.factory import agent_timeout, make_connector_factory
@@ -47,9 +44,16 @@ from tracesim.agent_server import (
     check_server,
 )
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
-from tracesim.console import make_console, plain
+from tracesim.console import make_console
 from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 from tracesim.progress import RunProgress
+from tracesim.run_summary import (
+    count_earlier_runs,
+    count_spans,
+    missing_conversations,
+    print_run_summary,
+    write_run_summary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +166,15 @@ def run(
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
     if evaluate:
         _evaluate(outcome, loaded, console, show_progress, junit_path=junit_path)
+    missing = outcome.extra.get("missing_conversations")
+    if missing:  # after the evaluation, so its gates cannot turn this into a pass
+        outcome.error = (
+            f"{len(missing)} conversation(s) ran but are missing from {outcome.db_path}, so "
+            "the report and the gates do not cover them: " + "; ".join(missing) + ". The "
+            "collector's log says why (a refused or oversized export?)."
+        )
+        _print_error(console, "incomplete capture", RuntimeError(outcome.error))
+        outcome.exit_code = EXIT_INTERNAL
     return outcome
 
 
@@ -300,14 +313,16 @@ async def _capture(
             provider.shutdown()
             await users.aclose()
         spans_stored = tool_spans = earlier_runs = None
+        missing: list[str] = []
         if config.collector.mode == "otlp" and config.store:
             spans_stored = await asyncio.to_thread(_wait_for_store, config, run_id, result)
         if collector is not None:
             await asyncio.to_thread(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
             )
-            spans_stored, tool_spans = _count_spans(collector, run_id)
-            earlier_runs = _count_earlier_runs(collector, run_id)
+            spans_stored, tool_spans = count_spans(collector, run_id)
+            missing = missing_conversations(collector, run_id, result)
+            earlier_runs = count_earlier_runs(collector, run_id)
     outcome = RunOutcome(
         exit_code=EXIT_OK,
         run_id=run_id,
@@ -319,8 +334,10 @@ async def _capture(
         tool_spans=tool_spans,
     )
     outcome.extra["earlier_runs"] = earlier_runs
-    outcome.summary_path = _write_summary(outcome, started=started)
-    _print_summary(console, outcome)
+    outcome.summary_path = write_run_summary(outcome, started=started)
+    print_run_summary(console, outcome)
+    if missing:
+        outcome.extra["missing_conversations"] = missing
     return outcome
 
 
@@ -395,88 +412,3 @@ async def _simulate(
     )
     with progress.running(runner.total_conversations):
         return await runner.run()
-
-
-def _count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
-    """Spans stored for this run's turns and conversations, and tool spans among them."""
-    sql = f"""
-        WITH run_chats AS (
-            SELECT DISTINCT chat_id FROM spans
-            WHERE name IN ('{TRACESIM.TURN_SPAN}', '{TRACESIM.CONVERSATION_SPAN}')
-              AND attributes->>'{TRACESIM.RUN_ID}' = ?
-        )
-        SELECT count(*), count(*) FILTER (WHERE operation = '{GENAI.OP_EXECUTE_TOOL}')
-        FROM spans WHERE chat_id IN (SELECT chat_id FROM run_chats)
-    """
-    try:
-        _, rows = collector.query(sql, [run_id])
-        return int(rows[0][0]), int(rows[0][1])
-    except Exception:  # counts are informative; never fail a run on them
-        return None, None
-
-
-def _count_earlier_runs(collector: Any, run_id: str) -> int | None:
-    """How many other runs the DuckDB file already holds (runs accumulate in one file)."""
-    try:
-        _, rows = collector.query(
-            "SELECT count(DISTINCT run_id) FROM conversations WHERE run_id <> ?", [run_id]
-        )
-        return int(rows[0][0])
-    except Exception:  # informative only
-        return None
-
-
-def _write_summary(outcome: RunOutcome, *, started: float) -> Path:
-    assert outcome.output_dir is not None and outcome.result is not None
-    path = outcome.output_dir / "run_summary.json"
-    result = outcome.result
-    finished = time.time()
-    body = {
-        "run_id": outcome.run_id,
-        "started_at": started,
-        "finished_at": finished,
-        "wall_seconds": round(finished - started, 3),
-        "simulate_seconds": round(result.wall_seconds, 3),
-        "db_path": str(outcome.db_path) if outcome.db_path else None,
-        "counts": {
-            **result.counts(),
-            "spans_stored": outcome.spans_stored,
-            "tool_spans": outcome.tool_spans,
-        },
-        "conversations": [c.summary() for c in result.conversations],
-        "config": outcome.config.model_dump(mode="json") if outcome.config else None,
-    }
-    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
-def _print_summary(console: Console, outcome: RunOutcome) -> None:
-    result = outcome.result
-    assert result is not None
-    table = Table(title=plain(f"tracesim run {outcome.run_id[:12]}"), show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right")
-    counts = result.counts()
-    for label, value in (
-        ("conversations", counts["conversations"]),
-        ("  completed", counts.get("conversations_completed", 0)),
-        ("  max turns reached", counts.get("conversations_max_turns", 0)),
-        ("  ended by an error", counts.get("conversations_error", 0)),
-        ("turns", counts["turns"]),
-        ("turn errors", counts["turn_errors"]),
-        ("turn timeouts", counts["turn_timeouts"]),
-        ("spans stored", "-" if outcome.spans_stored is None else outcome.spans_stored),
-        ("tool spans", "-" if outcome.tool_spans is None else outcome.tool_spans),
-    ):
-        table.add_row(label, str(value))
-    console.print(table)
-    if outcome.db_path:
-        earlier = outcome.extra.get("earlier_runs")
-        note = (
-            f" (also holds {earlier} earlier run(s); this run is evaluated alone, "
-            "`tracesim evaluate --all-runs` scores them together)"
-            if earlier
-            else ""
-        )
-        console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
-    console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)

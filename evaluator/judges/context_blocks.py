@@ -5,7 +5,9 @@ OpenAI function objects or ``{"name", "description", "parameters"}``), else
 from the graded spans (`gen_ai.tool.definitions`, OpenInference
 `llm.tools.<i>.tool.json_schema`). The reference trajectory comes from the
 scenario's `reference_trajectory`, else the `expected` calls of its
-`tool_calls` assertions. Rendering is deterministic (the cache key).
+`tool_calls` assertions. A scenario's `judge_rubrics` (judge name -> text)
+adds a rubric for that scenario only. Rendering is deterministic (the cache
+key).
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ import orjson
 from evaluator.context import MetricContext
 from schemas.conventions import GENAI, OPENINFERENCE
 
-__all__ = ["reference_block", "reference_trajectory", "tool_definitions", "tools_block"]
+__all__ = [
+    "reference_block",
+    "reference_trajectory",
+    "scenario_rubric",
+    "tool_definitions",
+    "tools_block",
+]
 
 _MAX_BLOCK = 6_000
 
@@ -116,3 +124,12 @@ def reference_block(ctx: MetricContext) -> str:
     if not ref:
         return "## Reference trajectory\n(no tool call expected)"
     return "## Reference trajectory\n" + _clip("\n".join(f"- {_json(c)}" for c in ref))
+
+
+def scenario_rubric(ctx: MetricContext, judge: str) -> str:
+    """The scenario's own rubric for `judge` (`judge_rubrics: {name: text}`), or ""."""
+    rubrics = ctx.scenario.get("judge_rubrics")
+    if not isinstance(rubrics, Mapping):
+        return ""
+    text = rubrics.get(judge)
+    return text.strip() if isinstance(text, str) else ""

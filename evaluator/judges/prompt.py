@@ -14,7 +14,7 @@ import orjson
 
 from evaluator.context import MetricContext
 from evaluator.judges.base import Judge
-from evaluator.judges.context_blocks import reference_block, tools_block
+from evaluator.judges.context_blocks import reference_block, scenario_rubric, tools_block
 from schemas import ToolCall
 
 __all__ = ["judge_messages"]
@@ -86,6 +86,9 @@ def judge_messages(judge: Judge, ctx: MetricContext, *, max_chars: int) -> list[
         head += "\n\n" + tools_block(ctx)
     if "reference_trajectory" in judge.sees:
         head += "\n\n" + reference_block(ctx)
+    rubric = scenario_rubric(ctx, judge.name)
+    if rubric:
+        head += "\n\n## Additional rubric for this scenario\n" + _clip(rubric)
     blocks: list[str] = []
     graded_id = ctx.turn_id
     for row, calls in zip(ctx.turns, ctx.turn_tool_calls, strict=False):

@@ -146,10 +146,15 @@ class ToolArgSpec:
     """How one tool's arguments are compared (see module doc)."""
 
     mode: str | None = None
+    """Argument mode for this tool (overrides the metric's, not an expected call's own)."""
     keys: tuple[str, ...] = ()
+    """Only these (dotted) argument paths are compared, by equality."""
     ignore_keys: tuple[str, ...] = ()
+    """(Dotted) argument paths dropped from both sides before comparing."""
     args: Mapping[str, ValueMatcher] = field(default_factory=dict)
+    """Per-argument value matchers `f(actual, expected) -> bool`."""
     call: Callable[[Mapping[str, Any], Mapping[str, Any]], bool | float] | None = None
+    """A whole-arguments matcher `f(actual_args, expected_args) -> bool | 0..1`."""
 
 
 def _spec(tool: str, raw: Any) -> ToolArgSpec:

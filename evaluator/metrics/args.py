@@ -36,13 +36,21 @@ from evaluator.metrics.expected import (
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls
-from evaluator.metrics.vocabulary import VocabularyError, resolve_arg_mode
+from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
+from evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
 from schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_args"]
 
 NAME = "tool_call_args"
+
+_RELATION = {"subset": "are not a superset of", "superset": "are not within"}
+_COMPARISON = {
+    "subset": "with expected arguments a subset of the actual",
+    "superset": "with actual arguments within the expected",
+    "ignore": "by name",
+    "partial_credit": "with equal arguments (partial credit per argument)",
+}
 
 
 def tool_call_args(
@@ -61,7 +69,9 @@ def tool_call_args(
     and ``arg_mode="subset"``.
     """
     try:
-        mode = resolve_arg_mode(arg_mode or ("subset" if subset else "exact"))
+        mode = arg_mode or ("subset" if subset else "exact")
+        if mode not in ARG_MODES:
+            mode = resolve_arg_mode(mode)
         scorer = CallScorer.for_mode(mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return not_graded(NAME, str(exc), label="invalid_expected")
@@ -77,27 +87,32 @@ def tool_call_args(
     if not wanted:
         return expect_no_calls(NAME, actual)
 
-    pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
-    matched_to = dict(pairs)
-    score_of = {i: s for (i, _), s in zip(pairs, scores, strict=True)}
-    full = {i for i, s in score_of.items() if s >= 1.0}
+    if scorer.plain and not scorer.uses_weights(wanted):  # the common case, kept lean
+        pairs = max_matching(len(wanted), len(actual), plain_fits(wanted, actual, mode, True))
+        matched_to = dict(pairs)
+        score_of: dict[int, float] = {}
+        full: Any = matched_to
+    else:
+        pairs, scores, _ = pair_calls(wanted, actual, scorer, order="unordered", default_args=True)
+        matched_to = dict(pairs)
+        score_of = dict(zip(matched_to, scores, strict=True))
+        full = {i for i, score in score_of.items() if score >= 1.0}
     used = set(matched_to.values())
     # For explanations only: pair each unmatched expected call with a left-over
     # actual call of the same name, to show which arguments differed.
     unmatched = [i for i in range(len(wanted)) if i not in matched_to]
     spare = [j for j in range(len(actual)) if j not in used]
-    near = (
-        {}
-        if not unmatched
-        else {
+    near = {}
+    if unmatched and spare:
+        fits_name = scorer.fits_name
+        near = {
             unmatched[a]: spare[b]
             for a, b in max_matching(
                 len(unmatched),
                 len(spare),
-                lambda a, b: scorer.fits_name(wanted[unmatched[a]], actual[spare[b]]),
+                lambda a, b: fits_name(wanted[unmatched[a]], actual[spare[b]]),
             )
         }
-    )
 
     calls: list[dict[str, Any]] = []
     for i, want in enumerate(wanted):
@@ -110,7 +125,7 @@ def tool_call_args(
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "actual_index": j,
                     "matched": i in full,
-                    "score": score_of[i],
+                    "score": score_of.get(i, 1.0),
                     "explanation": "arguments match"
                     if i in full
                     else f"{score_of[i]:.0%} of the expected arguments match",
@@ -118,10 +133,7 @@ def tool_call_args(
             )
         elif i in near:
             j = near[i]
-            relation = {
-                "subset": "are not a superset of",
-                "superset": "are not within",
-            }.get(mode, "differ from")
+            relation = _RELATION.get(mode, "differ from")
             calls.append(
                 {
                     "expected": expected_text,
@@ -144,13 +156,9 @@ def tool_call_args(
 
     matched, total = len(full), len(wanted)
     complete = matched == total
-    value = (1.0 if complete else 0.0) if whole else sum(scores) / total
-    comparison = {
-        "subset": "with expected arguments a subset of the actual",
-        "superset": "with actual arguments within the expected",
-        "ignore": "by name",
-        "partial_credit": "with equal arguments (partial credit per argument)",
-    }.get(mode, "with equal arguments")
+    credit = sum(score_of.values()) if score_of else matched
+    value = (1.0 if complete else 0.0) if whole else credit / total
+    comparison = _COMPARISON.get(mode, "with equal arguments")
     return MetricResult(
         name=NAME,
         value=min(1.0, max(0.0, value)),

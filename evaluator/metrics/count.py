@@ -84,15 +84,17 @@ def tool_call_count(
         return not_graded(NAME, f"invalid expected counts: {exc}", label="invalid_expected")
     if not spec:
         return expect_no_calls(NAME, actual)
-    counts = Counter(normalize_name(call.name) for call in actual)
+    counts = Counter(call.name for call in actual)
+    by_name: Counter[str] | None = None
     by_id: Counter[str] | None = None
     per_tool: dict[str, dict[str, Any]] = {}
     for tool, (op, count) in spec.items():
-        seen = counts.get(normalize_name(tool), 0)
-        if not seen:
-            if by_id is None:
+        seen = counts.get(tool, 0)
+        if not seen:  # "Web Search" for Web_Search, or a call id (UiPath)
+            if by_name is None:
+                by_name = Counter(normalize_name(call.name) for call in actual)
                 by_id = Counter(call.id for call in actual if call.id)
-            seen = by_id.get(tool, 0)
+            seen = by_name.get(normalize_name(tool), 0) or by_id.get(tool, 0)  # type: ignore[union-attr]
         per_tool[tool] = {
             "expected": f"{op} {count}",
             "actual": seen,

@@ -58,7 +58,7 @@ class ExpectedCallError(ValueError):
     """An expected tool call is malformed (no name, args not an object, ...)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedCall:
     """One expected tool call, normalised."""
 

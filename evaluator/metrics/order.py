@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluator.matching import lcs_pairs
 from evaluator.metrics.expected import (
     ExpectedCallError,
     expect_no_calls,
@@ -22,7 +23,7 @@ from evaluator.metrics.expected import (
     not_graded,
 )
 from evaluator.metrics.pairing import CallScorer, pair_calls
-from evaluator.metrics.vocabulary import VocabularyError, resolve_order
+from evaluator.metrics.vocabulary import VocabularyError, normalize_name, resolve_order
 from schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_order"]
@@ -66,7 +67,17 @@ def tool_call_order(
         return expect_no_calls(NAME, actual)
     wanted = [call.name for call in calls]
     names = [call.name for call in actual]
-    pairs, _, shape_ok = pair_calls(calls, actual, _BY_NAME, order=order)
+    if order == "in_order" and not any(call.id for call in calls):  # lean common case
+        shape_ok = True
+        pairs = lcs_pairs(
+            len(wanted),
+            len(names),
+            lambda i, j: (
+                wanted[i] == names[j] or normalize_name(wanted[i]) == normalize_name(names[j])
+            ),
+        )
+    else:
+        pairs, _, shape_ok = pair_calls(calls, actual, _BY_NAME, order=order)
     in_order = {i for i, _ in pairs}
     used = {j for _, j in pairs}
     if order == "strict":

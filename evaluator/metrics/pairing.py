@@ -25,9 +25,10 @@ from evaluator.metrics.expected import ExpectedCall
 from evaluator.metrics.vocabulary import names_match, normalize_name
 from schemas import ToolCall
 
-__all__ = ["CallScorer", "pair_calls"]
+__all__ = ["CallScorer", "pair_calls", "plain_fits"]
 
 _SHARED: dict[str, CallScorer] = {}
+_EMPTY: dict[str, Any] = {}
 
 
 class CallScorer:
@@ -55,9 +56,14 @@ class CallScorer:
 
     def uses_weights(self, wanted: Sequence[ExpectedCall]) -> bool:
         """True when some pair may fit partly (partial credit or a scoring callable)."""
-        return self.partial or any(w.arg_match_mode == "partial_credit" for w in wanted)
+        if self.partial:
+            return True
+        for want in wanted:
+            if want.arg_match_mode == "partial_credit":
+                return True
+        return False
 
-    def fits(self, want: ExpectedCall, call: ToolCall, *, default_args: bool = False) -> bool:
+    def fits(self, want: ExpectedCall, call: ToolCall, default_args: bool = False) -> bool:
         """True when `call` fully answers `want` (the 0/1 fast path of `score`)."""
         if want.id:
             if call.id != want.id:
@@ -135,6 +141,38 @@ def _strict_pairs(
     return pairs, same_shape
 
 
+def plain_fits(
+    wanted: Sequence[ExpectedCall],
+    actual: Sequence[ToolCall],
+    default_mode: str,
+    default_args: bool,
+) -> Any:
+    """`CallScorer.fits` inlined for matcher-less scorers: the hot path of every metric."""
+
+    def fits(i: int, j: int) -> bool:
+        want, call = wanted[i], actual[j]
+        if want.id:
+            if call.id != want.id:
+                return False
+        elif want.name != call.name and normalize_name(want.name) != normalize_name(call.name):
+            return False
+        args = want.args
+        if args is None:
+            if not default_args:
+                return True
+            args = _EMPTY
+        mode = want.arg_match_mode or default_mode
+        if mode == "exact":
+            return values_equal(args, call.arguments)
+        if mode == "ignore":
+            return True
+        if mode == "subset":
+            return is_deep_subset(args, call.arguments)
+        return is_deep_subset(call.arguments, args)  # superset: actual within expected
+
+    return fits
+
+
 def pair_calls(
     wanted: Sequence[ExpectedCall],
     actual: Sequence[ToolCall],
@@ -155,27 +193,24 @@ def pair_calls(
             if value is None:
                 value = cache[key] = scorer.score(wanted[i], actual[j], default_args=default_args)
             return value
+    elif scorer.plain:
+        score = plain_fits(wanted, actual, scorer.comparer.mode, default_args)
     else:
         fits = scorer.fits
 
         def score(i: int, j: int) -> float:
-            return 1.0 if fits(wanted[i], actual[j], default_args=default_args) else 0.0
+            return 1.0 if fits(wanted[i], actual[j], default_args) else 0.0
 
     shape_ok = True
     if order == "strict":
         pairs, shape_ok = _strict_pairs(wanted, actual, score, weighted)
-    elif order == "in_order":
-        pairs = (
-            weighted_lcs_pairs(n_e, n_a, score)
-            if weighted
-            else lcs_pairs(n_e, n_a, lambda i, j: score(i, j) > 0)
-        )
     elif weighted:
-        pairs = max_weight_matching(n_e, n_a, score)
-    else:
-        pairs = max_matching(
-            n_e, n_a, lambda i, j: fits(wanted[i], actual[j], default_args=default_args)
+        pairs = (weighted_lcs_pairs if order == "in_order" else max_weight_matching)(
+            n_e, n_a, score
         )
+    else:
+        match = lcs_pairs if order == "in_order" else max_matching
+        pairs = match(n_e, n_a, score)  # a 0/1 score is its own truth value
     if not weighted:
-        return pairs, [1.0] * len(pairs), shape_ok
+        return pairs, [1.0] * len(pairs), shape_ok  # a 0/1 match is a full match
     return pairs, [score(i, j) for i, j in pairs], shape_ok

@@ -28,8 +28,10 @@ Forbidden tools: any actual call to one fails the metric, sets the value to
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
+from evaluator.matching import max_matching
 from evaluator.metrics.argmatch import ArgMatcherError
 from evaluator.metrics.expected import (
     ExpectedCall,
@@ -39,11 +41,12 @@ from evaluator.metrics.expected import (
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls
+from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
 from evaluator.metrics.vocabulary import (
+    ARG_MODES,
     ORDERS,
     VocabularyError,
-    names_match,
+    normalize_name,
     resolve_arg_mode,
     resolve_order,
 )
@@ -55,6 +58,16 @@ NAME = "trajectory"
 
 MODES = ORDERS
 """Deprecated name of `vocabulary.ORDERS`."""
+
+_ORDER_SET = frozenset(ORDERS)
+_MATCHING_ORDERS = frozenset({"unordered", "contains", "within"})
+_ARG_MODE_SET = frozenset(ARG_MODES)
+
+
+@lru_cache(maxsize=256)
+def _normalised(banned: tuple[str, ...]) -> frozenset[str]:
+    """Forbidden tool names, normalised once per distinct list."""
+    return frozenset(normalize_name(name) for name in banned)
 
 
 def call_fits(want: ExpectedCall, call: ToolCall, *, arg_mode: str) -> bool:
@@ -85,18 +98,24 @@ def trajectory(
 
     `mode` is the deprecated name of `order`.
     """
+    order = order or mode or "strict"
     try:
-        order = resolve_order(order or mode or "strict")
-        arg_mode = resolve_arg_mode(arg_mode)
+        if order not in _ORDER_SET:
+            order = resolve_order(order)
+        if arg_mode not in _ARG_MODE_SET:
+            arg_mode = resolve_arg_mode(arg_mode)
         scorer = CallScorer.for_mode(arg_mode, arg_matchers)
     except (VocabularyError, ArgMatcherError) as exc:
         return _invalid(str(exc))
-    banned = tuple(forbidden)
-    forbidden_calls = [
-        describe(c.name, c.arguments)
-        for c in actual
-        if banned and any(names_match(b, c.name) for b in banned)
-    ]
+    banned = forbidden if type(forbidden) is tuple else tuple(forbidden)
+    forbidden_calls: list[str] = []
+    if banned:
+        normalised = _normalised(banned)
+        forbidden_calls = [
+            describe(c.name, c.arguments)
+            for c in actual
+            if c.name in banned or normalize_name(c.name) in normalised
+        ]
     if expected is None:
         if not banned:
             return not_graded(NAME, "no expected trajectory given")
@@ -118,9 +137,14 @@ def trajectory(
         result.details.update(order=order, arg_mode=arg_mode, forbidden=forbidden_calls)
         return result
 
-    pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
+    if order in _MATCHING_ORDERS and scorer.plain and not scorer.uses_weights(wanted):
+        # the common case, kept lean: 0/1 fits, cardinality matching
+        pairs = max_matching(len(wanted), len(actual), plain_fits(wanted, actual, arg_mode, False))
+        scores, shape_ok = [1.0] * len(pairs), True
+    else:
+        pairs, scores, shape_ok = pair_calls(wanted, actual, scorer, order=order)
     matched = sum(scores)
-    full = sum(1 for s in scores if s >= 1.0)
+    full = len(scores) if matched == len(scores) else sum(1 for s in scores if s >= 1.0)
     n_expected, n_actual = len(wanted), len(actual)
     if order in ("strict", "unordered"):
         value = _ratio(matched, max(n_expected, n_actual))
@@ -163,9 +187,9 @@ def trajectory(
                     "actual": describe(actual[j].name, actual[j].arguments),
                     "expected_index": i,
                     "actual_index": j,
-                    "score": s,
+                    "score": scores[k],
                 }
-                for (i, j), s in zip(pairs, scores, strict=True)
+                for k, (i, j) in enumerate(pairs)
             ],
             "missing": [
                 describe(w.name, w.args) for i, w in enumerate(wanted) if i not in matched_expected

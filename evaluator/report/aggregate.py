@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 NON_FAILURE_LABELS = frozenset({"no failure", "no_failure", "none", "not_run", "pass", "ok"})
-"""agent_behavior_failure labels that are not failures (arksim's positive labels)."""
+"""Behaviour-failure labels (agent_behavior_failure, tool_call_behavior_failure) that are
+not failures (arksim's positive labels)."""
 FAILURE_GROUPS = ("Final status", "Agent behaviour failure", "Failed metric")
 """How failures are grouped on the page, in order."""
 MAX_FAILURE_ITEMS = 25
@@ -50,7 +51,8 @@ SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason, NULL::VARCHAR
   FROM _report_final WHERE label IS NOT NULL AND label NOT IN ('', 'Done')
 UNION ALL
 SELECT 1, trim(label), chat_id, turn_id, reason, details->>'severity' FROM scores
-  WHERE eval_id = $eval_id AND metric = 'agent_behavior_failure' AND chat_id IS NOT NULL
+  WHERE eval_id = $eval_id AND chat_id IS NOT NULL
+  AND metric IN ('agent_behavior_failure', 'tool_call_behavior_failure')
   AND trim(label) <> '' AND lower(trim(label)) NOT IN ({_NON_FAILURE_SQL})
 UNION ALL
 SELECT 2, metric, chat_id, turn_id, reason, severity FROM (
@@ -60,7 +62,7 @@ SELECT 2, metric, chat_id, turn_id, reason, severity FROM (
   ORDER BY metric, chat_id, turn_id NULLS FIRST)
 """
 """Failing conversations as (group index into FAILURE_GROUPS, label, chat_id, turn_id,
-reason, severity from the score's details when set): a final status other than Done; an agent_behavior_failure label that is
+reason, severity from the score's details when set): a final status other than Done; a behaviour-failure label that is
 a failure (one item per score); a failed metric (one item per conversation and metric)."""
 
 

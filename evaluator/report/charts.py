@@ -48,6 +48,14 @@ def _count_axis(largest: float) -> dict:
     return axis
 
 
+def _count_colorbar(largest: float) -> dict:
+    """A heatmap colour bar of counts: whole numbers, each once."""
+    bar: dict = {"tickformat": "d"}
+    if largest <= 10:
+        bar["dtick"] = 1
+    return bar
+
+
 def _figure(fig: go.Figure, title: str, height: int) -> str:
     fig.update_layout(
         **_LAYOUT, title={"text": title, "x": 0, "y": 0.98, "font": {"size": 14}}, height=height
@@ -125,7 +133,7 @@ def _distribution(data: ReportData) -> Chart | None:
             x=bins,
             y=[m.metric for m in metrics],
             colorscale="Blues",
-            colorbar={"tickformat": "d"},
+            colorbar=_count_colorbar(max((max(m.histogram) for m in metrics), default=0)),
             hovertemplate="%{y} in %{x}: %{z} results<extra></extra>",
         )
     )
@@ -189,7 +197,7 @@ def _service_tools(data: ReportData) -> Chart | None:
             colorscale="Blues",
             text=[[str(v) if v else "" for v in row] for row in z],
             texttemplate="%{text}",
-            colorbar={"tickformat": "d"},
+            colorbar=_count_colorbar(max((n for _, _, n in data.tool_services), default=0)),
             hovertemplate="%{x} called %{y} %{z} time(s)<extra></extra>",
         )
     )

@@ -166,6 +166,8 @@ def _usage_line(usage: dict[str, Any]) -> str:
 
 
 def _metrics_table(data: ReportData) -> str:
+    if data.eval_id is None:  # the summary says it is not evaluated yet
+        return ""
     if not data.metrics:
         return "<p class='muted'>No scores for this evaluation.</p>"
     never = [m for m in data.metrics if m.never_run]
@@ -277,7 +279,12 @@ def _failures(data: ReportData) -> str:
                 f'<ul class="items">{lis}{more}</ul></details>'
             )
         groups.append(f"<h3>{_e(group)}</h3><div class='groupgrid'>{''.join(parts)}</div>")
-    body = "".join(groups) or "<p class='muted'>No failures in this evaluation.</p>"
+    empty = (
+        "No failures in this evaluation."
+        if data.eval_id is not None
+        else "Not evaluated yet: run <code>tracesim evaluate</code> to check the tool calls."
+    )
+    body = "".join(groups) or f"<p class='muted'>{empty}</p>"
     return f'<section id="failures"><h2>Failures</h2>{body}</section>'
 
 

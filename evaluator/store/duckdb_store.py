@@ -56,6 +56,7 @@ class DuckDBStore(EvalStore):
                     run_id=run_id,
                     span_columns=span_columns,
                     trace_chats=plan.trace_chats,
+                    span_logs=plan.span_logs,
                 ),
             )
 

@@ -6,7 +6,8 @@ snake_case spelling is accepted too), so they are tested on hand-built dicts.
 
 An artifact counts only when its `extensions` list the extension URI; its
 `metadata["<URI>/tool_calls"]` is a list of entries. Per entry: non-objects,
-a missing or non-string `name`, and non-object `arguments` are skipped;
+a missing or non-string `name`, and non-object `arguments` (null included)
+are skipped;
 non-string `result`/`error` are JSON-encoded; `id` is kept ("" if absent);
 the source is `a2a_protocol`.
 
@@ -75,9 +76,7 @@ def parse_tool_call_entries(entries: Any) -> list[ToolCall]:
         name = entry.get("name")
         if not isinstance(name, str) or not name:
             continue
-        arguments = entry.get("arguments", {})
-        if arguments is None:
-            arguments = {}
+        arguments = entry.get("arguments", {})  # absent: no arguments; null: not an object
         if not isinstance(arguments, dict):
             continue
         call_id = entry.get("id")

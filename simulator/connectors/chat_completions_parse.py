@@ -174,7 +174,8 @@ def parse_completion(body: Any) -> AgentResponse:
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ValueError("expected `choices` to be a non-empty list")
-    message = choices[0].get("message")
+    # arksim reads `delta` too (a chunk-shaped answer); a choice with neither is empty text
+    message = choices[0].get("message") or choices[0].get("delta") or {}
     if not isinstance(message, dict):
         raise ValueError("expected `choices[0].message` to be an object")
     raw_calls = message.get("tool_calls") or []

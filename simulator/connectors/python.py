@@ -1,21 +1,29 @@
 """The `custom` connector: drive an in-process python agent (a `BaseAgent`).
 
-One agent instance per conversation. The runner calls `send` with the
-turn's OTel context (the `tracesim.turn` span and the routing baggage)
-already active, so whatever the agent traces joins the turn's trace.
+One agent instance per conversation, created, called and closed on the
+conversation's own thread and event loop (`AgentLoop`), so an `execute()`
+that blocks (a sync HTTP client, `time.sleep`) still times out and never
+stalls other conversations. The runner calls `send` with the turn's OTel
+context (the `tracesim.turn` span and the routing baggage) active; it is
+carried into the agent's task, so whatever the agent traces joins the turn.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from schemas import AgentResponse, ToolCall, ToolCallSource
+from simulator.connectors.agent_loop import AgentLoop
 from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 
 __all__ = ["PythonConnector", "to_agent_response"]
+
+_CLOSE_TIMEOUT = 3.0
+"""Seconds `close()` gives the agent's own close; a loop blocked in agent code is left."""
 
 
 class PythonConnector(AgentConnector):
@@ -38,6 +46,7 @@ class PythonConnector(AgentConnector):
         self._agent_config = agent_config
         self._agent: Any = None
         self._chat_id = ""
+        self._loop: AgentLoop | None = None
 
     @property
     def agent(self) -> Any:
@@ -45,19 +54,10 @@ class PythonConnector(AgentConnector):
         return self._agent
 
     async def open(self) -> str:
-        takes_config = not self._init_kwargs and _wants_agent_config(self._agent_class)
-        try:
-            if takes_config:
-                self._agent = self._agent_class(self._agent_config)
-            else:
-                self._agent = self._agent_class(**self._init_kwargs)
-        except TypeError as exc:
-            call = "(agent_config)" if takes_config else "(**agent_config.init_kwargs)"
-            raise ConnectorError(
-                f"cannot create {self._agent_class.__name__}{call}: {exc}"
-            ) from exc
+        self._loop = AgentLoop.acquire()
+        self._agent = await self._loop.run(self._create)
         get_chat_id = getattr(self._agent, "get_chat_id", None)
-        chat_id = await get_chat_id() if get_chat_id is not None else uuid.uuid4().hex
+        chat_id = await self._loop.run(get_chat_id) if get_chat_id is not None else uuid.uuid4().hex
         if not isinstance(chat_id, str) or not chat_id:
             raise ConnectorError(
                 f"{self._agent_class.__name__}.get_chat_id() returned {chat_id!r}; it must return a non-empty str"
@@ -65,20 +65,54 @@ class PythonConnector(AgentConnector):
         self._chat_id = chat_id
         return chat_id
 
+    async def _create(self) -> Any:
+        """The agent instance (on its own loop)."""
+        takes_config = not self._init_kwargs and _wants_agent_config(self._agent_class)
+        try:
+            if takes_config:
+                return self._agent_class(self._agent_config)
+            return self._agent_class(**self._init_kwargs)
+        except TypeError as exc:
+            call = "(agent_config)" if takes_config else "(**agent_config.init_kwargs)"
+            raise ConnectorError(
+                f"cannot create {self._agent_class.__name__}{call}: {exc}"
+            ) from exc
+
     async def send(self, user_message: str, *, turn: TurnContext) -> AgentResponse:
-        if self._agent is None:
+        if self._agent is None or self._loop is None:
             raise ConnectorError("send() before open()")
         metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
-        result = await self._agent.execute(user_message, metadata=metadata)
+        agent = self._agent
+        try:
+            result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+        except RuntimeError as exc:
+            if "loop" not in str(exc):
+                raise
+            raise ConnectorError(
+                f"{exc} (each conversation's agent runs on its own event loop: create async "
+                "clients in the agent's __init__ or lazily, not at module level)"
+            ) from exc
         return to_agent_response(result)
 
     async def close(self) -> None:
         agent, self._agent = self._agent, None
+        loop, self._loop = self._loop, None
         closer = getattr(agent, "close", None) if agent is not None else None
-        if closer is not None:
-            outcome = closer()
-            if inspect.isawaitable(outcome):
-                await outcome
+        try:
+            if closer is not None and loop is not None:
+
+                async def close_agent() -> None:
+                    outcome = closer()
+                    if inspect.isawaitable(outcome):
+                        await outcome
+
+                try:
+                    await asyncio.wait_for(loop.run(close_agent), timeout=_CLOSE_TIMEOUT)
+                except asyncio.TimeoutError:  # the agent's loop is blocked (a timed-out turn)
+                    pass
+        finally:
+            if loop is not None:
+                await loop.release()
 
 
 def _wants_agent_config(agent_class: type) -> bool:

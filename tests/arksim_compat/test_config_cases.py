@@ -208,6 +208,29 @@ def test_arksim_keys_map_onto_tracesim(tmp_path: Path, monkeypatch) -> None:
     assert loaded.warnings == ()
 
 
+def test_enabled_trace_receiver_listens_where_arksim_agents_export(tmp_path: Path) -> None:
+    data = {"agent_config": A2A, "trace_receiver": {"enabled": True, "wait_timeout": 5}}
+    config = load_run_config(_write(tmp_path, data)).config
+    assert (config.collector.http_port, config.trace_wait.wait_timeout) == (4318, 5)
+
+
+def test_generate_html_report_false_writes_no_report(tmp_path: Path) -> None:
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "generate_html_report": False}))
+    assert loaded.config.evaluation.html_report is False and loaded.warnings == ()
+
+
+def test_qualitative_failure_labels_become_label_gates(tmp_path: Path) -> None:
+    labels = {"agent_behavior_failure": ["false information"], "prohibited_statements": ["x"]}
+    loaded = load_run_config(
+        _write(tmp_path, {"agent_config": A2A, "qualitative_failure_labels": labels})
+    )
+    assert loaded.config.evaluation.failure_labels == {
+        "agent_behavior_failure": ["false information"]
+    }
+    [warning] = loaded.warnings  # the custom metric's labels: no metric of that name runs
+    assert "prohibited_statements" in warning
+
+
 def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LLM_PROVIDER", "google")
     config = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": "openai"})).config
@@ -218,8 +241,6 @@ def test_llm_provider_env_overrides_the_config(tmp_path: Path, monkeypatch) -> N
     ("key", "value", "said"),
     [
         ("output_file_path", "./simulation.json", "DuckDB"),
-        ("generate_html_report", False, "report.html"),
-        ("qualitative_failure_labels", {"agent_behavior_failure": ["repetition"]}, "thresholds"),
         ("trace_receiver", {"enabled": False}, "embedded collector"),
     ],
 )
@@ -249,3 +270,72 @@ def test_arksim_custom_metric_files_are_named_not_run(tmp_path: Path) -> None:
     assert loaded.config.evaluation.custom_metrics_file_paths == ["./mine.py"]
     assert any("custom_metrics.py" in w and "@metric" in w for w in loaded.warnings)
     assert loaded.config.evaluation.thresholds == {"clarity": 3}  # a custom metric may define it
+
+
+ARKSIM_DOCUMENTED_KEYS = {
+    # SimulationInput
+    "agent_config_file_path",
+    "agent_config",
+    "scenario_file_path",
+    "model",
+    "provider",
+    "num_conversations_per_scenario",
+    "max_turns",
+    "num_workers",
+    "output_file_path",
+    "simulated_user_prompt_template",
+    "trace_receiver",
+    # EvaluationInput
+    "simulation_file_path",
+    "output_dir",
+    "custom_metrics_file_paths",
+    "metrics_to_run",
+    "generate_html_report",
+    "score_threshold",
+    "numeric_thresholds",
+    "qualitative_failure_labels",
+}
+
+
+def test_every_documented_arksim_key_is_taken_or_translated() -> None:
+    from schemas.config import RunConfig
+    from tracesim.arksim_config import ARKSIM_KEYS
+
+    assert ARKSIM_DOCUMENTED_KEYS <= set(RunConfig.model_fields) | set(ARKSIM_KEYS)
+
+
+# -- LLM providers (arksim's test_llm_factory) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "client"),
+    [
+        ("openai", "OpenAIChat"),
+        ("azure", "OpenAIChat"),
+        ("anthropic", "AnthropicChat"),
+        ("google", "GoogleChat"),
+    ],
+)
+def test_each_provider_gets_its_sdk_client(provider: str, client: str) -> None:
+    from providers import make_chat_client
+    from schemas.llm_config import LLMConfig
+
+    chat = make_chat_client(LLMConfig(provider=provider, model="m", base_url="http://127.0.0.1:9"))
+    assert type(chat).__name__ == client and chat.provider == provider
+
+
+@pytest.mark.parametrize("value", [{"provider": "nonexistent"}, {"model": ""}, {"model": None}])
+def test_unsupported_provider_or_missing_model(tmp_path: Path, value: dict) -> None:
+    with pytest.raises(ConfigError, match="provider|model"):
+        load_run_config(_write(tmp_path, {"agent_config": A2A, **value}))
+
+
+@pytest.mark.parametrize(("alias", "provider"), [("claude", "anthropic"), ("gemini", "google")])
+def test_deprecated_provider_names_warn_and_map(
+    tmp_path: Path, monkeypatch, alias, provider
+) -> None:
+    monkeypatch.delenv("LLM_PROVIDER", raising=False)
+    loaded = load_run_config(_write(tmp_path, {"agent_config": A2A, "provider": alias}))
+    assert loaded.config.llm.provider == provider
+    [warning] = loaded.warnings
+    assert "deprecated" in warning

@@ -3,9 +3,10 @@
 
 Runnable here: the configs whose agent is a chat-completions endpoint (the agent
 is replaced by a loopback stand-in LLM; so are the simulated user and the
-judges), and the evaluate-only configs (evaluating a DuckDB file those runs
-wrote). Custom agents import arksim and real frameworks, A2A configs need their
-agents' servers: they load but are not run.
+judges), the A2A configs (their endpoint answered by tracesim's offline example
+A2A agent, as arksim's example servers need a paid model), and the
+evaluate-only configs (evaluating a DuckDB file those runs wrote). Custom
+agents import arksim and real frameworks: they load but are not run.
 """
 
 from __future__ import annotations
@@ -125,6 +126,10 @@ EVALUATE_AFTER = {
 }
 
 
+def config_metrics(path: Path) -> set[str]:
+    return set(load_run_config(path).config.evaluation.metrics)
+
+
 def test_runnable_count() -> None:
     assert len(RUNNABLE) == 11  # 9 examples + arksim's config.yaml and config_simulate.yaml
 
@@ -160,7 +165,10 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
         ]
         assert agent_requests, "the agent endpoint was not called"
         results = json.loads((tmp_path / "out" / "results.json").read_text())
-        assert results  # evaluated: results.json written
+        gates = {g["metric"]: g for g in results["gates"]}
+        for name in _raw(path).get("qualitative_failure_labels") or {}:
+            if name in config_metrics(path):  # arksim's labels gate the run here too
+                assert gates[f"{name} labels"]["passed"] is True
         follow = EVALUATE_AFTER.get(_id(path))
         if follow:
             # beside it, arksim's custom_metrics.py (not copied: code): an arksim import is enough
@@ -179,4 +187,45 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
                 ],
             )
             assert answer.exit_code == 0, answer.output
-            assert (tmp_path / "eval" / "results.json").is_file()
+            evaluated = json.loads((tmp_path / "eval" / "results.json").read_text())
+            label_gates = {g["metric"]: g["passed"] for g in evaluated["gates"]}
+            for name in _raw(DATA / follow).get("qualitative_failure_labels") or {}:
+                if name == "agent_behavior_failure":  # built in: a label gate, passed here
+                    assert label_gates[f"{name} labels"] is True
+
+
+A2A_CONFIGS = [
+    p for p in EXAMPLES if (_raw(p).get("agent_config") or {}).get("agent_type") == "a2a"
+]
+
+
+def test_a2a_count() -> None:
+    assert len(A2A_CONFIGS) == 3
+
+
+@pytest.mark.parametrize("path", A2A_CONFIGS, ids=_id)
+def test_a2a_config_runs_offline(path: Path, tmp_path: Path, monkeypatch) -> None:
+    from examples.a2a_agent import build_app
+    from tests.fakes.asgi import serve_asgi
+
+    monkeypatch.delenv("LLM_PROVIDER", raising=False)
+    for name in ("OPENAI_API_KEY", "A2A_API_KEY"):
+        monkeypatch.setenv(name, "test-key")
+    with fake_openai(_stand_in) as fake, serve_asgi(build_app()) as agent_url:
+        overrides = {
+            "agent_config.api_config.endpoint": agent_url,
+            "scenario_file_path": str(_one_scenario(path, tmp_path)),
+            "output_dir": str(tmp_path / "out"),
+            "custom_metrics_file_paths": "[]",
+            "llm.base_url": fake.base_url,
+            "trace_wait.settle": "0",
+        }
+        outcome = run(
+            load_run_config(path, overrides),
+            console=Console(file=open(tmp_path / "console.txt", "w")),
+            show_progress=False,
+        )
+    assert outcome.exit_code == 0, (tmp_path / "console.txt").read_text()[-2000:]
+    [conversation] = outcome.result.conversations
+    assert conversation.status == "completed" and conversation.num_turns >= 1
+    assert (tmp_path / "out" / "results.json").is_file()

@@ -57,6 +57,24 @@ def test_openai_text_and_tool_calls() -> None:
     assert [c.name for c in response.tool_calls] == ["search"]
 
 
+def test_openai_delta_content() -> None:
+    assert (
+        parse_completion({"choices": [{"delta": {"content": "Streamed "}}]}).content == "Streamed "
+    )
+
+
+def test_openai_choice_without_message_or_delta_is_empty() -> None:
+    response = parse_completion({"choices": [{"finish_reason": "stop"}]})
+    assert (response.content, response.tool_calls) == ("", [])
+
+
+def test_empty_dict_and_unknown_keys_raise_naming_the_keys() -> None:
+    with pytest.raises(ValueError, match="OpenAI"):
+        parse_completion({})
+    with pytest.raises(ValueError, match="usage"):
+        parse_completion({"id": "xyz", "usage": {}})
+
+
 def test_openai_empty_choices_raises() -> None:
     with pytest.raises(ValueError, match="choices"):
         parse_completion({"choices": []})

@@ -135,7 +135,9 @@ def test_metrics_to_run_defaults_are_arksims_seven() -> None:
 
 
 def test_every_builtin_metric_explains_its_computation() -> None:
-    for name in (*JUDGE_NAMES, "trajectory", "final_score", "turn_success_ratio", "status"):
+    from evaluator.gates import TOOL_METRICS
+
+    for name in (*JUDGE_NAMES, *TOOL_METRICS, "final_score", "turn_success_ratio", "status"):
         assert METHODOLOGY.get(name), name
 
 
@@ -169,3 +171,26 @@ def test_not_graded_is_arksims_evaluation_failed() -> None:
     _, result = conversation_scores([], None)
     assert result.value is None and status_of(None) == "Not graded"
     assert result.details["arksim_status"] == "Evaluation Failed"
+
+
+# -- qualitative_failure_labels: label gates ------------------------------------------
+
+
+def test_label_gate_fails_on_a_listed_label_only() -> None:
+    from evaluator.gates import evaluate_gates, exit_code_for
+    from evaluator.tally import MetricTally
+
+    config = EvalConfig(failure_labels={"agent_behavior_failure": ["false information"]})
+    tally = MetricTally(config)
+    for label in ("no failure", "repetition", "no failure"):
+        tally.add("agent_behavior_failure", 1.0 if label == "no failure" else 0.0)
+        tally.add_label("agent_behavior_failure", label)
+    [gate] = evaluate_gates(tally, config)
+    assert (gate.passed, gate.failing, gate.graded) == (True, 0, 3)  # repetition is not listed
+    tally.add("agent_behavior_failure", 0.0)
+    tally.add_label("agent_behavior_failure", "false information")
+    [gate] = evaluate_gates(tally, config)
+    assert (gate.passed, gate.failing, gate.observed) == (False, 1, 0.25)
+    assert "false information" in gate.reason and int(exit_code_for([gate])) == 1
+    [skipped] = evaluate_gates(MetricTally(config), config)
+    assert skipped.passed is None  # never graded: skipped, as every gate

@@ -30,7 +30,7 @@ def _collect(*args: str) -> subprocess.Popen:
 
 
 def test_collect_command_end_to_end(tmp_path: Path) -> None:
-    db = tmp_path / "cli.duckdb"
+    db = tmp_path / "new" / "folder" / "cli.duckdb"  # missing folders are created
     process = _collect("--db", str(db), "--grpc-port", "0", "--http-port", "0")
     try:
         banner = process.stdout.readline()
@@ -58,7 +58,8 @@ def test_collect_command_end_to_end(tmp_path: Path) -> None:
             "--db", str(tmp_path / "other.duckdb"), "--grpc-port", port, "--http-port", "0"
         )
         _, err = third.communicate(timeout=60)
-        assert third.returncode != 0 and "port in use" in err
+        assert third.returncode == 2 and "port in use" in err
+        assert not (tmp_path / "other.duckdb").exists()  # a failed start leaves no file
 
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=60)

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 from collector import Collector
-from collector.spool import Spool
-from collector.writer import KIND_TRACES
+from collector.spool.spool import Spool
+from collector.store.writer import KIND_TRACES
 from tests.collector.otlp import span, trace_request
 
 ROOT = Path(__file__).resolve().parents[2]

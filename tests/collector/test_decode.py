@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from collector.decode import SpanBatch, check_spans, decode_traces
-from collector.decode_json import traces_request_from_json
+from collector.decode.decode import SpanBatch, check_spans, decode_traces
+from collector.decode.decode_json import traces_request_from_json
 from collector.errors import InvalidRequest
-from collector.hot_fields import hot_fields
+from collector.routing.hot_fields import hot_fields
 from tests.collector.otlp import span, trace_request
 
 

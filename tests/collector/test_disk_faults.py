@@ -19,10 +19,10 @@ import duckdb
 import grpc
 import pytest
 
-import collector.spool as spool_module
+import collector.spool.spool as spool_module
 from collector import Collector
 from collector.errors import Busy
-from collector.spool import Spool
+from collector.spool.spool import Spool
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 

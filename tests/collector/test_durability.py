@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from collector import Collector
-from collector.spool import Spool
+from collector.spool.spool import Spool
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 ROOT = Path(__file__).resolve().parents[2]

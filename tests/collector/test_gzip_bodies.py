@@ -9,7 +9,7 @@ import pytest
 
 from collector import Collector
 from collector.errors import InvalidRequest, TooLarge
-from collector.receiver_http import _gunzip
+from collector.receivers.receiver_http import _gunzip
 from tests.collector.otlp import span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf", "content-encoding": "gzip"}

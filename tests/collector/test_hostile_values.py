@@ -10,9 +10,9 @@ import duckdb
 import pyarrow as pa
 
 from collector import Collector
-from collector.spool import Spool
-from collector.store import Store
-from collector.writer import KIND_LOGS, KIND_TRACES
+from collector.spool.spool import Spool
+from collector.store.store import Store
+from collector.store.writer import KIND_LOGS, KIND_TRACES
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 _HUGE = "100000000000000000000"  # > int64
@@ -96,7 +96,7 @@ def test_start_up_survives_unloadable_spool_records(db_path: Path) -> None:
 
 
 def test_prepare_never_raises_on_values_out_of_range() -> None:
-    from collector.columns import table_of
+    from collector.store.columns import table_of
 
     table, notes = table_of(
         {"start_time": [1, 2**63 + 5, None], "input_tokens": [2**64, -5, 3]},
@@ -106,3 +106,40 @@ def test_prepare_never_raises_on_values_out_of_range() -> None:
     assert table.column("start_time").type == pa.timestamp("ns")
     assert table.column("start_time").null_count == 2
     assert notes == 2
+
+
+def test_an_event_time_past_2262_keeps_its_span(db_path: Path) -> None:
+    pb2_span = span("with-late-event")
+    pb2_span.events.add(name="late", time_unix_nano=2**64 - 1)
+    with Collector(db_path, grpc_port=0, http_port=None, batch_seconds=0.01) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        client.export(trace_request([pb2_span, span("neighbour")]))
+        client.close()
+        assert collector.flush(10)
+        assert collector.stats().dead_letters == 0
+    events = _rows(db_path, "SELECT events FROM spans WHERE name = 'with-late-event'")[0][0]
+    assert json.loads(events)[0]["time"].startswith("2554-")
+
+
+def test_a_split_batch_that_then_fails_is_replayed_whole(db_path: Path, monkeypatch) -> None:
+    original = Store.write
+
+    def failing(self: Store, batch: Any, seq: int) -> tuple[int, int]:
+        if batch.spans is not None and batch.logs is not None:
+            raise duckdb.ConversionException("Conversion Error: injected, forces a split")
+        if batch.logs is not None:
+            raise duckdb.IOException("No space left on device (injected)")
+        return original(self, batch, seq)
+
+    monkeypatch.setattr(Store, "write", failing)
+    with Collector(db_path, grpc_port=0, http_port=None, batch_seconds=3600) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        client.export(trace_request([span("kept")]))
+        client.export_logs(logs_request([log_record("must survive")]))
+        client.close()
+        assert collector.flush(10)
+    monkeypatch.setattr(Store, "write", original)
+    with Collector(db_path, grpc_port=None, http_port=None):
+        pass
+    assert _rows(db_path, "SELECT body FROM logs") == [('"must survive"',)]
+    assert _rows(db_path, "SELECT name FROM spans") == [("kept",)]

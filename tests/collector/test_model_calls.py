@@ -4,7 +4,7 @@ and the hot columns of MLflow and Vercel AI SDK spans."""
 from __future__ import annotations
 
 from collector import Collector
-from collector.hot_fields import hot_fields
+from collector.routing.hot_fields import hot_fields
 from tests.collector.otlp import GrpcClient, new_span_id, new_trace_id, span, trace_request
 
 USAGE = {"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20}
@@ -70,3 +70,17 @@ def test_hot_fields_of_mlflow_and_ai_sdk_spans() -> None:
     )
     assert (chat[0], chat[3], chat[4]) == ("chat", 7, 3)
     assert hot_fields("ai.toolCall", {"ai.toolCall.name": "t"})[:2] == ("execute_tool", "t")
+    assert hot_fields("haystack.agent.step.tool", {"haystack.tool.name": "t"})[:2] == (
+        "execute_tool",
+        "t",
+    )
+    output = '{"replies": [{"meta": {"model": "m", "usage": {"prompt_tokens": 5, "completion_tokens": 2}}}]}'
+    assert hot_fields("haystack.agent.step.llm", {"haystack.agent.step.llm.output": output}) == (
+        "chat",
+        None,
+        "m",
+        5,
+        2,
+    )
+    helper = {"openinference.span.kind": "LLM", "llm.model_name": "m", "input.value": "{}"}
+    assert hot_fields("OpenAILike._prepare_chat_with_tools", helper) == (None,) * 5

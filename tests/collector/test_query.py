@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from collector import Collector, InvalidRequest, RefusedQuery, check_read_only
-from collector import query as query_module
+from collector.query import query as query_module
 from schemas.views import VIEW_NAMES
 from tests.collector.otlp import GrpcClient, span, trace_request
 

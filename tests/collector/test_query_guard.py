@@ -1,4 +1,4 @@
-"""`collector.sql_guard` on hand-written SQL: what the query endpoint runs and refuses."""
+"""`collector.query.sql_guard` on hand-written SQL: what the query endpoint runs and refuses."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ def test_the_engine_itself_refuses_files_and_settings(
     db_path: Path, secrets: Path, monkeypatch: Any
 ) -> None:
     """With the statement guard switched off, the engine's own settings still hold."""
-    monkeypatch.setattr("collector.query.check_safe_for_endpoint", lambda *_a, **_k: None)
+    monkeypatch.setattr("collector.query.query.check_safe_for_endpoint", lambda *_a, **_k: None)
     with Collector(db_path, grpc_port=None, http_port=0) as running:
         url = f"{running.http_endpoint}/tracesim/query"
         for sql in [

@@ -12,8 +12,8 @@ from typing import Any
 import grpc
 import pytest
 
-from collector import receiver_grpc
-from collector.receiver_grpc import GrpcReceiver
+from collector.receivers import receiver_grpc
+from collector.receivers.receiver_grpc import GrpcReceiver
 
 
 class _NoIngest:

@@ -24,7 +24,7 @@ from collector import (
     Redactor,
     load_redaction_file,
 )
-from collector.redaction_presets import luhn_valid
+from collector.redaction.redaction_presets import luhn_valid
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 EMAIL = "alice.smith@example.com"

@@ -9,8 +9,8 @@ from pathlib import Path
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
 
 from collector import Collector
-from collector.redaction import Redactor
-from collector.redaction_request import redact_traces
+from collector.redaction.redaction import Redactor
+from collector.redaction.redaction_request import redact_traces
 from tests.collector.otlp import (
     GrpcClient,
     key_values,

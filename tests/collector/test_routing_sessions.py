@@ -63,6 +63,8 @@ def test_chat_and_turn_each_take_their_own_first_match(
         "traceloop.association.properties.thread_id",
         "ai.telemetry.metadata.sessionId",
         "mlflow.trace.session",
+        "ai.settings.context.sessionId",
+        "langfuse.session.id",
     ],
 )
 def test_conversation_id_on_one_span_keys_its_trace_in_one_request(

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from collector import Collector
-from collector.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT
+from collector.store.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT
 
 SETTINGS = "SELECT current_setting('memory_limit'), current_setting('checkpoint_threshold')"
 

@@ -18,13 +18,13 @@ import duckdb
 import httpx
 
 from collector import Collector
-from collector.decode_json import logs_request_from_json, traces_request_from_json
+from collector.decode.decode_json import logs_request_from_json, traces_request_from_json
 from evaluator.inspect import inspect_db
 from evaluator.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.collector.otlp import GrpcClient
 
-__all__ = ["Outcome", "Recording", "discover", "replay"]
+__all__ = ["Outcome", "Recording", "discover", "replay", "store", "stored_rows"]
 
 HERE = Path(__file__).resolve().parent
 ROOTS = (HERE / "recordings", HERE / "handmade")
@@ -78,6 +78,7 @@ class Outcome:
     spans: int
     inspection: Any
     chats: list[str] = field(default_factory=list)
+    db: Path | None = None
 
 
 def _to_protobuf(signal: str, ext: str, body: bytes) -> Any:
@@ -113,11 +114,40 @@ def _send_http(collector: Collector, recording: Recording) -> None:
             response.raise_for_status()
 
 
+def store(recording: Recording, *, transport: str, workdir: Path) -> Path:
+    """Send the recording over `transport` ("grpc" or "http") to a collector, stop it; the file."""
+    db = workdir / f"{recording.variant}-{transport}.duckdb"
+    grpc = transport == "grpc"
+    ports = {"grpc_port": 0 if grpc else None, "http_port": None if grpc else 0}
+    with Collector(db, **ports, fsync=False) as collector:  # durability is not under test
+        (_send_grpc if grpc else _send_http)(collector, recording)
+    return db
+
+
+_SPAN_COLUMNS = (
+    "trace_id, span_id, parent_span_id, name, kind, start_time, end_time, status_code, "
+    "status_message, service_name, scope_name, attributes, resource_attributes, events, links, "
+    "chat_id, turn_id, operation, tool_name, model, input_tokens, output_tokens"
+)
+_LOG_COLUMNS = (
+    "log_id, time, severity_number, body, event_name, trace_id, span_id, attributes, chat_id"
+)
+
+
+def stored_rows(db: Path) -> tuple[list[tuple], list[tuple]]:
+    """Every stored span and log record (what the evaluation reads), in a fixed order."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        spans = con.execute(f"SELECT {_SPAN_COLUMNS} FROM spans ORDER BY ALL").fetchall()
+        logs = con.execute(f"SELECT {_LOG_COLUMNS} FROM logs ORDER BY ALL").fetchall()
+    finally:
+        con.close()
+    return spans, logs
+
+
 def replay(recording: Recording, *, transport: str, workdir: Path) -> Outcome:
     """Send the recording over `transport` ("grpc" or "http"), evaluate, read back."""
-    db = workdir / f"{recording.variant}-{transport}.duckdb"
-    with Collector(db, grpc_port=0, http_port=0) as collector:
-        (_send_grpc if transport == "grpc" else _send_http)(collector, recording)
+    db = store(recording, transport=transport, workdir=workdir)
     evaluate_db(db, config=EvalConfig(), output_dir=workdir / "results", progress=False)
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -131,12 +161,12 @@ def replay(recording: Recording, *, transport: str, workdir: Path) -> Outcome:
             call["arguments"] = json.loads(call["arguments"]) if call["arguments"] else {}
         models, tokens_in, tokens_out = con.execute(
             "SELECT count(*), sum(input_tokens)::BIGINT, sum(output_tokens)::BIGINT FROM llm_calls"
-        ).fetchone()
-        spans = con.execute("SELECT count(*) FROM spans").fetchone()[0]
+        ).fetchall()[0]
+        spans = con.execute("SELECT count(*) FROM spans").fetchall()[0][0]
         chats = [
             r[0] for r in con.execute("SELECT DISTINCT chat_id FROM spans ORDER BY 1").fetchall()
         ]
         inspection = inspect_db(con)
     finally:
         con.close()
-    return Outcome(calls, models, tokens_in, tokens_out, spans, inspection, chats)
+    return Outcome(calls, models, tokens_in, tokens_out, spans, inspection, chats, db)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from evaluator import extract_tool_calls
-from evaluator.extract_envelopes import unwrap_value
+from evaluator.extract.envelopes import unwrap_value
 
 T0 = datetime(2025, 1, 1, 12, 0, 0)
 
@@ -254,3 +254,258 @@ def test_uipath_synthesized_container_is_not_a_call() -> None:
     ]
     [call] = extract_tool_calls(rows)
     assert (call.span_id, call.result) == (format(2, "016x"), "Sunny")
+
+
+def _responses(n: int, answered: list[tuple[str, str]], *, trace: int) -> dict:
+    parts = [{"type": "tool_call_response", "id": i, "response": r} for i, r in answered]
+    return _row(
+        n,
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.input.messages": json.dumps([{"role": "tool", "parts": parts}]),
+        },
+        trace=trace,
+    )
+
+
+def test_without_tool_spans_the_requested_calls_are_the_calls() -> None:
+    conversation = [
+        _model(1, [("w1", "get_weather", {"city": "Paris"})], trace=1),
+        _responses(2, [("w1", '{"result": "Sunny"}')], trace=2),
+    ]
+    [call] = extract_tool_calls([conversation[0]], context=conversation)
+    assert (call.id, call.name, call.arguments, call.result) == (
+        "w1",
+        "get_weather",
+        {"city": "Paris"},
+        "Sunny",
+    )
+    assert extract_tool_calls([conversation[1]], context=conversation) == []
+    with_tool_span = [*conversation, _tool(3, {"gen_ai.tool.call.id": "w1"}, trace=3)]
+    assert extract_tool_calls([conversation[0]], context=with_tool_span) == []
+
+
+def test_missing_result_read_from_a_later_tool_message_event() -> None:
+    tool_message = {"name": "gen_ai.tool.message", "attributes": {"id": "c1", "content": "ok"}}
+    rows = [
+        _tool(1, {"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": "{}"}),
+        _row(2, "chat m", {"gen_ai.operation.name": "chat"}, events=json.dumps([tool_message])),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert call.result == "ok"
+
+
+def test_json_encoded_string_result_is_that_string() -> None:
+    [call] = extract_tool_calls([_tool(1, {"gen_ai.tool.call.result": '"Sunny, 21 C"'})])
+    assert call.result == "Sunny, 21 C"
+
+
+def test_strands_tool_span_events_are_its_input_and_output() -> None:
+    events = [
+        {"name": "gen_ai.tool.message", "attributes": {"content": '{"city": "Paris"}', "id": "w1"}},
+        {"name": "gen_ai.choice", "attributes": {"message": '[{"text": "Sunny"}]', "id": "w1"}},
+    ]
+    [call] = extract_tool_calls([_tool(1, {}, events=json.dumps(events))])
+    assert (call.id, call.arguments, call.result) == ("w1", {"city": "Paris"}, "Sunny")
+
+
+def test_smolagents_arguments_envelope_and_final_answer() -> None:
+    args = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"city": "Paris"}}
+    rows = [
+        _row(
+            1,
+            "SimpleTool",
+            {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": json.dumps(args)},
+        ),
+        _row(
+            2, "FinalAnswerTool", {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.arguments) == ("t", {"city": "Paris"})
+
+
+def test_haystack_tool_and_llm_step_spans() -> None:
+    llm_output = {
+        "replies": [
+            {"content": [{"tool_call": {"tool_name": "t", "arguments": {"k": 1}, "id": "h1"}}]}
+        ]
+    }
+    rows = [
+        _row(
+            1, "haystack.agent.step.llm", {"haystack.agent.step.llm.output": json.dumps(llm_output)}
+        ),
+        _row(
+            2,
+            "haystack.agent.step.tool",
+            {
+                "haystack.tool.name": "t",
+                "haystack.agent.step.tool.input": '{"k": 1}',
+                "haystack.tool.error": True,
+                "haystack.agent.step.tool.output": json.dumps(
+                    {"error": "Failed to invoke Tool `t` with parameters {'k': 1}. Error: boom"}
+                ),
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result, call.error) == (
+        "t",
+        "h1",
+        {"k": 1},
+        None,
+        "boom",
+    )
+
+
+def test_mlflow_completion_outputs_give_the_ids() -> None:
+    completion = {
+        "choices": [
+            {
+                "message": {
+                    "tool_calls": [{"id": "m1", "function": {"name": "t", "arguments": "{}"}}]
+                }
+            }
+        ]
+    }
+    rows = [
+        _row(
+            1,
+            "Completions",
+            {"mlflow.spanType": '"CHAT_MODEL"', "mlflow.spanOutputs": json.dumps(completion)},
+        ),
+        _row(2, "t", {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": "{}"}),
+    ]
+    assert [c.id for c in extract_tool_calls(rows)] == ["m1"]
+
+
+def test_nested_tool_spans_of_two_instrumentations_are_one_call() -> None:
+    outer = _row(
+        1,
+        "agent.get_weather",
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "get_weather",
+            "input.value": '{"city": "Paris"}',
+            "output.value": "order not found",
+        },
+    )
+    inner = _row(
+        2,
+        "execute_tool get_weather",
+        {"gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "c1"},
+        parent_span_id=outer["span_id"],
+        status_code="ERROR",
+        status_message="ValueError: order not found",
+    )
+    [call] = extract_tool_calls([outer, inner])
+    assert (call.id, call.arguments, call.result, call.error) == (
+        "c1",
+        {"city": "Paris"},
+        None,
+        "order not found",
+    )
+
+
+def test_model_span_naming_its_requested_call_is_not_a_tool_span() -> None:
+    model = _model(1, [("c1", "lookup", {"k": 1})])
+    model["attributes"] = json.dumps(
+        {
+            **json.loads(model["attributes"]),
+            "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.call.id": "c1",
+        }
+    )
+    execution = _row(2, "lookup", {}, status_code="ERROR", status_message="KeyError: k")
+    [call] = extract_tool_calls([model, execution])
+    assert (call.id, call.name, call.arguments, call.error, call.span_id) == (
+        "c1",
+        "lookup",
+        {"k": 1},
+        "k",
+        execution["span_id"],
+    )
+
+
+def test_langsmith_tool_span_prompt_completion_and_exception_repr() -> None:
+    completion = {"output": {"content": "Sunny", "type": "tool", "tool_call_id": "c1"}}
+    events = [
+        {
+            "name": "exception",
+            "attributes": {"exception.message": "ValueError('boom')Traceback (most recent..."},
+        }
+    ]
+    rows = [
+        _tool(
+            1, {"gen_ai.prompt": '{"city": "Paris"}', "gen_ai.completion": json.dumps(completion)}
+        ),
+        _tool(2, {"gen_ai.prompt": "{}"}, status_code="ERROR", events=json.dumps(events)),
+    ]
+    first, second = extract_tool_calls(rows)
+    assert (first.arguments, first.result) == ({"city": "Paris"}, "Sunny")
+    assert second.error == "boom"
+
+
+def test_llama_index_tool_call_result_envelope() -> None:
+    result = {
+        "tool_name": "t",
+        "tool_kwargs": {"k": 1},
+        "tool_id": "c7",
+        "tool_output": {"tool_name": "t", "raw_output": "order not found", "is_error": True},
+    }
+    row = _tool(1, {"tool.arguments": '{"k": 1}', "traceloop.entity.output": json.dumps(result)})
+    [call] = extract_tool_calls([row])
+    assert (call.id, call.arguments, call.result, call.error) == (
+        "c7",
+        {"k": 1},
+        None,
+        "order not found",
+    )
+
+
+def test_langfuse_observations() -> None:
+    generation = {
+        "role": "assistant",
+        "tool_calls": [{"id": "l1", "function": {"name": "get_weather", "arguments": "{}"}}],
+    }
+    rows = [
+        _row(
+            1,
+            "OpenAI-generation",
+            {
+                "langfuse.observation.type": "generation",
+                "langfuse.observation.output": json.dumps(generation),
+            },
+        ),
+        _row(
+            2,
+            "get_weather",
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"args": [], "kwargs": {"city": "Paris"}}',
+                "langfuse.observation.output": "Sunny",
+            },
+        ),
+    ]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "get_weather",
+        "l1",
+        {"city": "Paris"},
+        "Sunny",
+    )
+
+
+def test_an_answered_request_without_a_span_is_a_call_where_spans_lack_ids() -> None:
+    conversation = [
+        _model(1, [("c1", "t", {"k": 1})]),
+        _tool(2, {"gen_ai.tool.call.arguments": '{"k": 1}', "gen_ai.tool.call.result": "ok"}),
+        _model(3, [("c2", "u", {"q": 2})]),
+        _responses(4, [("c1", "ok"), ("c2", "Error: nope")], trace=1),
+    ]
+    calls = extract_tool_calls(conversation, context=conversation)
+    assert [(c.id, c.name, c.arguments, c.result) for c in calls] == [
+        ("c1", "t", {"k": 1}, "ok"),
+        ("c2", "u", {"q": 2}, "Error: nope"),
+    ]

@@ -118,3 +118,39 @@ def test_judge_rubrics_in_config_reach_the_stage_and_name_real_judges() -> None:
     assert config.judge_rubrics == {"tool_invocation": "x"}
     with pytest.raises(ValueError, match="not a judge"):
         EvalConfig(judge_rubrics={"tool_invocaton": "x"})
+
+
+def test_tool_judges_from_config_through_evaluate_db(tmp_path) -> None:
+    """Config selects the tool judges and adds a rubric; the pipeline shows the reference."""
+    from evaluator.pipeline import evaluate_db
+    from tests.evaluator.test_pipeline import build_db
+    from tests.fakes.openai_server import judge_reply
+
+    db = build_db(tmp_path / "t.duckdb")
+    config = EvalConfig(
+        metrics=["trajectory_accuracy", "tool_selection"],
+        judge_rubrics={"trajectory_accuracy": "Refunds need a lookup first."},
+    )
+    with fake_openai(judge_reply) as fake:
+        llm = LLMConfig(base_url=fake.base_url, model="judge")
+        outcome = evaluate_db(db, config=config, llm=llm, output_dir=tmp_path / "o", progress=False)
+        asked = list(fake.requests)
+    trajectory = [
+        r for r in asked if r["response_format"]["json_schema"]["name"] == "trajectory_accuracy"
+    ]
+    assert len(trajectory) == 2  # one per conversation
+    ok = next(
+        r
+        for r in trajectory
+        if "lookup_order" in r["messages"][1]["content"]
+        and "refund" in r["messages"][1]["content"].lower()
+    )
+    assert "Refunds need a lookup first." in ok["messages"][0]["content"]
+    assert (
+        '## Reference trajectory\n- {"args":{"order_id":42},"name":"lookup_order"'
+        in ok["messages"][1]["content"]
+    )
+    con = duckdb.connect(str(db))
+    names = {row[0] for row in con.execute("SELECT DISTINCT metric FROM scores").fetchall()}
+    assert {"trajectory_accuracy", "tool_selection"} <= names
+    assert outcome.exit_code == 0

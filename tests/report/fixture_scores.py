@@ -25,6 +25,12 @@ _BEHAVIOR_LABELS = [
     "repetition",
     "lack of specific information",
 ]
+_SEVERITY = {  # arksim's severity of each failure label (scores.details.severity)
+    "false information": "critical",
+    "disobey user request": "high",
+    "lack of specific information": "medium",
+    "repetition": "low",
+}
 _DETERMINISTIC = ("tool_call_args", "tool_call_order", "tool_call_count", "trajectory")
 _JUDGES = ("helpfulness", "coherence", "relevance", "faithfulness", "verbosity")
 
@@ -42,6 +48,7 @@ def add_score(
     label: str | None = None,
     reason: str = "",
     created: datetime,
+    details: dict | None = None,
 ) -> None:
     """Append one score row (passed: value >= threshold, None when either is missing)."""
     passed = None if value is None or threshold is None else value >= threshold
@@ -57,7 +64,7 @@ def add_score(
         threshold=threshold,
         label=label,
         reason=reason,
-        details=to_json({"fixture": True}),
+        details=to_json({"fixture": True, **(details or {})}),
         created_at=created,
     )
 
@@ -135,6 +142,7 @@ def add_scores(
         label=label,
         reason=f"The agent showed: {label}. {XSS_TEXT}" if judges_run else "not run",
         created=created,
+        details={"severity": _SEVERITY.get(label)} if judges_run else None,
     )
     goal = rng.choice([1.0, 1.0, 0.5, 0.0]) if judges_run else None
     add_score(

@@ -171,4 +171,4 @@ def test_an_empty_database_still_reports(tmp_path: Path) -> None:
     create_all(con)
     con.close()
     page = write_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "No scores for this evaluation." in page
+    assert "Not evaluated yet" in page and "tracesim evaluate --db FILE" in page

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.evaluator.test_pipeline import build_db
@@ -74,3 +75,19 @@ def test_evaluate_and_report_with_unwritable_outputs_exit_2(tmp_path: Path) -> N
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
     assert not (tmp_path / "missing.duckdb").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_folder_is_refused_by_collect_and_run(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = CliRunner().invoke(cli, ["collect", "--db", str(locked / "x.duckdb")])
+        assert result.exit_code == 2 and "not writable" in result.output
+        result = CliRunner().invoke(
+            cli, ["run", str(EXAMPLE), "--output_dir", str(locked / "out"), "--no-progress"]
+        )
+        assert result.exit_code == 2 and "output_dir" in result.output
+    finally:
+        locked.chmod(0o700)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -17,14 +18,66 @@ from tracesim.cli import cli
 
 _COUNTS = ("tests", "failures", "errors", "skipped")
 
+# Jenkins' junit-10.xsd, as data: allowed / required attributes and child order per element
+_ATTRIBUTES = {
+    "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, set()),
+    "testsuite": (
+        {
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "time",
+            "disabled",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+        },
+        {"name", "tests"},
+    ),
+    "properties": (set(), set()),
+    "property": ({"name", "value"}, {"name", "value"}),
+    "testcase": ({"name", "assertions", "time", "classname", "status"}, {"name"}),
+    "failure": ({"type", "message"}, set()),
+    "error": ({"type", "message"}, set()),
+    "skipped": (set(), set()),
+    "system-out": (set(), set()),
+    "system-err": (set(), set()),
+}
+_CHILD_ORDER = {
+    "testsuites": ["testsuite"],
+    "testsuite": ["properties", "testcase", "system-out", "system-err"],
+    "properties": ["property"],
+    "testcase": ["skipped", "error", "failure", "system-out", "system-err"],
+}
+_AT_MOST_ONE = {"testsuite": {"properties", "system-out", "system-err"}, "testcase": {"skipped"}}
+
+
+def _check_schema(element: ET.Element) -> None:
+    """`element` and its children follow junit-10.xsd (attributes, required ones, order)."""
+    allowed, required = _ATTRIBUTES[element.tag]
+    assert set(element.attrib) <= allowed, (element.tag, set(element.attrib) - allowed)
+    assert required <= set(element.attrib), (element.tag, required - set(element.attrib))
+    order = _CHILD_ORDER.get(element.tag, [])
+    positions = [order.index(child.tag) for child in element]  # ValueError: not allowed here
+    assert positions == sorted(positions), (element.tag, [c.tag for c in element])
+    for tag in _AT_MOST_ONE.get(element.tag, ()):
+        assert len(element.findall(tag)) <= 1, (element.tag, tag)
+    for child in element:
+        _check_schema(child)
+    if element.tag in ("skipped", "system-out", "system-err"):
+        assert len(element) == 0  # text only
+
 
 def _check_junit_shape(root: ET.Element) -> None:
-    """The structure GitHub, GitLab and Jenkins accept: testsuites > testsuite > testcase,
-    integer counts that add up, a numeric time, at most one outcome element per case."""
+    """The structure GitHub, GitLab and Jenkins accept: junit-10.xsd, plus integer counts
+    that add up, numeric times, and a message on every failure and error."""
+    _check_schema(root)
     assert root.tag == "testsuites"
     totals = dict.fromkeys(_COUNTS, 0)
     for suite in root:
-        assert suite.tag == "testsuite" and suite.get("name")
         cases = suite.findall("testcase")
         found = {
             "tests": len(cases),
@@ -36,14 +89,15 @@ def _check_junit_shape(root: ET.Element) -> None:
             assert int(suite.get(key)) == found[key], key
             totals[key] += found[key]
         float(suite.get("time"))
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suite.get("timestamp"))
         for case in cases:
-            assert case.get("classname") and case.get("name")
+            assert case.get("classname")
             float(case.get("time"))
             outcomes = [c for c in case if c.tag in ("failure", "error", "skipped")]
             assert len(outcomes) <= 1
             for child in outcomes:
-                assert child.get("message")
-    for key in _COUNTS:
+                assert child.get("message") or child.tag == "skipped"
+    for key in ("tests", "failures", "errors"):
         assert int(root.get(key)) == totals[key]
 
 
@@ -106,3 +160,19 @@ def test_the_step_summary_keeps_table_cells_intact() -> None:
     assert row.startswith("| pipe\\|s #0 | Failed | ")
     assert "line1 line2 &lt;b&gt;" in row and "expected, not found: x()" in row
     assert "no gates defined, 1 conversation(s) failed" in text
+
+
+def test_a_not_graded_conversation_is_skipped_with_a_reason() -> None:
+    outcome = ConversationOutcome(
+        chat_id="c",
+        scenario_id="s",
+        repetition=0,
+        final_score=None,
+        status="Not graded",
+        seconds=0.0,
+        error=None,
+    )
+    root = ET.fromstring(junit_xml([outcome], eval_id="e"))
+    _check_junit_shape(root)
+    (skipped,) = root.iter("skipped")
+    assert skipped.text.startswith("not graded") and root.find("testsuite").get("skipped") == "1"

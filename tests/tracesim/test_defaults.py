@@ -35,6 +35,18 @@ def test_every_command_defaults_to_the_same_db(name: str) -> None:
     )
 
 
+def test_evaluate_without_db_reads_the_default_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "results").mkdir()
+    build_db(tmp_path / DEFAULT_DB_PATH)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACESIM_DB", raising=False)
+    result = CliRunner().invoke(cli, ["evaluate", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "results" / "results.json").is_file()  # next to the DuckDB file
+
+
 def _second_run(db: Path) -> None:
     """Copy run-1's conversations as a later run-2 (one chat)."""
     con = duckdb.connect(str(db))

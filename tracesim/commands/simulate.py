@@ -22,4 +22,7 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx: click.Context, config: str, no_progress: bool) -> None:
     """Drive CONFIG's scenarios and capture, without evaluating (arksim's `simulate`)."""
-    ctx.invoke(run_command, config=config, sets=(), no_progress=no_progress, capture_only=True)
+    args = [config, *ctx.args, *(["--no-progress"] if no_progress else [])]
+    args.append("--capture-only")
+    with run_command.make_context(run_command.name, args, parent=ctx) as sub:
+        run_command.invoke(sub)

@@ -18,4 +18,6 @@ __all__ = ["command"]
 @click.pass_context
 def command(ctx: click.Context, config: str, no_progress: bool) -> None:
     """Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`)."""
-    ctx.invoke(run_command, config=config, sets=(), no_progress=no_progress, capture_only=False)
+    args = [config, *ctx.args, *(["--no-progress"] if no_progress else [])]
+    with run_command.make_context(run_command.name, args, parent=ctx) as sub:
+        run_command.invoke(sub)

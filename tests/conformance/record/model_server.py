@@ -63,6 +63,23 @@ def _tool_results(body: dict[str, Any]) -> int:
     return count or replayed
 
 
+def _offered_name(body: dict[str, Any], name: str) -> str:
+    """The name under which the request offers tool `name`, as a real model would call it.
+
+    Some frameworks qualify tool names (Semantic Kernel: "<plugin>-<function>").
+    """
+    offered = []
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict):
+            function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            if isinstance(function.get("name"), str):
+                offered.append(function["name"])
+    if name in offered:
+        return name
+    qualified = [o for o in offered if o.endswith(name) and not o[-len(name) - 1].isalnum()]
+    return qualified[0] if len(qualified) == 1 else name
+
+
 def _offers_final_answer(body: dict[str, Any]) -> bool:
     """True when the agent ends its run by calling a `final_answer` tool (smolagents)."""
     for tool in body.get("tools") or []:
@@ -136,6 +153,7 @@ class ModelServer:
                     script = [*SCRIPT, ("call_final", "final_answer", {"answer": FINAL_ANSWER})]
                 if step < len(script):
                     call_id, name, args = script[step]
+                    name = _offered_name(body, name)
                     calls = [
                         {
                             "id": call_id,
@@ -178,6 +196,7 @@ class ModelServer:
                 rid = f"resp_{step}_{time.monotonic_ns()}"
                 if step < len(SCRIPT):
                     call_id, name, args = SCRIPT[step]
+                    name = _offered_name(body, name)
                     item: dict[str, Any] = {
                         "type": "function_call",
                         "id": f"fc_{call_id}",

@@ -74,6 +74,25 @@ def turn_context(
     )
 
 
+_SERVER: dict[str, Any] = {}
+"""One stand-in model server for every judge case of the session (started on first use)."""
+
+
+def _server() -> Any:
+    if "fake" not in _SERVER:
+        handler_box: dict[str, Any] = {}
+        context = fake_openai(lambda body: handler_box["handler"](body))
+        _SERVER.update(fake=context.__enter__(), context=context, box=handler_box)
+    return _SERVER
+
+
+def stop_server() -> None:
+    """Stop the shared stand-in server (the peers' conftest calls it at session end)."""
+    if "context" in _SERVER:
+        _SERVER["context"].__exit__(None, None, None)
+        _SERVER.clear()
+
+
 def judge_once(judge: Judge, ctx: MetricContext, label: str | None) -> tuple[MetricResult, dict]:
     """Run `judge` on `ctx` over HTTP; the stand-in model answers `label` (None: the fake's
     default answer for that judge). Returns (result, request)."""
@@ -84,13 +103,23 @@ def judge_once(judge: Judge, ctx: MetricContext, label: str | None) -> tuple[Met
         answer = {"reasoning": "as a careful reviewer would", "label": label}
         return chat_completion(json.dumps(answer), prompt_tokens=40, completion_tokens=8)
 
+    server = _server()
+    server["box"]["handler"] = handler
+    fake = server["fake"]
     con = duckdb.connect()
     create_all(con)
-    with fake_openai(handler) as fake:
-        llm = LLMConfig(base_url=fake.base_url, model="judge", api_key_env="NO_KEY")
-        client = JudgeClient(llm, cache=LLMCache(con))
-        (result,) = asyncio.run(run_judges([(judge, ctx)], client=client, config=EvalConfig()))
-        body = fake.requests[0]
+    seen = len(fake.requests)
+    llm = LLMConfig(base_url=fake.base_url, model="judge", api_key_env="NO_KEY")
+    client = JudgeClient(llm, cache=LLMCache(con))
+
+    async def grade() -> list[MetricResult]:
+        try:
+            return await run_judges([(judge, ctx)], client=client, config=EvalConfig())
+        finally:
+            await client.aclose()
+
+    (result,) = asyncio.run(grade())
+    (body,) = fake.requests[seen:]
     assert client.usage.input_tokens == 40  # cost accounting kept
     return result, body
 

@@ -12,3 +12,9 @@ def pytest_configure(config) -> None:
     config.addinivalue_line(
         "markers", "spec_override(reason): a peer case whose answer SPEC overrides"
     )
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    from tests.evaluator.peers._common import stop_server
+
+    stop_server()

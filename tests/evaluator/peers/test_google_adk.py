@@ -324,3 +324,62 @@ def test_informational_metric_reported_not_failing() -> None:
     ]
     result = aggregate(info)
     assert (result.value, result.passed) == (pytest.approx(3.0), None)
+
+
+# --- RUBRIC_BASED_TOOL_USE_QUALITY_V1 (test_rubric_based_tool_use_quality_v1.py) -----------
+# ADK's rubric judge of tool use -> a tool judge given the rubric (`with_rubric`, config
+# `judge_rubrics`, or the scenario's own `judge_rubrics`); the checks are on the prompt.
+
+RUBRICS = "Did the agent use the correct tool?\nWere the tool parameters correct?"
+
+
+def _judge_prompt(*, calls=(), scenario=None, rubric=RUBRICS):
+    from evaluator.judges import BUILTIN_JUDGES, with_rubric
+    from tests.evaluator.peers._common import judge_once, turn_context
+
+    judge = BUILTIN_JUDGES["tool_selection"]
+    if rubric:
+        judge = with_rubric(judge, rubric)
+    ctx = turn_context(user="User input here.", agent="Done.", calls=list(calls), scenario=scenario)
+    _, body = judge_once(judge, ctx, "correct")
+    return body["messages"][0]["content"], body["messages"][1]["content"]
+
+
+def test_rubric_prompt_basic_invocation() -> None:
+    system, user = _judge_prompt()
+    assert "User input here." in user
+    assert "Did the agent use the correct tool?" in system
+    assert "Were the tool parameters correct?" in system
+    assert "## Available tools\n(not known" in user  # ADK: "Agent has no tools."
+    assert "Tool calls:\n(no tool calls)" in user  # ADK: "No intermediate steps were taken."
+
+
+def test_rubric_prompt_invocation_rubrics_only() -> None:
+    scenario = {"judge_rubrics": {"tool_selection": "Did the agent use the lookup tool?"}}
+    _, user = _judge_prompt(scenario=scenario, rubric="")
+    assert "User input here." in user and "Did the agent use the lookup tool?" in user
+
+
+@pytest.mark.spec_override(
+    reason="SPEC §7: every judge carries its own fixed rubric and label set; a user rubric "
+    "only adds to it, so a judge without user rubrics still runs (ADK: 'Rubrics are required.')"
+)
+def test_rubric_prompt_without_user_rubrics() -> None:
+    system, _ = _judge_prompt(rubric="")
+    assert "TOOL SELECTION" in system
+
+
+def test_rubric_prompt_with_tool_declarations() -> None:
+    tools = [
+        {"function_declarations": None, "name": "test_func", "description": "A test function."}
+    ]
+    _, user = _judge_prompt(scenario={"tools": tools})
+    assert '"name":"test_func"' in user and '"description":"A test function."' in user
+
+
+def test_rubric_prompt_with_tool_call_and_response() -> None:
+    calls = [
+        ToolCall(id="call1", name="test_func", args={"arg1": "val1"}, result='{"result": "ok"}')
+    ]
+    _, user = _judge_prompt(calls=calls)
+    assert 'test_func({"arg1":"val1"}) -> {"result": "ok"}' in user

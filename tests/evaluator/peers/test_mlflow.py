@@ -8,22 +8,18 @@ on each turn rolled up with `aggregate`. Their mocked judge verdict is the
 stand-in model's answer; the port checks what our judge is shown and how the
 verdict maps. Reading MLflow's own span attributes (`mlflow.spanType` TOOL,
 `mlflow.spanInputs` / `mlflow.spanOutputs`) is extraction: those cases
-belong to the extraction helper (conform).
+run through `extract_tool_calls` (the conform helper's rules).
 """
 
 from __future__ import annotations
 
 import json
 
-import pytest
-
 from evaluator import extract_tool_calls
 from evaluator.judges import BUILTIN_JUDGES
 from evaluator.metrics import aggregate
 from schemas import ToolCall
 from tests.evaluator.peers._common import judge_once, span_row, turn_context
-
-CONFORM = pytest.mark.xfail(strict=False, reason="extraction: conform")
 
 
 def _weather_ctx(calls, *, question, answer, conversation=False):
@@ -128,7 +124,6 @@ def _mlflow_span(name: str, span_type: str, inputs, outputs=None, index: int = 1
     return row
 
 
-@CONFORM
 def test_mlflow_tool_span_is_a_call() -> None:
     spans = [
         _mlflow_span("agent", "AGENT", {"question": "What is the weather in Paris?"}, "Sunny", 1),
@@ -142,7 +137,6 @@ def test_mlflow_tool_span_is_a_call() -> None:
     )
 
 
-@CONFORM
 def test_mlflow_tool_span_exception_is_the_error() -> None:
     span = _mlflow_span(
         "get_weather",
@@ -168,7 +162,6 @@ def test_mlflow_tool_span_exception_is_the_error() -> None:
     assert call.name == "get_weather" and call.error == "City not found"
 
 
-@CONFORM
 def test_mlflow_session_tool_spans() -> None:
     spans = [
         _mlflow_span(

@@ -27,8 +27,6 @@ from evaluator.metrics.vocabulary import names_match
 from schemas import ToolCall
 from tests.evaluator.peers._common import span_row
 
-CONFORM = pytest.mark.xfail(strict=False, reason="extraction: conform")
-
 
 def calls(*names: str) -> list[ToolCall]:
     return [ToolCall(name=n) for n in names]
@@ -420,9 +418,11 @@ def test_extract_args_missing_input() -> None:
     assert call.arguments == {}
 
 
-@CONFORM
+@pytest.mark.spec_override(
+    reason="SPEC §5: an empty value counts as missing: result None, not '' (UiPath: '')"
+)
 def test_extract_outputs_unwrap_content_envelope() -> None:
-    assert [c.result for c in trace(*SAMPLE)] == ["result1", "result2", ""]
+    assert [c.result for c in trace(*SAMPLE)] == ["result1", "result2", None]
 
 
 @pytest.mark.spec_override(
@@ -433,7 +433,6 @@ def test_extract_outputs_missing_output() -> None:
     assert call.result is None
 
 
-@CONFORM
 def test_extract_skips_synthesized_tool_spans() -> None:
     got = trace(
         {
@@ -473,7 +472,6 @@ def test_extract_outputs_json_without_content() -> None:
     assert call.result == '{"status": "success", "data": "some data"}'
 
 
-@CONFORM
 def test_extract_outputs_dict_output_unwrapped() -> None:
     (call,) = trace({"tool.name": "t", "output.value": {"content": "dict output value"}})
     assert call.result == "dict output value"
@@ -657,7 +655,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             True,
             1.0,
-            marks=CONFORM,
             id="perfect",
         ),
         pytest.param(
@@ -669,7 +666,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             False,
             0.75,
-            marks=CONFORM,
             id="partial",
         ),
         pytest.param(
@@ -687,7 +683,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             [("tool1", "wrong_output1"), ("tool2", "output2")],
             False,
             0.5,
-            marks=CONFORM,
             id="partial_non_strict",
         ),
         pytest.param(
@@ -699,7 +694,6 @@ def test_args_evaluator(expected, strict, value) -> None:
             ],
             True,
             1.0,
-            marks=CONFORM,
             id="raw_criteria",
         ),
     ],
@@ -921,7 +915,6 @@ def _envelope(text: str) -> str:
     return json.dumps({"content": text})
 
 
-@CONFORM
 @pytest.mark.parametrize(
     ("spans", "expected", "value"),
     [

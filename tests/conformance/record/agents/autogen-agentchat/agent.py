@@ -34,9 +34,20 @@ async def main():
         model="scripted",
         base_url=os.environ["MODEL_BASE_URL"],
         api_key="sk-local",
-        model_info={"vision": False, "function_calling": True, "json_output": False, "family": "unknown", "structured_output": False},
+        model_info={
+            "vision": False,
+            "function_calling": True,
+            "json_output": False,
+            "family": "unknown",
+            "structured_output": False,
+        },
     )
-    agent = AssistantAgent("conformance_agent", model_client=client, tools=[get_weather, lookup_order], max_tool_iterations=10)
+    agent = AssistantAgent(
+        "conformance_agent",
+        model_client=client,
+        tools=[get_weather, lookup_order],
+        max_tool_iterations=10,
+    )
     result = await agent.run(task="Weather in Paris twice, then order A1?")
     print(result.messages[-1].content)
     await client.close()

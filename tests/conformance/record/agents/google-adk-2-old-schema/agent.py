@@ -32,14 +32,25 @@ def lookup_order(order_id: str) -> str:
 
 
 async def main():
-    model = LiteLlm(model="openai/scripted", api_base=os.environ["MODEL_BASE_URL"], api_key="sk-local")
-    agent = LlmAgent(name="conformance_agent", model=model, instruction="Answer with the tools.", tools=[get_weather, lookup_order])
+    model = LiteLlm(
+        model="openai/scripted", api_base=os.environ["MODEL_BASE_URL"], api_key="sk-local"
+    )
+    agent = LlmAgent(
+        name="conformance_agent",
+        model=model,
+        instruction="Answer with the tools.",
+        tools=[get_weather, lookup_order],
+    )
     sessions = InMemorySessionService()
     await sessions.create_session(app_name="conformance", user_id="u1", session_id="conv-42")
     runner = Runner(agent=agent, app_name="conformance", session_service=sessions)
-    message = types.Content(role="user", parts=[types.Part(text="Weather in Paris twice, then order A1?")])
+    message = types.Content(
+        role="user", parts=[types.Part(text="Weather in Paris twice, then order A1?")]
+    )
     try:
-        async for event in runner.run_async(user_id="u1", session_id="conv-42", new_message=message):
+        async for event in runner.run_async(
+            user_id="u1", session_id="conv-42", new_message=message
+        ):
             if event.is_final_response() and event.content and event.content.parts:
                 print(event.content.parts[0].text)
     except ValueError as exc:

@@ -37,7 +37,11 @@ def lookup_order(order_id: str) -> str:
     raise ValueError(f"order {order_id} not found")
 
 
-generator = OpenAIChatGenerator(model="scripted", api_base_url=os.environ["MODEL_BASE_URL"], api_key=Secret.from_token("sk-local"))
+generator = OpenAIChatGenerator(
+    model="scripted",
+    api_base_url=os.environ["MODEL_BASE_URL"],
+    api_key=Secret.from_token("sk-local"),
+)
 agent = Agent(chat_generator=generator, tools=[get_weather, lookup_order])
 result = agent.run(messages=[ChatMessage.from_user("Weather in Paris twice, then order A1?")])
 print(result["messages"][-1].text)

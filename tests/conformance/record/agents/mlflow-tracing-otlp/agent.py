@@ -15,8 +15,20 @@ from openai import OpenAI
 mlflow.openai.autolog()
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -44,7 +56,9 @@ def run(question):
         for call in message.tool_calls:
             args = json.loads(call.function.arguments)
             try:
-                result = {"get_weather": get_weather, "lookup_order": lookup_order}[call.function.name](**args)
+                result = {"get_weather": get_weather, "lookup_order": lookup_order}[
+                    call.function.name
+                ](**args)
             except Exception as exc:
                 result = f"Error: {exc}"
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})

@@ -31,8 +31,12 @@ def lookup_order(order_id: str) -> str:
 
 
 def main():
-    model = OpenAIChat(id="scripted", base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
-    agent = Agent(name="conformance", model=model, tools=[get_weather, lookup_order], session_id="conv-42")
+    model = OpenAIChat(
+        id="scripted", base_url=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"]
+    )
+    agent = Agent(
+        name="conformance", model=model, tools=[get_weather, lookup_order], session_id="conv-42"
+    )
     try:
         print(agent.run("Weather in Paris twice, then order A1?").content)
     finally:

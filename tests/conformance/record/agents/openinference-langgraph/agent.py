@@ -39,7 +39,9 @@ def main():
     agent = create_react_agent(model, [get_weather, lookup_order], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "conv-42"}}
     try:
-        result = agent.invoke({"messages": [("user", "Weather in Paris twice, then order A1?")]}, config)
+        result = agent.invoke(
+            {"messages": [("user", "Weather in Paris twice, then order A1?")]}, config
+        )
         print(result["messages"][-1].content)
     finally:
         provider.force_flush()

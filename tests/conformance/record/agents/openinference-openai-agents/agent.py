@@ -34,7 +34,9 @@ def tool_error(ctx, error: Exception) -> str:
     return f"error: {error}"
 
 
-ERRORS = {"failure_error_function": tool_error} if os.environ.get("TOOL_ERROR_DETAILS") == "1" else {}
+ERRORS = (
+    {"failure_error_function": tool_error} if os.environ.get("TOOL_ERROR_DETAILS") == "1" else {}
+)
 
 
 @function_tool(**ERRORS)
@@ -44,11 +46,18 @@ def lookup_order(order_id: str) -> str:
 
 
 def main():
-    agent = Agent(name="conformance", instructions="Answer with the tools.", model="scripted", tools=[get_weather, lookup_order])
+    agent = Agent(
+        name="conformance",
+        instructions="Answer with the tools.",
+        model="scripted",
+        tools=[get_weather, lookup_order],
+    )
     config = RunConfig(group_id="conv-42", workflow_name="conformance")
     try:
         with using_session("conv-42"):
-            result = Runner.run_sync(agent, "Weather in Paris twice, then order A1?", run_config=config)
+            result = Runner.run_sync(
+                agent, "Weather in Paris twice, then order A1?", run_config=config
+            )
         print(result.final_output)
     finally:
         provider.force_flush()

@@ -43,7 +43,11 @@ def lookup_order(order_id: str) -> str:
 
 
 def main():
-    model = OpenAIServerModel(model_id="scripted", api_base=os.environ["OPENAI_BASE_URL"], api_key=os.environ["OPENAI_API_KEY"])
+    model = OpenAIServerModel(
+        model_id="scripted",
+        api_base=os.environ["OPENAI_BASE_URL"],
+        api_key=os.environ["OPENAI_API_KEY"],
+    )
     agent = ToolCallingAgent(tools=[get_weather, lookup_order], model=model, max_steps=6)
     try:
         with using_session("conv-42"):

@@ -30,8 +30,20 @@ OpenAIInstrumentor().instrument()
 handler = get_telemetry_handler()
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -60,7 +72,9 @@ def main():
             for call in message.tool_calls:
                 args = json.loads(call.function.arguments)
                 try:
-                    with handler.tool(call.function.name, tool_call_id=call.id, tool_type="function") as tool:
+                    with handler.tool(
+                        call.function.name, tool_call_id=call.id, tool_type="function"
+                    ) as tool:
                         tool.arguments = args
                         result = FUNCTIONS[call.function.name](**args)
                         tool.tool_result = result

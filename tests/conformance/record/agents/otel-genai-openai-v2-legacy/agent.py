@@ -31,8 +31,20 @@ OpenAIInstrumentor().instrument()
 handler = get_telemetry_handler()
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup_order",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -62,7 +74,12 @@ def main():
             for call in message.tool_calls:
                 args = json.loads(call.function.arguments)
                 try:
-                    with handler.tool(call.function.name, arguments=args, tool_call_id=call.id, tool_type="function") as tool:
+                    with handler.tool(
+                        call.function.name,
+                        arguments=args,
+                        tool_call_id=call.id,
+                        tool_type="function",
+                    ) as tool:
                         result = FUNCTIONS[call.function.name](**args)
                         tool.tool_result = result
                 except Exception as exc:  # the tool's error goes back to the model

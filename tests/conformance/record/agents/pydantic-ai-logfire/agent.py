@@ -16,7 +16,9 @@ from pydantic_ai.providers.openai import OpenAIProvider
 logfire.configure(send_to_logfire=False, service_name=os.environ["TSREC_VARIANT"], console=False)
 logfire.instrument_pydantic_ai()
 
-model = OpenAIChatModel("scripted", provider=OpenAIProvider(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"))
+model = OpenAIChatModel(
+    "scripted", provider=OpenAIProvider(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local")
+)
 agent = Agent(model, name="conformance_agent")
 
 

@@ -23,7 +23,9 @@ trace.set_tracer_provider(provider)
 
 version = os.environ.get("TSREC_PYDANTIC_AI_VERSION")
 settings = InstrumentationSettings(version=int(version)) if version else InstrumentationSettings()
-model = OpenAIChatModel("scripted", provider=OpenAIProvider(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local"))
+model = OpenAIChatModel(
+    "scripted", provider=OpenAIProvider(base_url=os.environ["MODEL_BASE_URL"], api_key="sk-local")
+)
 Agent.instrument_all(settings)
 agent = Agent(model, name="conformance_agent")
 

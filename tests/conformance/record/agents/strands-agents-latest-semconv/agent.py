@@ -36,7 +36,10 @@ def lookup_order(order_id: str) -> str:
     raise ValueError(f"order {order_id} not found")
 
 
-model = OpenAIModel(client_args={"base_url": os.environ["MODEL_BASE_URL"], "api_key": "sk-local"}, model_id="scripted")
+model = OpenAIModel(
+    client_args={"base_url": os.environ["MODEL_BASE_URL"], "api_key": "sk-local"},
+    model_id="scripted",
+)
 agent = Agent(
     name="conformance_agent",
     model=model,

@@ -1,0 +1,236 @@
+"""OTLP/HTTP receiver (starlette app): /v1/traces, /v1/logs and /tracesim/query.
+
+Protobuf or JSON bodies, optionally gzip'd; the answer uses the request's
+content type. Size is checked on Content-Length, while reading, and while
+decompressing (no gzip bombs). Errors map once: 400 malformed, 401 token,
+413 too large, 415 content type, 503 + Retry-After when full.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import zlib
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+import orjson
+from google.protobuf import json_format
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from collector.errors import Busy, InvalidRequest, TooLarge
+from collector.ingest import Ingest
+from collector.query.query import QueryAnswer
+from collector.receivers.responses import logs_response as _logs_response
+from collector.receivers.responses import trace_response as _trace_response
+
+__all__ = ["build_app"]
+
+_PROTOBUF = "application/x-protobuf"
+_JSON = "application/json"
+
+QueryFn = Callable[[str, list[Any] | None], "Future[QueryAnswer]"]
+"""Queues a query on the query workers (never the receivers' threads); raises Busy when full."""
+
+
+def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """An error answer as JSON `{"code", "message"}` (google.rpc.Status shape)."""
+    return Response(
+        orjson.dumps({"code": code, "message": message}),
+        status_code=code,
+        media_type=_JSON,
+        headers=headers,
+    )
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """Decompress a whole gzip body, every member of it (RFC 1952 allows several), never
+    holding more than `limit` bytes; a truncated body or trailing garbage is refused, so a
+    request is never stored in part."""
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
+        try:
+            chunk = inflater.decompress(rest, limit - size + 1)
+        except zlib.error as error:
+            raise InvalidRequest(f"body is not valid gzip: {error}") from None
+        size += len(chunk)
+        if size > limit or inflater.unconsumed_tail:
+            raise TooLarge(f"decompressed body exceeds {limit} bytes")
+        if not inflater.eof:
+            raise InvalidRequest(
+                "gzip body is truncated (its end is missing); send the whole body again"
+            )
+        out.append(chunk)
+        rest = inflater.unused_data
+        if not rest:
+            return b"".join(out)
+        if not rest.startswith(b"\x1f\x8b"):
+            raise InvalidRequest(
+                f"{len(rest)} bytes after the end of the gzip data are not gzip; send only "
+                "the gzip stream"
+            )
+
+
+class _InFlight:
+    """Bytes of request bodies held by requests being read or handled, across all
+    connections, so many slow uploads cannot fill memory (answered 503 past `limit`).
+    Used on the event loop's thread only."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.bytes = 0
+
+    def claim(self) -> _Claim:
+        return _Claim(self)
+
+
+class _Claim:
+    """What one request holds of the in-flight budget; `release` gives it back."""
+
+    def __init__(self, budget: _InFlight) -> None:
+        self._budget = budget
+        self.bytes = 0
+
+    def take(self, size: int) -> None:
+        budget = self._budget
+        if budget.bytes + size > budget.limit and budget.bytes > self.bytes:
+            raise Busy("too many request bytes in flight at the collector; retry later")
+        budget.bytes += size
+        self.bytes += size
+
+    def release(self) -> None:
+        self._budget.bytes -= self.bytes
+        self.bytes = 0
+
+
+async def _read_body(request: Request, limit: int, claim: _Claim) -> bytes:
+    """Read the (possibly gzip'd) body, refusing more than `limit` bytes either way; the
+    bytes held are taken from `claim` as they arrive (Busy when the budget is spent)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"request body of {declared} bytes exceeds the limit of {limit}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"request body exceeds the limit of {limit} bytes")
+        claim.take(len(chunk))
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding == "gzip":
+        inflated = _gunzip(body, limit)
+        claim.take(len(inflated))
+        return inflated
+    if encoding not in ("identity", ""):
+        raise InvalidRequest(f"unsupported Content-Encoding {encoding!r} (use gzip or none)")
+    return body
+
+
+def build_app(
+    ingest: Ingest,
+    *,
+    query: QueryFn,
+    auth_token: str | None = None,
+    max_request_bytes: int = 16 << 20,
+    max_inflight_bytes: int | None = None,
+    retry_after: int = 1,
+) -> Starlette:
+    """The ASGI app of the HTTP receiver. `max_inflight_bytes` (default 4 requests of the
+    largest size) bounds the bytes of all request bodies held at once."""
+    expected = f"Bearer {auth_token}".encode() if auth_token else None
+    inflight = _InFlight(max_inflight_bytes or 4 * max_request_bytes)
+
+    def authorized(request: Request) -> bool:
+        if expected is None:
+            return True
+        given = request.headers.get("authorization", "").encode()
+        return hmac.compare_digest(given, expected)
+
+    def export_endpoint(
+        export_pb: Callable[[bytes], tuple[int, str]],
+        export_json: Callable[[bytes], tuple[int, str]],
+        response_for: Callable[[int, str], Any],
+    ) -> Callable[..., Any]:
+        async def endpoint(request: Request) -> Response:
+            if not authorized(request):
+                return _status_json(401, "missing or wrong bearer token in Authorization header")
+            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if content_type not in (_PROTOBUF, _JSON):
+                return _status_json(
+                    415, f"unsupported Content-Type {content_type!r}; use {_PROTOBUF} or {_JSON}"
+                )
+            claim = inflight.claim()
+            try:
+                body = await _read_body(request, max_request_bytes, claim)
+                export = export_pb if content_type == _PROTOBUF else export_json
+                rejected, message = await run_in_threadpool(export, body)
+            except TooLarge as error:
+                return _status_json(413, str(error))
+            except InvalidRequest as error:
+                return _status_json(400, str(error))
+            except Busy as error:
+                return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+            finally:
+                claim.release()
+            answer = response_for(rejected, message)
+            if content_type == _PROTOBUF:
+                return Response(answer.SerializeToString(), media_type=_PROTOBUF)
+            return Response(json_format.MessageToJson(answer, indent=None), media_type=_JSON)
+
+        return endpoint
+
+    async def query_endpoint(request: Request) -> Response:
+        if not authorized(request):
+            return _status_json(401, "missing or wrong bearer token in Authorization header")
+        claim = inflight.claim()
+        try:
+            body = await _read_body(request, max_request_bytes, claim)
+            claim.release()  # the query text is small once parsed
+            document = orjson.loads(body)
+            if not isinstance(document, dict) or not isinstance(document.get("sql"), str):
+                raise InvalidRequest('body must be JSON {"sql": "...", "params": [...]}')
+            params = document.get("params")
+            if params is not None and not isinstance(params, list):
+                raise InvalidRequest('"params" must be a JSON list')
+            answer = await asyncio.wrap_future(query(document["sql"], params))
+        except orjson.JSONDecodeError as error:
+            return _status_json(400, f"body is not valid JSON: {error}")
+        except TooLarge as error:
+            return _status_json(413, str(error))
+        except InvalidRequest as error:
+            return _status_json(400, str(error))
+        except Busy as error:
+            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+        finally:
+            claim.release()
+        payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
+        if answer.truncated:  # absent means every row is there
+            payload["truncated"] = True
+        return Response(orjson.dumps(payload), media_type=_JSON)
+
+    routes = [
+        Route(
+            "/v1/traces",
+            export_endpoint(ingest.export_traces, ingest.export_traces_json, _trace_response),
+            methods=["POST"],
+        ),
+        Route(
+            "/v1/logs",
+            export_endpoint(ingest.export_logs, ingest.export_logs_json, _logs_response),
+            methods=["POST"],
+        ),
+        Route("/tracesim/query", query_endpoint, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes)
+    app.state.inflight = inflight  # read by tests and diagnostics
+    return app

@@ -1,0 +1,413 @@
+"""Redaction rules applied at ingest, so personal data in attributes never reaches DuckDB.
+
+Tool-call arguments and results, prompts and log bodies can hold personal data
+(SPEC §9). A `RedactionRule` names attributes by glob and either replaces the
+whole value (no pattern) or every match of a regex or built-in preset inside
+string values: inside lists and maps too, and inside JSON documents held in a
+string (tool arguments), which are parsed, redacted and re-serialised compactly.
+
+Rules run at ingest, on the protobuf request before it is spooled
+(`collector.redaction.redaction_request`, which also covers names, status messages,
+severity text and bytes values), so raw values never reach disk. The
+hot columns and routing keys (tool_name, model, tokens, chat/turn ids,
+service.name) come from attributes no rule touches (`PROTECTED_ATTRIBUTES`).
+The log record body is matched as the attribute name `body`.
+
+Order for one attribute: a whole-value rule wins; otherwise presets run in
+`PRESETS` order (cards before phones), then custom patterns in the order given.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from collector.redaction.redaction_presets import PRESETS
+from collector.routing.hot_fields import HOT_ATTRIBUTES
+from collector.routing.routing_keys import ROUTING_ATTRIBUTES
+from schemas.conventions import OTEL, TRACESIM
+
+__all__ = [
+    "DEFAULT_REPLACEMENT",
+    "InvalidRedactionRule",
+    "LOG_BODY",
+    "PROTECTED_ATTRIBUTES",
+    "RedactionRule",
+    "Redactor",
+    "SCOPES",
+]
+
+SCOPES: tuple[str, ...] = ("spans", "events", "logs", "resources")
+"""Where a rule can apply: span attributes, span-event attributes, log records (attributes
+and body), resource attributes."""
+DEFAULT_REPLACEMENT = "[REDACTED]"
+LOG_BODY = "body"
+"""The name a log record's body is matched under."""
+PROTECTED_ATTRIBUTES: frozenset[str] = (
+    HOT_ATTRIBUTES | ROUTING_ATTRIBUTES | {OTEL.SERVICE_NAME, TRACESIM.RUN_ID, TRACESIM.SCENARIO_ID}
+)
+"""Attributes no rule touches: they fill hot columns and routing keys."""
+
+_FIELDS = ("attributes", "pattern", "preset", "replacement", "apply_to")
+_CACHE_LIMIT = 8192
+_CUSTOM_RANK = 100  # presets rank 1..len(PRESETS), custom patterns after them
+_UNCHANGED = object()
+
+
+class InvalidRedactionRule(ValueError):
+    """A redaction rule that cannot be compiled; the message names the rule and the fix."""
+
+
+@dataclass(frozen=True)
+class RedactionRule:
+    """Which attributes to redact, and how.
+
+    `attributes`: glob patterns of attribute names (`*` matches any run of characters).
+    `pattern`: a regex replaced inside string values; `preset`: a built-in regex by name
+    (see `collector.redaction.redaction_presets.PRESETS`); neither: the whole value is replaced.
+    `replacement`: literal text put in place of what is redacted.
+    `apply_to`: any of `SCOPES`.
+    """
+
+    attributes: tuple[str, ...] = ("*",)
+    pattern: str | None = None
+    preset: str | None = None
+    replacement: str = DEFAULT_REPLACEMENT
+    apply_to: tuple[str, ...] = SCOPES
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "redaction rule") -> RedactionRule:
+        """A rule from config (YAML/JSON/kwargs); unknown fields and bad types are refused."""
+        if not isinstance(data, Mapping):
+            raise InvalidRedactionRule(
+                f"{where}: expected a mapping with fields {', '.join(_FIELDS)} or a preset name"
+                f" ({', '.join(PRESETS)}), got {type(data).__name__}"
+            )
+        unknown = sorted(set(data) - set(_FIELDS))
+        if unknown:
+            raise InvalidRedactionRule(
+                f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; "
+                f"allowed: {', '.join(_FIELDS)}"
+            )
+        kwargs: dict[str, Any] = {}
+        for name in ("attributes", "apply_to"):
+            if name in data:
+                kwargs[name] = _string_tuple(data[name], f"{where}: {name!r}")
+        for name in ("pattern", "preset", "replacement"):
+            value = data.get(name)
+            if value is not None and not isinstance(value, str):
+                raise InvalidRedactionRule(
+                    f"{where}: {name!r} must be a string, got {type(value).__name__}"
+                )
+            if value is not None:
+                kwargs[name] = value
+        return cls(**kwargs)
+
+    @classmethod
+    def coerce(cls, item: Any, *, where: str = "redaction rule") -> RedactionRule:
+        """A rule from a RedactionRule, a config mapping or a bare preset name."""
+        if isinstance(item, RedactionRule):
+            return item
+        if isinstance(item, str):
+            return cls(preset=item)
+        return cls.from_dict(item, where=where)
+
+    def describe(self) -> str:
+        """Short text naming the rule in error messages."""
+        how = (
+            f"preset {self.preset!r}"
+            if self.preset
+            else f"pattern {self.pattern!r}"
+            if self.pattern is not None
+            else "whole value"
+        )
+        return f"{how} on {', '.join(self.attributes)}"
+
+
+def _string_tuple(value: Any, where: str) -> tuple[str, ...]:
+    """A tuple of strings from a string or list of strings."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InvalidRedactionRule(f"{where} must be a string or a list of strings")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """One rule ready to run."""
+
+    names: re.Pattern[str]
+    regex: re.Pattern[str] | None
+    check: Callable[[str], bool] | None
+    replacement: str
+    template: str
+    scopes: frozenset[str]
+    rank: int
+    hint: str | None
+    exact: frozenset[str]
+    """The rule's globs without wildcards: the names it names exactly."""
+
+
+def _compile(rule: RedactionRule, index: int) -> _Compiled:
+    """Validate and compile one rule (`index` counts from 1, for messages)."""
+    where = f"redaction rule {index} ({rule.describe()})"
+    if not rule.attributes or not all(isinstance(g, str) and g for g in rule.attributes):
+        raise InvalidRedactionRule(
+            f"{where}: 'attributes' needs at least one non-empty attribute name or glob "
+            "(e.g. 'gen_ai.tool.call.arguments', '*.email', '*')"
+        )
+    bad_scopes = [scope for scope in rule.apply_to if scope not in SCOPES]
+    if bad_scopes or not rule.apply_to:
+        raise InvalidRedactionRule(
+            f"{where}: apply_to {list(rule.apply_to)!r} is not a non-empty list of "
+            f"{', '.join(SCOPES)}"
+        )
+    if not isinstance(rule.replacement, str):
+        raise InvalidRedactionRule(f"{where}: 'replacement' must be a string")
+    if rule.preset is not None and rule.pattern is not None:
+        raise InvalidRedactionRule(f"{where}: give 'pattern' or 'preset', not both")
+    regex: re.Pattern[str] | None = None
+    check = None
+    rank = 0
+    hint = None
+    if rule.preset is not None:
+        preset = PRESETS.get(rule.preset)
+        if preset is None:
+            raise InvalidRedactionRule(
+                f"{where}: unknown preset {rule.preset!r}; presets are {', '.join(PRESETS)}"
+            )
+        regex, check, hint = preset.regex, preset.check, preset.hint
+        rank = 1 + list(PRESETS).index(rule.preset)
+    elif rule.pattern is not None:
+        try:
+            regex = re.compile(rule.pattern)
+        except re.error as error:
+            raise InvalidRedactionRule(
+                f"{where}: invalid regular expression: {error}; give a Python regex, "
+                f"or use a preset ({', '.join(PRESETS)})"
+            ) from None
+        if regex.search("") is not None:
+            raise InvalidRedactionRule(
+                f"{where}: the pattern matches the empty string, so it would redact between "
+                "every character; make it match at least one character"
+            )
+        rank = _CUSTOM_RANK + index
+    names = re.compile("|".join(fnmatch.translate(glob) for glob in rule.attributes))
+    return _Compiled(
+        names=names,
+        regex=regex,
+        check=check,
+        replacement=rule.replacement,
+        template=rule.replacement.replace("\\", "\\\\"),
+        scopes=frozenset(rule.apply_to),
+        rank=rank,
+        hint=hint,
+        exact=frozenset(glob for glob in rule.attributes if not set(glob) & set("*?[")),
+    )
+
+
+class _Plan:
+    """The rules for one attribute name: a whole-value replacement, or pattern rules in order.
+    Text is screened first by one character class (every preset match holds a digit or an @),
+    then by the rules' regexes, so plain text costs one fast scan."""
+
+    __slots__ = ("hint", "rules", "whole")
+
+    def __init__(self, rules: tuple[_Compiled, ...]) -> None:
+        self.whole = rules[0].replacement if rules[0].regex is None else None
+        self.rules = tuple(rule for rule in rules if rule.regex is not None)
+        hints = {rule.hint for rule in self.rules}
+        self.hint = None
+        if hints and None not in hints:
+            self.hint = re.compile(f"[{''.join(sorted(hints))}]")  # type: ignore[arg-type]
+
+    def hits(self, text: str) -> bool:
+        """True when some rule may change `text`."""
+        if self.hint is not None and self.hint.search(text) is None:
+            return False
+        return any(rule.regex.search(text) for rule in self.rules)  # type: ignore[union-attr]
+
+
+_MISSING = object()
+
+
+class _ScopeRedactor:
+    """The rules of one scope, with a cache of which rules apply to which attribute name."""
+
+    def __init__(self, rules: list[_Compiled]) -> None:
+        self._rules = sorted(rules, key=lambda rule: rule.rank)
+        self._plans: dict[str, _Plan | None] = {}
+
+    def _plan(self, name: str) -> _Plan | None:
+        """What to do with attribute `name` (None: leave it alone)."""
+        plan = self._plans.get(name, _MISSING)
+        if plan is not _MISSING:
+            return plan  # type: ignore[return-value]
+        matching = ()
+        if name not in PROTECTED_ATTRIBUTES:
+            matching = tuple(rule for rule in self._rules if rule.names.match(name))
+        plan = _Plan(matching) if matching else None
+        if len(self._plans) >= _CACHE_LIMIT:
+            self._plans.clear()
+        self._plans[name] = plan
+        return plan
+
+    def text_plan(self, name: str) -> _Plan | None:
+        """What to do with a text that is not an attribute value (a span name under
+        `span.name`, ...): pattern rules whose globs match, whole-value rules only when they
+        name it exactly (a name like `tracesim.turn` identifies a span; "*" means values)."""
+        key = "\0" + name
+        plan = self._plans.get(key, _MISSING)
+        if plan is not _MISSING:
+            return plan  # type: ignore[return-value]
+        matching = tuple(
+            rule
+            for rule in self._rules
+            if rule.names.match(name) and (rule.regex is not None or name in rule.exact)
+        )
+        plan = _Plan(matching) if matching else None
+        self._plans[key] = plan
+        return plan
+
+    def attributes(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """`attrs` with rules applied: the same dict when nothing changed, else a copy."""
+        out: dict[str, Any] | None = None
+        plan_for = self._plan
+        for name, value in attrs.items():
+            plan = plan_for(name)
+            if plan is None:
+                continue
+            new = _apply(plan, value)
+            if new is not _UNCHANGED:
+                if out is None:
+                    out = dict(attrs)
+                out[name] = new
+        return attrs if out is None else out
+
+    def value(self, name: str, value: Any) -> Any:
+        """One value under attribute name `name`, redacted."""
+        plan = self._plan(name)
+        if plan is None:
+            return value
+        new = _apply(plan, value)
+        return value if new is _UNCHANGED else new
+
+
+def _apply(plan: _Plan, value: Any) -> Any:
+    """Redacted value, or _UNCHANGED."""
+    if plan.whole is not None:
+        return plan.whole
+    return _walk(plan, value)
+
+
+def _walk(plan: _Plan, value: Any) -> Any:
+    """Apply pattern rules to strings (and integers) anywhere in `value`; _UNCHANGED if none hit."""
+    if isinstance(value, str):
+        text = _text(plan, value)
+        return _UNCHANGED if text is value else text
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return _UNCHANGED
+    if isinstance(value, int):
+        digits = str(value)
+        text = _text(plan, digits)
+        return _UNCHANGED if text is digits else text
+    if isinstance(value, list):
+        items = [_walk(plan, item) for item in value]
+        if all(item is _UNCHANGED for item in items):
+            return _UNCHANGED
+        return [old if new is _UNCHANGED else new for old, new in zip(value, items, strict=True)]
+    if isinstance(value, dict):
+        changed = False
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            new_key = _text(plan, key) if isinstance(key, str) else key
+            new = _walk(plan, item)
+            changed = changed or new is not _UNCHANGED or new_key is not key
+            out[new_key] = item if new is _UNCHANGED else new
+        return out if changed else _UNCHANGED
+    return _UNCHANGED
+
+
+def _text(plan: _Plan, text: str) -> str:
+    """`text` redacted (the same object when nothing matched). A JSON document is parsed and
+    its strings redacted one by one, so the result stays valid JSON."""
+    if not plan.hits(text):
+        return text
+    head = text.lstrip()[:1]
+    if head == "{" or head == "[":
+        try:
+            document = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            new = _walk(plan, document)
+            return text if new is _UNCHANGED else orjson.dumps(new).decode()
+    out = text
+    for rule in plan.rules:
+        regex = rule.regex
+        assert regex is not None
+        check = rule.check
+        if check is None:
+            out = regex.sub(rule.template, out)
+        else:
+            out = regex.sub(
+                lambda m, keep=check, put=rule.replacement: put if keep(m.group()) else m.group(),
+                out,
+            )
+    return text if out == text else out
+
+
+class Redactor:
+    """Compiled redaction rules. Pure and thread-safe for the single writer thread that uses
+    it (its name cache is a plain dict). Falsy when it has no rules.
+
+    `span`, `event`, `log` and `resource` are `attributes -> attributes` functions, or None
+    when no rule applies to that scope (so decoding skips redaction at zero cost).
+    """
+
+    def __init__(self, rules: Iterable[RedactionRule] = ()) -> None:
+        self.rules: tuple[RedactionRule, ...] = tuple(rules)
+        compiled = [_compile(rule, index) for index, rule in enumerate(self.rules, 1)]
+        scopes = {
+            scope: _ScopeRedactor([rule for rule in compiled if scope in rule.scopes])
+            for scope in SCOPES
+        }
+        has = {scope: bool(scopes[scope]._rules) for scope in SCOPES}
+        self.span = scopes["spans"].attributes if has["spans"] else None
+        self.event = scopes["events"].attributes if has["events"] else None
+        self.log = scopes["logs"].attributes if has["logs"] else None
+        self.resource = scopes["resources"].attributes if has["resources"] else None
+        self.log_body = (lambda body: scopes["logs"].value(LOG_BODY, body)) if has["logs"] else None
+        self.scopes: dict[str, _ScopeRedactor] = {s: r for s, r in scopes.items() if has[s]}
+        """The rules of each scope that has any (used on protobuf requests at ingest)."""
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    @classmethod
+    def from_config(
+        cls, config: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None
+    ) -> Redactor:
+        """Compile rules given as RedactionRule, config mappings or bare preset names.
+
+        Raises InvalidRedactionRule naming the rule and what is allowed.
+        """
+        if isinstance(config, Redactor):
+            return config
+        if config is None:
+            return cls()
+        if isinstance(config, (str, bytes, Mapping)):
+            raise InvalidRedactionRule(
+                "redaction: expected a list of rules (mappings or preset names), "
+                f"got {type(config).__name__}"
+            )
+        return cls(
+            RedactionRule.coerce(item, where=f"redaction rule {index}")
+            for index, item in enumerate(config, 1)
+        )

@@ -1,0 +1,232 @@
+"""Hot columns (operation, tool_name, model, tokens) from whichever convention a span uses.
+
+Pure functions over a decoded attribute dict; precedence follows SPEC §4/§5.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from schemas.conventions import (
+    AI_SDK,
+    GENAI,
+    HAYSTACK,
+    LANGFUSE,
+    MLFLOW,
+    OPENINFERENCE,
+    TRACELOOP,
+)
+
+__all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
+
+HotFields = tuple[str | None, str | None, str | None, int | None, int | None]
+"""(operation, tool_name, model, input_tokens, output_tokens)."""
+
+_OPENINFERENCE_OPS = {
+    OPENINFERENCE.KIND_TOOL: GENAI.OP_EXECUTE_TOOL,
+    OPENINFERENCE.KIND_LLM: GENAI.OP_CHAT,
+    OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
+}
+_PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_OI_MESSAGES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX)
+_MLFLOW_OPS = {
+    f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
+    **{f'"{kind}"': GENAI.OP_CHAT for kind in MLFLOW.MODEL_TYPES},
+    '"AGENT"': GENAI.OP_INVOKE_AGENT,
+}
+"""MLflow span types (stored JSON-encoded) -> GenAI operation."""
+
+HOT_ATTRIBUTES: frozenset[str] = frozenset(
+    (
+        GENAI.OPERATION_NAME,
+        OPENINFERENCE.SPAN_KIND,
+        TRACELOOP.SPAN_KIND,
+        GENAI.TOOL_NAME,
+        OPENINFERENCE.TOOL_NAME,
+        TRACELOOP.ENTITY_NAME,
+        MLFLOW.SPAN_TYPE,
+        MLFLOW.CHAT_USAGE,
+        AI_SDK.TOOL_CALL_NAME,
+        HAYSTACK.TOOL_NAME,
+        HAYSTACK.LLM_OUTPUT,
+        LANGFUSE.OBSERVATION_TYPE,
+        LANGFUSE.USAGE_DETAILS,
+        LANGFUSE.MODEL_NAME,
+        GENAI.RESPONSE_MODEL,
+        GENAI.REQUEST_MODEL,
+        OPENINFERENCE.LLM_MODEL_NAME,
+        GENAI.USAGE_INPUT_TOKENS,
+        GENAI.USAGE_PROMPT_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT,
+        GENAI.USAGE_OUTPUT_TOKENS,
+        GENAI.USAGE_COMPLETION_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+    )
+)
+"""Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
+agree with the hot columns)."""
+
+
+def as_int(value: Any) -> int | None:
+    """An int from an int, integral float or decimal string; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _text(value: Any) -> str | None:
+    """A non-empty string value, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _first_int(attrs: dict[str, Any], *keys: str) -> int | None:
+    """First key present with an integer value."""
+    for key in keys:
+        if key in attrs:
+            number = as_int(attrs[key])
+            if number is not None:
+                return number
+    return None
+
+
+def _records_a_model_call(attrs: dict[str, Any]) -> bool:
+    """An OpenInference LLM span records a model call when it carries usage or messages;
+    one with neither is a framework helper or a wrapper (LlamaIndex's
+    `_prepare_chat_with_tools`, the outer `achat`), not a model call (SPEC §5)."""
+    if OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT in attrs or (
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION in attrs
+    ):
+        return True
+    return any(key.startswith(_OI_MESSAGES) for key in attrs)
+
+
+def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """Derive the hot columns of one span from its name and attributes."""
+    get = attrs.get
+    traceloop_kind = get(TRACELOOP.SPAN_KIND)
+    operation = _text(get(GENAI.OPERATION_NAME))
+    if operation is None:
+        inference_kind = get(OPENINFERENCE.SPAN_KIND)
+        if isinstance(inference_kind, str):
+            operation = _OPENINFERENCE_OPS.get(inference_kind.upper())
+            if operation == GENAI.OP_CHAT and not _records_a_model_call(attrs):
+                return None, None, None, None, None
+        if operation is None and traceloop_kind == TRACELOOP.KIND_TOOL:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and name.startswith(_PREFIX):
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and AI_SDK.TOOL_CALL_NAME in attrs:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and MLFLOW.SPAN_TYPE in attrs:
+            return _mlflow_fields(name, attrs)
+        if operation is None and HAYSTACK.TOOL_NAME in attrs:
+            operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None and HAYSTACK.LLM_OUTPUT in attrs:
+            return _haystack_llm_fields(attrs)
+        if operation is None and LANGFUSE.OBSERVATION_TYPE in attrs:
+            return _langfuse_fields(name, attrs)
+    tool_name = (
+        _text(get(GENAI.TOOL_NAME))
+        or _text(get(OPENINFERENCE.TOOL_NAME))
+        or _text(get(AI_SDK.TOOL_CALL_NAME))
+        or _text(get(HAYSTACK.TOOL_NAME))
+    )
+    if tool_name is None and traceloop_kind == TRACELOOP.KIND_TOOL:
+        tool_name = _text(get(TRACELOOP.ENTITY_NAME))
+    if tool_name is None and name.startswith(_PREFIX):
+        tool_name = name[len(_PREFIX) :].strip() or None
+    model = (
+        _text(get(GENAI.RESPONSE_MODEL))
+        or _text(get(GENAI.REQUEST_MODEL))
+        or _text(get(OPENINFERENCE.LLM_MODEL_NAME))
+    )
+    input_tokens = _first_int(
+        attrs,
+        GENAI.USAGE_INPUT_TOKENS,
+        GENAI.USAGE_PROMPT_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT,
+    )
+    output_tokens = _first_int(
+        attrs,
+        GENAI.USAGE_OUTPUT_TOKENS,
+        GENAI.USAGE_COMPLETION_TOKENS,
+        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+    )
+    return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """MLflow tracing spans: the type names the operation, a TOOL span is named after its
+    function, usage sits in `mlflow.chat.tokenUsage` (JSON)."""
+    operation = _MLFLOW_OPS.get(str(attrs.get(MLFLOW.SPAN_TYPE)).strip())
+    tool_name = name if operation == GENAI.OP_EXECUTE_TOOL else None
+    tokens_in = tokens_out = None
+    usage = attrs.get(MLFLOW.CHAT_USAGE)
+    if isinstance(usage, str) and usage.startswith("{"):
+        try:
+            parsed = orjson.loads(usage)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            tokens_in, tokens_out = (
+                as_int(parsed.get("input_tokens")),
+                as_int(parsed.get("output_tokens")),
+            )
+    model = _text(attrs.get(GENAI.REQUEST_MODEL)) if operation == GENAI.OP_CHAT else None
+    return operation, tool_name, model, tokens_in, tokens_out
+
+
+def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
+    """Haystack's LLM step span: usage and model inside the replies' `meta` (JSON text)."""
+    try:
+        output = orjson.loads(attrs[HAYSTACK.LLM_OUTPUT])
+    except (orjson.JSONDecodeError, TypeError):
+        return GENAI.OP_CHAT, None, None, None, None
+    tokens_in = tokens_out = None
+    model = None
+    for reply in output.get("replies") or () if isinstance(output, dict) else ():
+        meta = reply.get("meta") if isinstance(reply, dict) else None
+        if not isinstance(meta, dict):
+            continue
+        model = model or _text(meta.get("model"))
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            prompt, completion = (
+                as_int(usage.get("prompt_tokens")),
+                as_int(usage.get("completion_tokens")),
+            )
+            tokens_in = (tokens_in or 0) + prompt if prompt is not None else tokens_in
+            tokens_out = (tokens_out or 0) + completion if completion is not None else tokens_out
+    return GENAI.OP_CHAT, None, model, tokens_in, tokens_out
+
+
+def _langfuse_fields(name: str, attrs: dict[str, Any]) -> HotFields:
+    """Langfuse SDK observations: a tool is named after its function; a generation carries
+    its model and usage (`usage_details` JSON, OpenAI or GenAI names)."""
+    kind = attrs.get(LANGFUSE.OBSERVATION_TYPE)
+    if kind == LANGFUSE.TYPE_TOOL:
+        return GENAI.OP_EXECUTE_TOOL, name, None, None, None
+    if kind != LANGFUSE.TYPE_GENERATION:
+        return None, None, None, None, None
+    tokens_in = tokens_out = None
+    usage = attrs.get(LANGFUSE.USAGE_DETAILS)
+    if isinstance(usage, str) and usage.startswith("{"):
+        try:
+            parsed = orjson.loads(usage)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
+            tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
+    return GENAI.OP_CHAT, None, _text(attrs.get(LANGFUSE.MODEL_NAME)), tokens_in, tokens_out

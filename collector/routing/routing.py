@@ -1,0 +1,165 @@
+"""Rules 3 and 4 of SPEC §3 across a trace: a span without its own key takes its trace's.
+
+`Router` remembers trace_id -> (chat_id, turn_id) of every `tracesim.turn` span
+(rule 3) and trace_id -> chat_id of the first conversation id seen on any span
+of a trace (rule 4: frameworks put it on the agent or root span only), both
+bounded LRUs. It also remembers which traces have stored rows still without a
+turn (`_waiting`) or without any chat (`_unkeyed`), so the store back-fills only
+traces that need it, whatever the arrival order, and after a restart
+(`preload`). Not thread-safe: the writer thread owns it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from collector.routing.routing_keys import RULE_NONE, RULE_SESSION, RULE_TRACE
+
+__all__ = ["Router"]
+
+
+def _remember(lru: OrderedDict[str, Any], key: str, value: Any, capacity: int) -> bool:
+    """Put key -> value as newest; True when the oldest entry had to go."""
+    lru[key] = value
+    lru.move_to_end(key)
+    if len(lru) > capacity:
+        lru.popitem(last=False)
+        return True
+    return False
+
+
+class Router:
+    """Trace -> turn and trace -> conversation maps, and the traces awaiting either."""
+
+    def __init__(self, *, capacity: int = 1_000_000) -> None:
+        self.capacity = capacity
+        self._turns: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self._sessions: OrderedDict[str, str] = OrderedDict()
+        self._waiting: OrderedDict[str, None] = OrderedDict()
+        self._unkeyed: OrderedDict[str, None] = OrderedDict()
+        self._new_sessions: list[tuple[str, str]] = []
+        self.waiting_overflow = False
+        """True when `_waiting` lost entries: back-fill then runs for every new turn span."""
+        self.unkeyed_overflow = False
+        """True when `_unkeyed` lost entries: back-fill then runs for every new conversation."""
+
+    def learn(self, trace_id: str, chat_id: str, turn_id: int) -> None:
+        """Remember the turn of a trace."""
+        _remember(self._turns, trace_id, (chat_id, turn_id), self.capacity)
+
+    def learn_session(self, trace_id: str, chat_id: str) -> bool:
+        """Remember a trace's conversation id (the first one seen wins); True when new."""
+        if trace_id in self._sessions:
+            return False
+        _remember(self._sessions, trace_id, chat_id, self.capacity)
+        return True
+
+    def preload(
+        self,
+        rows: Iterable[tuple[str, str, int]],
+        waiting: Iterable[str],
+        *,
+        waiting_complete: bool,
+        sessions: Iterable[tuple[str, str]] = (),
+        unkeyed: Iterable[str] = (),
+        unkeyed_complete: bool = True,
+    ) -> None:
+        """Load known turns, conversations and waiting traces from the store after a restart."""
+        for trace_id, chat_id, turn_id in rows:
+            if trace_id and chat_id is not None and turn_id is not None:
+                self.learn(trace_id, chat_id, turn_id)
+        for trace_id, chat_id in sessions:
+            if trace_id and chat_id:
+                self.learn_session(trace_id, chat_id)
+        for trace_id in waiting:
+            self._mark_waiting(trace_id)
+        for trace_id in unkeyed:
+            self._mark_unkeyed(trace_id)
+        if not waiting_complete:
+            self.waiting_overflow = True
+        if not unkeyed_complete:
+            self.unkeyed_overflow = True
+
+    def _mark_waiting(self, trace_id: str) -> None:
+        """Note that stored rows of this trace have no turn yet."""
+        if _remember(self._waiting, trace_id, None, self.capacity):
+            self.waiting_overflow = True
+
+    def _mark_unkeyed(self, trace_id: str) -> None:
+        """Note that stored rows of this trace have no chat yet."""
+        if _remember(self._unkeyed, trace_id, None, self.capacity):
+            self.unkeyed_overflow = True
+
+    def route(self, columns: dict[str, list[Any]], rules: list[int]) -> None:
+        """Apply rules 3 and 4 in place to rows keyed by nothing or only by rule 4.
+
+        The conversation ids of this batch are learned before unkeyed rows are routed,
+        so the order of spans within a batch does not matter.
+        """
+        turns, sessions = self._turns, self._sessions
+        trace_ids, chats, turn_ids = columns["trace_id"], columns["chat_id"], columns["turn_id"]
+        unkeyed: list[int] = []
+        for index, rule in enumerate(rules):
+            if rule == RULE_NONE:
+                unkeyed.append(index)
+                continue
+            trace_id = trace_ids[index]
+            if rule == RULE_SESSION:
+                known = turns.get(trace_id)
+                if known is not None:
+                    chats[index], turn_ids[index] = known
+                    rules[index] = RULE_TRACE
+                    continue
+                if trace_id is not None and self.learn_session(trace_id, chats[index]):
+                    self._new_sessions.append((trace_id, chats[index]))
+                if turn_ids[index] is None and trace_id is not None:
+                    self._mark_waiting(trace_id)
+                continue
+            if turn_ids[index] is None:
+                known = turns.get(trace_id)
+                if known is not None and known[0] == chats[index]:
+                    turn_ids[index] = known[1]
+                else:
+                    self._mark_waiting(trace_id)
+        for index in unkeyed:
+            trace_id = trace_ids[index]
+            if trace_id is None:
+                continue
+            known = turns.get(trace_id)
+            if known is not None:
+                chats[index], turn_ids[index] = known
+                rules[index] = RULE_TRACE
+                continue
+            self._mark_waiting(trace_id)
+            session = sessions.get(trace_id)
+            if session is not None:
+                chats[index] = session
+                rules[index] = RULE_SESSION
+            else:
+                self._mark_unkeyed(trace_id)
+
+    def backfill_targets(self, turns: Iterable[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+        """Of newly learned (trace_id, chat_id, turn_id), those whose stored spans may need keying."""
+        targets = []
+        for trace_id, chat_id, turn_id in turns:
+            if self.waiting_overflow or trace_id in self._waiting:
+                targets.append((trace_id, chat_id, turn_id))
+        return targets
+
+    def session_backfill_targets(self) -> list[tuple[str, str]]:
+        """(trace_id, chat_id) of conversations learned since the last call whose trace has
+        stored rows without a chat (rule 4 back-fill); those traces stop being unkeyed."""
+        learned, self._new_sessions = self._new_sessions, []
+        targets = []
+        for trace_id, chat_id in learned:
+            if self.unkeyed_overflow or trace_id in self._unkeyed:
+                targets.append((trace_id, chat_id))
+                self._unkeyed.pop(trace_id, None)
+        return targets
+
+    def settled(self, trace_ids: Iterable[str]) -> None:
+        """Forget traces whose back-fill committed."""
+        for trace_id in trace_ids:
+            self._waiting.pop(trace_id, None)

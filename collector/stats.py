@@ -1,0 +1,33 @@
+"""`CollectorStats`: what a collector did since it started (printed by `tracesim collect`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+__all__ = ["CollectorStats"]
+
+
+@dataclass(frozen=True)
+class CollectorStats:
+    """What the collector did since it started."""
+
+    spans_stored: int
+    logs_stored: int
+    rejected_spans: int
+    rejected_logs: int
+    busy_answers: int
+    requests: int
+    replayed_requests: int
+    pending_bytes: int
+    spool_bytes: int
+    dead_letters: int = 0
+    """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
+    nulled_values: int = 0
+    """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
+    quarantined_ranges: int = 0
+    """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
+    quarantined_bytes: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict (for printing / JSON)."""
+        return asdict(self)

@@ -1,0 +1,36 @@
+"""The writing side: writer threads, replay of spooled records, and the DuckDB store."""
+
+from collector.store.columns import COLUMN_TYPES, table_of
+from collector.store.replay import replay_item, replay_items
+from collector.store.store import (
+    DEFAULT_CHECKPOINT_THRESHOLD,
+    DEFAULT_MEMORY_LIMIT,
+    PreparedBatch,
+    Store,
+    check_size,
+    prepare,
+)
+from collector.store.writer import KIND_LOGS, KIND_TRACES, Item, Writer, WriterStats
+from collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
+
+__all__ = [
+    "COLUMN_TYPES",
+    "DATA_ERRORS",
+    "DEFAULT_CHECKPOINT_THRESHOLD",
+    "DEFAULT_MEMORY_LIMIT",
+    "Item",
+    "KIND_LOGS",
+    "KIND_TRACES",
+    "PreparedBatch",
+    "Store",
+    "Writer",
+    "WriterStats",
+    "check_size",
+    "concat",
+    "marks",
+    "prepare",
+    "replay_item",
+    "replay_items",
+    "rollback",
+    "table_of",
+]

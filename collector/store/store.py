@@ -1,0 +1,418 @@
+"""The DuckDB store: the only writer of `spans`, `logs`, `turns` and `conversations`.
+
+One read-write connection (`threads=1`, 128MB checkpoint threshold), bulk
+inserts from Arrow tables, and one transaction per batch that also records the
+last spool sequence number loaded, so a restart replays exactly what is missing.
+Not thread-safe: the writer thread owns it; readers use `cursor()`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from collector.decode.decode import SPAN_FIELDS, SpanBatch
+from collector.decode.decode_logs import LOG_FIELDS, LogBatch
+from collector.errors import StoreLocked
+from collector.store.columns import table_of
+from schemas.conventions import ARKSIM, TRACESIM
+from schemas.ddl import create_all
+
+__all__ = [
+    "DEFAULT_CHECKPOINT_THRESHOLD",
+    "DEFAULT_MEMORY_LIMIT",
+    "PreparedBatch",
+    "Store",
+    "check_size",
+    "prepare",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MEMORY_LIMIT = "512MB"
+"""DuckDB's buffer limit. With the threshold below, the collector peaked near 460 MB RSS
+instead of 570 MB (1GB / 256MB) at the same ~22k spans/s (benchmarks/ingest.py, 2 cores)."""
+DEFAULT_CHECKPOINT_THRESHOLD = "128MB"
+"""WAL size after which DuckDB checkpoints into the file: the main lever on peak RSS."""
+_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(b|bytes|[kmgt]i?b)\s*", re.IGNORECASE)
+
+
+def check_size(name: str, value: str) -> str:
+    """`value` when DuckDB reads it as a size ("512MB", "1GiB"); ValueError naming `name`."""
+    if not isinstance(value, str) or not _SIZE.fullmatch(value):
+        raise ValueError(f"{name}: {value!r} is not a size such as '512MB' or '1GiB'")
+    return value.strip()
+
+
+_TURN_FIELDS = (
+    "chat_id",
+    "turn_id",
+    "run_id",
+    "scenario_id",
+    "trace_id",
+    "span_id",
+    "user_message",
+    "agent_message",
+    "explicit_tool_calls",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "status",
+    "error",
+)
+_CONVERSATION_FIELDS = (
+    "chat_id",
+    "run_id",
+    "scenario_id",
+    "conversation_index",
+    "agent_type",
+    "num_turns",
+    "status",
+    "error",
+    "scenario",
+    "start_time",
+    "end_time",
+    "duration_ms",
+    "trace_id",
+    "span_id",
+)
+_LOADED_KEY = "spool_loaded_seq"
+_EXPLICIT_CHAT_KEYS = (TRACESIM.CHAT_ID, ARKSIM.CONVERSATION_ID)
+
+
+def _backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a newly known turn's trace that turn (SPEC §3 rule 3), except
+    rows whose own chat id (rule 1 or 2, on the span or its resource) names another chat:
+    those keep it, as they would had they arrived after the turn span."""
+    explicit = ", ".join(
+        f"nullif({table}.{column} ->> '$.\"{key}\"', '')"
+        for column in ("attributes", "resource_attributes")
+        for key in _EXPLICIT_CHAT_KEYS
+    )
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
+        f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
+        f"AND {table}.turn_id IS NULL AND ({table}.chat_id IS NULL "
+        f"OR {table}.chat_id = m.chat_id OR coalesce({explicit}) IS NULL)"
+    )
+
+
+def _session_backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
+    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
+        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
+    )
+
+
+def _keep_first(keys: list[Any]) -> list[int] | None:
+    """Indexes of the first occurrence of each key, or None when all keys are distinct."""
+    if len(set(keys)) == len(keys):
+        return None
+    seen: set[Any] = set()
+    keep = []
+    for index, key in enumerate(keys):
+        if key not in seen:
+            seen.add(key)
+            keep.append(index)
+    return keep
+
+
+def _select(columns: dict[str, list[Any]], keep: list[int] | None) -> dict[str, list[Any]]:
+    """The rows at `keep` of every column (all rows when None)."""
+    if keep is None:
+        return columns
+    return {name: [values[i] for i in keep] for name, values in columns.items()}
+
+
+def _upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source: str) -> str:
+    """INSERT ... ON CONFLICT (key) DO UPDATE of every other column."""
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {source} "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+@dataclass
+class PreparedBatch:
+    """Arrow tables of one batch, ready for `Store.write` (None where empty)."""
+
+    spans: pa.Table | None = None
+    logs: pa.Table | None = None
+    turns: pa.Table | None = None
+    conversations: pa.Table | None = None
+    backfill: pa.Table | None = None
+    session_backfill: pa.Table | None = None
+    nulled: int = 0
+    """Values stored as NULL because they did not fit their column (`collector.store.columns`)."""
+
+    def tables(self) -> list[tuple[str, pa.Table]]:
+        """(field name, table) of the tables present, in the order `Store.write` runs them."""
+        return [
+            (field.name, getattr(self, field.name))
+            for field in fields(self)
+            if field.name != "nulled" and getattr(self, field.name) is not None
+        ]
+
+    def split(self) -> list[PreparedBatch]:
+        """Smaller batches holding the same rows, in write order (to isolate a bad row): one
+        per table, or the two halves of a single table. [] for a batch of one row."""
+        tables = self.tables()
+        if len(tables) > 1:
+            return [PreparedBatch(**{name: table}) for name, table in tables]
+        if not tables or tables[0][1].num_rows < 2:
+            return []
+        name, table = tables[0]
+        half = table.num_rows // 2
+        return [
+            PreparedBatch(**{name: table.slice(0, half)}),
+            PreparedBatch(**{name: table.slice(half)}),
+        ]
+
+
+def _latest(
+    rows: list[dict[str, Any]], key: tuple[str, ...], names: tuple[str, ...]
+) -> tuple[pa.Table | None, int]:
+    """Turn / conversation rows as a table, the last row of each key winning."""
+    if not rows:
+        return None, 0
+    latest = {tuple(row[k] for k in key): row for row in rows}
+    return table_of({name: [row[name] for row in latest.values()] for name in names}, names)
+
+
+def prepare(
+    spans: SpanBatch,
+    logs: LogBatch,
+    backfill: list[tuple[str, str, int]],
+    session_backfill: list[tuple[str, str]] | None = None,
+) -> PreparedBatch:
+    """Build the Arrow tables of a decoded, routed batch (deduplicated by primary key). Pure."""
+    batch = PreparedBatch()
+    nulled = [0, 0, 0, 0]
+    if len(spans):
+        cols = spans.columns
+        keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
+        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS)
+    if len(logs):
+        keep = _keep_first(logs.columns["log_id"])
+        batch.logs, nulled[1] = table_of(_select(logs.columns, keep), LOG_FIELDS)
+    batch.turns, nulled[2] = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
+    batch.conversations, nulled[3] = _latest(
+        spans.conversations, ("chat_id",), _CONVERSATION_FIELDS
+    )
+    batch.nulled = sum(nulled)
+    if backfill:
+        trace_ids, chats, turn_ids = (list(c) for c in zip(*backfill, strict=True))
+        batch.backfill = pa.table(
+            {
+                "trace_id": pa.array(trace_ids, pa.string()),
+                "chat_id": pa.array(chats, pa.string()),
+                "turn_id": pa.array(turn_ids, pa.int32()),
+            }
+        )
+    if session_backfill:
+        trace_ids, chats = (list(c) for c in zip(*session_backfill, strict=True))
+        batch.session_backfill = pa.table(
+            {"trace_id": pa.array(trace_ids, pa.string()), "chat_id": pa.array(chats, pa.string())}
+        )
+    return batch
+
+
+def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """Open the file; a WAL DuckDB cannot replay is moved aside (never deleted) and the file
+    opened at its last checkpoint: the collector keeps every spool record until a checkpoint
+    covers it, so replaying the spool restores what the WAL held."""
+    try:
+        return duckdb.connect(str(path), config=config)
+    except duckdb.Error as error:
+        wal = Path(f"{path}.wal")
+        if "WAL" not in str(error) or not wal.exists():
+            raise
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        aside = wal.with_name(f"{wal.name}.damaged-{stamp}")
+        wal.rename(aside)
+        log.error(
+            "the DuckDB write-ahead log of %s is damaged (%s); moved it to %s and opened the "
+            "database at its last checkpoint. Every acknowledged request since then is replayed "
+            "from the spool. Keep %s for inspection, or delete it.",
+            path,
+            error,
+            aside,
+            aside,
+        )
+    return duckdb.connect(str(path), config=config)
+
+
+class Store:
+    """Read-write DuckDB connection with batch writes (one transaction each)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
+        memory_limit: str = DEFAULT_MEMORY_LIMIT,
+    ) -> None:
+        self.path = Path(path)
+        config = {
+            "threads": 1,
+            "checkpoint_threshold": checkpoint_threshold,
+            "memory_limit": memory_limit,
+        }
+        try:
+            self.con = _connect(self.path, config)
+        except duckdb.IOException as error:
+            if "lock" in str(error).lower():
+                raise StoreLocked(
+                    f"{self.path} is open in another process (another `tracesim collect`?); "
+                    "stop it or use another --db file"
+                ) from None
+            raise
+        create_all(self.con)
+        span_names = ", ".join(SPAN_FIELDS)
+        self._insert_spans = (
+            f"INSERT INTO spans ({span_names}, received_at) SELECT {span_names}, "
+            "?::TIMESTAMP FROM batch_spans ON CONFLICT DO NOTHING"
+        )
+        log_names = ", ".join(LOG_FIELDS)
+        self._insert_logs = (
+            f"INSERT INTO logs ({log_names}, received_at) SELECT {log_names}, "
+            "?::TIMESTAMP FROM batch_logs ON CONFLICT DO NOTHING"
+        )
+        self._upsert_turns = _upsert_sql(
+            "turns", _TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
+        )
+        self._upsert_conversations = _upsert_sql(
+            "conversations", _CONVERSATION_FIELDS, ("chat_id",), "batch_conversations"
+        )
+
+    def loaded_seq(self) -> int:
+        """Last spool sequence number committed into this file (0 when none)."""
+        row = self.con.execute(
+            "SELECT value FROM tracesim_meta WHERE key = ?", [_LOADED_KEY]
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def known_turns(self, limit: int) -> list[tuple[str, str, int]]:
+        """(trace_id, chat_id, turn_id) of stored turns, oldest first, at most `limit`."""
+        return self.con.execute(
+            "SELECT trace_id, chat_id, turn_id FROM (SELECT * FROM turns WHERE trace_id IS NOT "
+            "NULL ORDER BY start_time DESC NULLS LAST LIMIT ?) ORDER BY start_time NULLS FIRST",
+            [limit],
+        ).fetchall()
+
+    def waiting_traces(self, limit: int) -> tuple[list[str], bool]:
+        """Traces with stored spans or logs lacking a turn (up to `limit`), and whether that is all."""
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE turn_id IS NULL UNION "
+            "SELECT DISTINCT trace_id FROM logs WHERE turn_id IS NULL AND trace_id IS NOT NULL "
+            "LIMIT ?",
+            [limit + 1],
+        ).fetchall()
+        return [row[0] for row in rows[:limit]], len(rows) <= limit
+
+    def trace_sessions(self, limit: int) -> tuple[list[tuple[str, str]], list[str], bool]:
+        """After a restart: (trace_id, chat_id) of traces keyed without a turn (rule 4), the
+        traces with rows lacking any chat (up to `limit` each), and whether that is all."""
+        sessions = self.con.execute(
+            "SELECT trace_id, min(chat_id) FROM spans WHERE chat_id IS NOT NULL AND "
+            "turn_id IS NULL GROUP BY trace_id ORDER BY max(start_time) DESC NULLS LAST LIMIT ?",
+            [limit],
+        ).fetchall()
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE chat_id IS NULL UNION "
+            "SELECT DISTINCT trace_id FROM logs WHERE chat_id IS NULL AND trace_id IS NOT NULL "
+            "LIMIT ?",
+            [limit + 1],
+        ).fetchall()
+        return [tuple(r) for r in sessions], [r[0] for r in rows[:limit]], len(rows) <= limit
+
+    def write(self, batch: PreparedBatch, seq: int) -> tuple[int, int]:
+        """Store one prepared batch and the spool position in one transaction; returns rows
+        inserted (spans, logs). Releases the GIL for most of its time (DuckDB)."""
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        con = self.con
+        stored_spans = stored_logs = 0
+        con.begin()
+        try:
+            if batch.spans is not None:
+                con.register("batch_spans", batch.spans)
+                stored_spans = con.execute(self._insert_spans, [now]).fetchone()[0]
+                con.unregister("batch_spans")
+            if batch.logs is not None:
+                con.register("batch_logs", batch.logs)
+                stored_logs = con.execute(self._insert_logs, [now]).fetchone()[0]
+                con.unregister("batch_logs")
+            if batch.turns is not None:
+                self._run_with(batch.turns, "batch_turns", self._upsert_turns)
+            if batch.conversations is not None:
+                self._run_with(
+                    batch.conversations, "batch_conversations", self._upsert_conversations
+                )
+            if batch.backfill is not None:
+                for table in ("spans", "logs"):
+                    self._run_with(batch.backfill, "batch_turnmap", _backfill_sql(table))
+            if batch.session_backfill is not None:
+                for table in ("spans", "logs"):
+                    self._run_with(
+                        batch.session_backfill, "batch_sessionmap", _session_backfill_sql(table)
+                    )
+            con.execute(
+                "INSERT INTO tracesim_meta VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [_LOADED_KEY, str(seq)],
+            )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        return stored_spans, stored_logs
+
+    def _run_with(self, table: pa.Table, name: str, sql: str) -> None:
+        """Run one statement over a registered Arrow table."""
+        self.con.register(name, table)
+        try:
+            self.con.execute(sql)
+        finally:
+            self.con.unregister(name)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A separate cursor on the same database, for readers."""
+        return self.con.cursor()
+
+    def lock_down(self) -> None:
+        """From now on no SQL on this database reaches the file system (files, globs, other
+        databases, extensions) or changes a setting (memory limit included): DuckDB's own
+        `enable_external_access=false` and `lock_configuration=true`, for every connection,
+        readers too. The writer needs neither (it registers Arrow tables)."""
+        self.con.execute("SET enable_external_access = false")
+        self.con.execute("SET lock_configuration = true")
+
+    def checkpoint(self) -> bool:
+        """Write everything committed into the file itself (the WAL is emptied); False when
+        that failed (logged): spool records must then be kept."""
+        if self.con is None:
+            return False
+        try:
+            self.con.execute("CHECKPOINT")
+        except duckdb.Error as error:
+            log.warning("checkpoint of %s failed: %s", self.path, error)
+            return False
+        return True
+
+    def close(self) -> None:
+        """Checkpoint and close (idempotent)."""
+        if self.con is None:
+            return
+        self.checkpoint()  # closing matters more than the checkpoint
+        self.con.close()
+        self.con = None  # type: ignore[assignment]

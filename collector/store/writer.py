@@ -1,0 +1,429 @@
+"""The writer: decodes queued requests, routes them, and commits batches to the store.
+
+Two threads in a pipeline: the decoder thread (decode, route, Arrow tables) and
+the database thread (DuckDB insert + commit, which releases the GIL), so the
+next batch is decoded while the previous one is written.
+
+Batches close at `batch_rows` spans/logs or `batch_seconds` after their first
+request, or at once when someone waits in `flush`. Each commit records the last
+spool sequence number it holds and then lets the spool delete loaded segments.
+`put` and `flush` are thread-safe; everything else runs on the writer thread
+(or before it starts, for replay).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from collector.decode.decode import SpanBatch, decode_traces
+from collector.decode.decode_logs import LogBatch, decode_logs
+from collector.redaction.redaction import Redactor
+from collector.routing.routing import Router
+from collector.spool.deadletter import DeadLetter
+from collector.store.store import PreparedBatch, Store, prepare
+from collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
+
+__all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
+
+log = logging.getLogger(__name__)
+
+KIND_TRACES = 1
+KIND_LOGS = 2
+
+
+@dataclass
+class Item:
+    """One acknowledged (or replayed) request waiting to be stored."""
+
+    seq: int
+    kind: int
+    message: Any
+    nbytes: int
+    count: int
+
+
+@dataclass
+class WriterStats:
+    """Counters of the writer (rows actually inserted, i.e. after dedup)."""
+
+    spans_stored: int = 0
+    logs_stored: int = 0
+    batches: int = 0
+    requests: int = 0
+    failed_requests: int = 0
+    committed_seq: int = 0
+    nulled_values: int = 0
+    dead_rows: int = 0
+
+
+Job = tuple[list[Item], PreparedBatch, "tuple[int, int] | None"]
+"""A prepared batch for the database thread; the last field names a retried failed batch."""
+
+
+class Writer:
+    """Owns the store; one thread."""
+
+    def __init__(
+        self,
+        store: Store,
+        router: Router,
+        *,
+        batch_rows: int = 8192,
+        batch_seconds: float = 0.2,
+        on_committed: Callable[[int, int], None] | None = None,
+        redactor: Redactor | None = None,
+        dead_letter: DeadLetter | None = None,
+    ) -> None:
+        self._store = store
+        self._dead_letter = dead_letter
+        self._redactor = redactor or None
+        self._router = router
+        self._batch_rows = batch_rows
+        self._batch_seconds = batch_seconds
+        self._on_committed = on_committed
+        self._cond = threading.Condition()
+        self._items: deque[Item] = deque()
+        self._rows = 0
+        self._last_put_seq = 0
+        self._flush_waiters = 0
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._db_thread: threading.Thread | None = None
+        self._prepared: queue.Queue[Job | None] = queue.Queue(2)
+        self._failed: list[tuple[int, int]] = []  # (first, last) seq of batches not stored
+        self._retry_due = False
+        self.reload: Callable[[int, int], list[Item]] | None = None
+        """Reads requests first..last back from the spool, to store a failed batch again."""
+        self.stats = WriterStats()
+
+    @property
+    def _failed_from(self) -> int | None:
+        """First request of the oldest batch that could not be stored (None: none)."""
+        return min(first for first, _last in self._failed) if self._failed else None
+
+    @property
+    def durable_seq(self) -> int:
+        """Every request up to this sequence number is committed in DuckDB (below the
+        first request of a batch that failed, if any; `stats.committed_seq` counts
+        requests handled, stored or not)."""
+        committed = self.stats.committed_seq
+        if self._failed_from is None:
+            return committed
+        return min(committed, self._failed_from - 1)
+
+    @property
+    def has_failed(self) -> bool:
+        """True when a batch could not be committed (its requests stay in the spool)."""
+        return self._failed_from is not None
+
+    def start(self) -> None:
+        """Start the writer thread."""
+        self._db_thread = threading.Thread(target=self._run_db, name="tracesim-db", daemon=True)
+        self._db_thread.start()
+        self._thread = threading.Thread(target=self._run, name="tracesim-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, item: Item) -> None:
+        """Queue one request (callers keep seq order)."""
+        with self._cond:
+            self._items.append(item)
+            self._rows += item.count
+            self._last_put_seq = item.seq
+            self._cond.notify_all()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Block until everything queued so far is committed; False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            target = self._last_put_seq
+            self._flush_waiters += 1
+            self._cond.notify_all()
+            try:
+                while self.stats.committed_seq < target:
+                    if self._db_thread is None or not self._db_thread.is_alive():
+                        return False
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        return False
+                    self._cond.wait(remaining)
+                return True
+            finally:
+                self._flush_waiters -= 1
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Commit what is queued and stop the threads (idempotent); False when one is still
+        running after `timeout` s (each), so the store must not be closed yet."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        for thread in (self._thread, self._db_thread):
+            if thread is not None:
+                thread.join(timeout)
+        return not any(t is not None and t.is_alive() for t in (self._thread, self._db_thread))
+
+    def load(self, items: Iterable[Item]) -> None:
+        """Store items synchronously in batches (replay before `start`)."""
+        batch: list[Item] = []
+        rows = 0
+        for item in items:
+            batch.append(item)
+            rows += item.count
+            if rows >= self._batch_rows:
+                self._store_batch(batch, self._prepare_isolated(batch))
+                batch, rows = [], 0
+        if batch:
+            self._store_batch(batch, self._prepare_isolated(batch))
+
+    def _take(self) -> list[Item] | None:
+        """Wait for a full or due batch; None when stopping with nothing left."""
+        with self._cond:
+            while not self._items:
+                if self._retry_due or self._stopping:
+                    return [] if self._retry_due else None
+                self._cond.wait()
+            due = time.monotonic() + self._batch_seconds
+            while self._rows < self._batch_rows and not self._flush_waiters and not self._stopping:
+                remaining = due - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+            batch: list[Item] = []
+            rows = 0
+            while self._items and (rows < self._batch_rows or not batch):
+                item = self._items.popleft()
+                batch.append(item)
+                rows += item.count
+            self._rows -= rows
+            return batch
+
+    def _run(self) -> None:
+        """Decoder thread: take batches, decode, route, build Arrow tables, hand them on;
+        after the store recovered from a failure, reload the oldest failed batch."""
+        try:
+            while True:
+                batch = self._take()
+                if batch is None:
+                    return
+                if self._retry_due:
+                    self._queue_retry()
+                if batch:
+                    self._prepared.put((batch, self._prepare_isolated(batch), None))
+        finally:
+            self._prepared.put(None)
+
+    def _queue_retry(self) -> None:
+        """Read the oldest failed batch back from the spool and queue it (decoder thread)."""
+        with self._cond:
+            self._retry_due = False
+            failed = min(self._failed) if self._failed else None
+        if failed is None or self.reload is None:
+            return
+        try:
+            items = self.reload(*failed)
+        except Exception:
+            log.exception("reading requests %d..%d back from the spool failed", *failed)
+            return
+        self._prepared.put((items, self._prepare_isolated(items), failed))
+
+    def _run_db(self) -> None:
+        """Database thread: commit prepared batches in order (DuckDB releases the GIL, so
+        this overlaps with decoding the next batch)."""
+        while True:
+            job = self._prepared.get()
+            if job is None:
+                return
+            items, prepared, retried = job
+            if retried is None:
+                self._store_batch(items, prepared)
+            else:
+                self._store_retry(items, prepared, retried)
+
+    def _store_retry(
+        self, items: list[Item], prepared: PreparedBatch, failed: tuple[int, int]
+    ) -> None:
+        """Store a failed batch read back from the spool; on success it is no longer failed
+        and the spool position moves past it."""
+        rest = [batch for batch in self._failed if batch != failed]
+        seq = self.stats.committed_seq
+        if rest:
+            seq = min(seq, min(first for first, _last in rest) - 1)
+        try:
+            stored_spans, stored_logs = self._write_isolating(
+                prepared, seq, min(seq, failed[0] - 1)
+            )
+        except Exception:
+            log.exception("requests %d..%d still cannot be stored", *failed)
+            return
+        with self._cond:
+            self._failed = rest
+            self.stats.spans_stored += stored_spans
+            self.stats.logs_stored += stored_logs
+            self.stats.failed_requests -= failed[1] - failed[0] + 1
+            self._retry_due = bool(rest)
+            self._cond.notify_all()
+        log.warning("requests %d..%d are stored after all (the store recovered)", *failed)
+        if self._on_committed is not None:
+            self._on_committed(self.durable_seq, 0)
+
+    def wait_retried(self, timeout: float | None = None) -> bool:
+        """Block until no failed batch is left (True) or `timeout` s passed (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._failed:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
+        """`_prepare`, and when it fails, each request on its own: one that still fails goes
+        to the dead-letter file (the pipeline never stops on a request)."""
+        try:
+            return self._prepare(items)
+        except Exception:
+            log.exception("preparing a batch of %d requests failed; isolating them", len(items))
+        parts = []
+        for item in items:
+            try:
+                parts.append(self._prepare([item]))
+            except Exception as error:
+                self._reject_item(item, f"could not be decoded: {error!r}")
+        merged = PreparedBatch()
+        for part in parts:  # rows of one request at a time keep their write order
+            merged = concat(merged, part)
+        return merged
+
+    def _reject_item(self, item: Item, reason: str) -> None:
+        """A request that cannot be stored: counted, logged, kept in the dead-letter file."""
+        self.stats.failed_requests += 1
+        message = item.message
+        try:
+            payload = message.SerializeToString() if message is not None else b""
+        except Exception:  # what could not be decoded may not serialise either
+            payload = b""
+        item.message = None
+        if self._dead_letter is not None:
+            self._dead_letter.record(item.seq, item.kind, payload, f"request {item.seq} {reason}")
+        else:
+            log.error("request %d %s; dropped", item.seq, reason)
+
+    def _prepare(self, items: list[Item]) -> PreparedBatch:
+        """Decode and route a batch; requests that fail to decode are dead-lettered."""
+        spans, logs = SpanBatch(), LogBatch()
+        redactor = self._redactor
+        for item in items:
+            if item.message is None:
+                continue
+            mark = marks(spans, logs)
+            try:
+                if item.kind == KIND_TRACES:
+                    decode_traces(item.message, spans, redactor)
+                elif item.kind == KIND_LOGS:
+                    decode_logs(item.message, logs, redactor)
+            except Exception as error:  # a bug in decoding must not stop the pipeline
+                log.exception("could not decode spooled request %d", item.seq)
+                rollback(spans, logs, mark)  # no half-decoded request in the columns
+                self._reject_item(item, f"could not be decoded: {error!r}")
+        router = self._router
+        learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
+        for trace_id, chat_id, turn_id in learned:
+            router.learn(trace_id, chat_id, turn_id)
+        router.route(spans.columns, spans.rules)
+        router.route(logs.columns, logs.rules)
+        backfill = router.backfill_targets(learned)
+        router.settled(trace_id for trace_id, _chat, _turn in learned)
+        prepared = prepare(spans, logs, backfill, router.session_backfill_targets())
+        self.stats.nulled_values += prepared.nulled
+        for item in items:
+            item.message = None  # free memory early
+        return prepared
+
+    def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
+        """Commit one prepared batch (one retry), then publish progress. The spool position
+        stored with it never passes a batch that failed (replayed at the next start)."""
+        seq = max(item.seq for item in items)
+        if self._failed_from is not None:
+            seq = min(seq, self._failed_from - 1)
+        for attempt in (1, 2):
+            try:
+                partial = min(seq, min(item.seq for item in items) - 1)
+                stored_spans, stored_logs = self._write_isolating(prepared, seq, partial)
+            except Exception:
+                log.exception(
+                    "storing a batch of %d requests failed (attempt %d)", len(items), attempt
+                )
+                continue
+            self.stats.spans_stored += stored_spans
+            self.stats.logs_stored += stored_logs
+            self.stats.batches += 1
+            break
+        else:
+            self.stats.failed_requests += len(items)
+            first, last = min(item.seq for item in items), max(item.seq for item in items)
+            with self._cond:
+                self._failed.append((first, last))
+            log.error(
+                "requests %d..%d could not be stored; they stay in the spool and are stored "
+                "when the store works again (or when the collector starts again)",
+                first,
+                last,
+            )
+            self._done(items)
+            return
+        if self._failed and self.reload is not None:  # the store works: retry the failed
+            with self._cond:
+                self._retry_due = True
+                self._cond.notify_all()
+        self._done(items)
+
+    def _write_isolating(
+        self, prepared: PreparedBatch, seq: int, partial_seq: int
+    ) -> tuple[int, int]:
+        """`Store.write`; when the rows themselves fail (DATA_ERRORS), the batch is split
+        until the failing rows stand alone, and those go to the dead-letter file. Any other
+        failure propagates (the batch stays in the spool). Every part but the last records
+        `partial_seq` (the batch is not loaded until its last part is), the last `seq`."""
+        try:
+            return self._store.write(prepared, seq)
+        except DATA_ERRORS as error:
+            parts = prepared.split()
+            if not parts:
+                self._reject_rows(prepared, error)
+                if seq != partial_seq:  # the batch is handled: record its position
+                    self._store.write(PreparedBatch(), seq)
+                return 0, 0
+            log.warning("a batch was refused (%s); splitting it to isolate the bad rows", error)
+        stored = [
+            self._write_isolating(part, seq if last else partial_seq, partial_seq)
+            for last, part in ((i == len(parts) - 1, part) for i, part in enumerate(parts))
+        ]
+        return sum(s for s, _ in stored), sum(n for _, n in stored)
+
+    def _reject_rows(self, prepared: PreparedBatch, error: BaseException) -> None:
+        """Rows DuckDB refuses even alone: counted, logged, kept in the dead-letter file."""
+        for name, table in prepared.tables():
+            for row in table.to_pylist():
+                self.stats.dead_rows += 1
+                reason = f"{name} row refused by DuckDB: {error}"
+                if self._dead_letter is not None:
+                    self._dead_letter.row(name, row, reason)
+                else:
+                    log.error("%s; dropped", reason)
+
+    def _done(self, items: list[Item]) -> None:
+        """Publish the committed position, release memory budget, wake flushers."""
+        seq = max(item.seq for item in items)
+        with self._cond:
+            self.stats.requests += len(items)
+            self.stats.committed_seq = max(self.stats.committed_seq, seq)
+            self._cond.notify_all()
+        if self._on_committed is not None:
+            self._on_committed(self.durable_seq, sum(item.nbytes for item in items))

@@ -1,0 +1,14 @@
+"""Spans -> tool calls (SPEC §5): which spans record a tool call under every convention we
+read, and how each field is read from what real frameworks emit.
+
+- `calls`: `extract_tool_calls`, the entry point (ordering, recovery, message-only calls);
+- `span`: one lazy view over SDK spans and `spans` rows;
+- `fields`: the field-by-field precedence over the conventions;
+- `envelopes`: unwrapping the envelopes frameworks put around a tool's values;
+- `recover`: the model requests a tool call answers (ids, bare arguments);
+- `messages`: results carried back in model messages, calls from messages alone.
+"""
+
+from evaluator.extract.calls import extract_tool_calls
+
+__all__ = ["extract_tool_calls"]

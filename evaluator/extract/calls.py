@@ -1,0 +1,333 @@
+"""Spans -> tool calls (SPEC §5).
+
+`extract_tool_calls(spans)` finds the spans that record a tool call under
+any convention we read, turns each into a `ToolCall` (source
+`tracing_processor`, `span_id`, `start_time`, `duration_ms` set), recovers
+missing tool-call ids (and arguments, when the tool span's input is a bare
+value) from the model spans that requested the calls, in the same trace or
+else in the conversation, and orders the calls by span start time, then span id.
+
+Pure: spans in, tool calls out. A span that cannot be read is skipped with a
+warning; extraction never raises for one bad span. The field-by-field
+precedence lives in `fields`, the span shapes in `span`, id
+recovery in `recover`, envelopes in `envelopes`, message-borne content in `messages`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from evaluator.extract.fields import (
+    FIELD_KEYS,
+    is_tool_span,
+    read_arguments,
+    read_output,
+    tool_call_id,
+    tool_error,
+    tool_name,
+)
+from evaluator.extract.messages import calls_from_messages, tool_responses
+from evaluator.extract.recover import (
+    PendingCall,
+    RequestedCall,
+    assign_requests,
+    row_may_hold_requests,
+    safe_requested_calls,
+)
+from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
+from schemas import ADK, GENAI, ToolCall, ToolCallSource
+from schemas.conventions import SMOLAGENTS
+
+__all__ = ["extract_tool_calls"]
+
+logger = logging.getLogger(__name__)
+
+_SOURCE = ToolCallSource.TRACING_PROCESSOR
+_EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
+_TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
+
+
+def _event_fields(span: SpanView) -> dict[str, Any]:
+    """The span's attributes, completed by tool-call fields its events carry (content in
+    span events, SPEC §5) when the attributes lack them. On a tool span, the legacy GenAI
+    events (Strands) are the call itself: `gen_ai.tool.message` {content, id} its input,
+    `gen_ai.choice` {message} its output."""
+    attributes = span.attributes
+    if not span.events or all(key in attributes for key in _EVENT_FIELDS):
+        return attributes  # type: ignore[return-value]
+    merged = dict(attributes)
+    for event in span.events:
+        event_attributes = event.get("attributes")
+        if not isinstance(event_attributes, Mapping):
+            continue
+        for key in FIELD_KEYS.intersection(event_attributes):
+            merged.setdefault(key, event_attributes[key])
+        name = event.get("name")
+        if name == _TOOL_MESSAGE_EVENT and "content" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_ARGUMENTS, event_attributes["content"])
+            if event_attributes.get("id"):
+                merged.setdefault(GENAI.TOOL_CALL_ID, event_attributes["id"])
+        elif name == _CHOICE_EVENT and "message" in event_attributes:
+            merged.setdefault(GENAI.TOOL_CALL_RESULT, event_attributes["message"])
+    return merged
+
+
+def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
+    """The tool call a span records (and what it lacks), or None when it is not a tool span."""
+    if not span.may_be_tool_span() or not is_tool_span(span):
+        return None
+    name = tool_name(span)
+    if name == ADK.MERGED_TOOLS_NAME:
+        return None  # ADK's summary of parallel calls: each call has its own span
+    if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
+        return None  # smolagents answers through a tool: the answer, not a tool call
+    if not name:
+        logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
+        return None
+    attributes = _event_fields(span)
+    arguments, is_object, args_id = read_arguments(attributes)
+    result, result_id, failed = read_output(attributes)
+    call_id = tool_call_id(attributes) or args_id or result_id
+    error = tool_error(span) or (result or "error" if failed else None)
+    # Plain construction: measured faster than model_construct (pydantic 2).
+    call = ToolCall(
+        id=call_id,
+        name=name,
+        arguments=arguments,
+        result=None if error is not None else result,  # what a failed call's span output
+        error=error,  # holds is the error told to the model, not a return value
+        source=_SOURCE,
+        span_id=span.span_id or None,
+        start_time=span.start_time,
+        duration_ms=span.duration_ms,
+    )
+    if call_id and is_object:
+        return call, None  # nothing to recover (a missing result is looked up separately)
+    bare = None if is_object else arguments.get("input")
+    return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
+
+
+def _merge_nested(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
+    """One call per tool execution: a tool span whose parent is a tool span of the same
+    tool is the same call seen by a second instrumentation (OpenInference around
+    autogen-core's `execute_tool`); the child's fields complete the parent's, a failure on
+    either is the call's."""
+    by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
+    dropped: set[int] = set()
+    for index, (view, call, _) in enumerate(calls):
+        parent_index = by_span.get(view.parent_span_id) if view.parent_span_id else None
+        if parent_index is None or parent_index in dropped:
+            continue
+        parent_view, parent, pending = calls[parent_index]
+        if parent.name != call.name:
+            continue
+        parent.id = parent.id or call.id
+        parent.arguments = parent.arguments or call.arguments
+        parent.error = parent.error or call.error
+        parent.result = None if parent.error else (parent.result or call.result)
+        if pending is not None and parent.id and pending.bare is None and parent.arguments:
+            pending = None
+        elif pending is not None:
+            pending.call_id = parent.id
+        calls[parent_index] = (parent_view, parent, pending)
+        dropped.add(index)
+    return [item for index, item in enumerate(calls) if index not in dropped]
+
+
+def _views(spans: list[Any]) -> list[SpanView]:
+    views = []
+    for span in spans:
+        try:
+            views.append(view_of(span))
+        except Exception as exc:  # one bad span must not stop extraction
+            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
+    return views
+
+
+def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
+    """Fill what `pending` lacked from the model request it answers; True when done."""
+    if request is None:
+        return False
+    if not call.id:
+        call.id = request.id
+    if pending.bare is not None or not call.arguments:
+        call.arguments = dict(request.arguments)
+    return True
+
+
+class _Context:
+    """The conversation's spans as views, built on first use (most turns never need them)."""
+
+    def __init__(self, spans: Iterable[Any] | None) -> None:
+        self._spans = spans
+        self._views: list[SpanView] | None = None
+
+    def views(self) -> list[SpanView]:
+        if self._views is None:
+            self._views = sorted(_views(list(self._spans or ())), key=SpanView.sort_key)
+        return self._views
+
+    @property
+    def given(self) -> bool:
+        return self._spans is not None
+
+
+def _recover(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+    models: list[SpanView],
+    context: _Context,
+) -> None:
+    """Fill missing ids and bare arguments from the model requests of the same trace, then
+    (still missing) of the whole conversation, in place."""
+    pending = [(view, call, p) for view, call, p in calls if p is not None]
+    left = []
+    for trace_id in {view.trace_id for view, _, _ in pending}:
+        requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
+        in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
+        taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
+        chosen = assign_requests([p for _, p in in_trace], requested, taken=taken)
+        for (call, p), request in zip(in_trace, chosen, strict=True):
+            if not _apply(call, p, request):
+                left.append((call, p))
+    if not left or not context.given:
+        return
+    requested = [
+        r for v in context.views() if row_may_hold_requests(v) for r in safe_requested_calls(v)
+    ]
+    if not requested:
+        return
+    taken = {c.id for _, c, _ in calls if c.id}
+    chosen = assign_requests([p for _, p in left], requested, taken=taken, latest=True)
+    for (call, p), request in zip(left, chosen, strict=True):
+        _apply(call, p, request)
+
+
+def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Context) -> None:
+    """Results of calls that lack one, from the tool messages later model requests carried
+    (same trace first, then the conversation), in place."""
+    missing = [c for c in calls if c.result is None and c.error is None and c.id]
+    if not missing:
+        return
+    found = tool_responses(models)
+    if context.given and any(c.id not in found for c in missing):
+        for call_id, result in tool_responses(context.views()).items():
+            found.setdefault(call_id, result)
+    for call in missing:
+        call.result = found.get(call.id)
+
+
+def extract_tool_calls(
+    spans: Iterable[Any], *, context: Iterable[Any] | None = None
+) -> list[ToolCall]:
+    """Tool calls recorded by `spans`, ordered by start time, then span id.
+
+    `spans` are OTel SDK `ReadableSpan` objects or rows of the `spans` table
+    (mappings; `attributes` and `events` may be JSON text). Spans that are
+    not tool calls are ignored; spans that cannot be read are skipped with a
+    warning. `context` (the conversation's spans) is where ids, arguments and
+    results are recovered from when the calls' own traces lack them; in a
+    conversation without any tool span, the calls the model requested are the
+    calls (`messages`).
+    """
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
+    others: list[Any] = []  # not tool calls: read again only to recover ids
+    for span in spans:
+        if not row_may_be_tool_span(span):
+            others.append(span)
+            continue
+        try:
+            view = view_of(span)
+            found = _tool_call(view)
+        except Exception as exc:  # one bad span must not stop extraction
+            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
+            continue
+        if found is None:
+            others.append(view)
+        else:
+            calls.append((view, *found))
+    scope = _Context(context)
+    if not calls:
+        return _from_messages(others, scope)
+    calls.sort(key=lambda item: item[0].sort_key())
+    if len(calls) > 1:
+        calls = _merge_nested(calls)
+    pending = any(p is not None for _, _, p in calls)
+    needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
+    if pending or needs_result:
+        traces = {view.trace_id for view, _, _ in calls}
+        models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
+        if pending:
+            _recover(calls, models, scope)
+        if needs_result:
+            _fill_results([c for _, c, _ in calls], models, scope)
+        if pending and scope.given and all(c.id for _, c, _ in calls):
+            found = [call for _, call, _ in calls]
+            found.extend(_unspanned(found, models, scope, others))
+            found.sort(key=_start_key)
+            return found
+    return [call for _, call, _ in calls]
+
+
+def _start_key(call: ToolCall) -> tuple[bool, Any]:
+    start = call.start_time
+    return (start is None, start.timestamp() if start is not None else 0.0)
+
+
+def _unspanned(
+    calls: list[ToolCall], models: list[SpanView], context: _Context, others: list[Any]
+) -> list[ToolCall]:
+    """Where tool spans carry no id of their own (the model messages hold them), a call the
+    model requested and got an answer for but that has no span (OpenLLMetry Node ends no
+    span for a tool that throws) is a call of its own, read from the messages."""
+    taken = {call.id for call in calls}
+    requested = [
+        (view, request)
+        for view in models
+        for request in safe_requested_calls(view)
+        if request.id not in taken
+    ]
+    if not requested:
+        return []
+    answered = tool_responses(context.views())
+    extra: list[ToolCall] = []
+    executions = sorted(_views(others), key=SpanView.sort_key)
+    for view, request in requested:
+        if request.id not in answered or request.id in taken:
+            continue
+        taken.add(request.id)
+        derived = [
+            c for c in calls_from_messages([view], [], spans=executions) if c.id == request.id
+        ]
+        if not derived:
+            continue
+        call = derived[0]
+        if call.error is None:
+            call.result = answered[request.id]
+        extra.append(call)
+    return extra
+
+
+def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
+    """Calls requested by this turn's model spans when the conversation has no tool span."""
+    candidates = [s for s in others if row_may_hold_requests(s)]
+    if not candidates:
+        return []
+    models = sorted(_views(candidates), key=SpanView.sort_key)
+    if not any(safe_requested_calls(v, with_ids=False) for v in models):
+        return []
+    conversation = context.views() if context.given else models
+    if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
+        return []  # the conversation records its calls as tool spans
+    executions = sorted(_views(others), key=SpanView.sort_key)
+    return calls_from_messages(models, conversation, spans=executions)
+
+
+def _span_label(span: Any) -> str:
+    if isinstance(span, dict):
+        return str(span.get("span_id") or span.get("name") or "?")
+    return str(getattr(span, "name", "?"))

@@ -1,0 +1,159 @@
+"""Unwrapping the envelopes frameworks put around a tool's own values (SPEC §5).
+
+What real instrumentations emit, as the conformance corpus shows:
+- Google ADK wraps a non-dict result as `{"result": x}`; UiPath-style spans and MCP
+  results use `{"content": x}`: an object whose only key is `result` or `content`
+  is that value;
+- LangChain ToolMessage (OpenInference, OpenLLMetry) serialised as a constructor
+  (`{"lc": 1, "type": "constructor", "kwargs": {"content": ...}}`), by
+  `message_to_dict` (`{"type": "tool", "data": {"content": ...}}`) or dumped
+  (`{"type": "tool", "content": ..., "tool_call_id": ...}`): its `content`, and its
+  `tool_call_id` is the call's id;
+- OpenLLMetry callback payloads: `{"output": x, "kwargs": ...}` is `x`;
+- a LlamaIndex ToolOutput (`{"blocks", "tool_name", "raw_input", "raw_output"}`,
+  OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
+  (LlamaIndex, OpenLLMetry) are the kwargs;
+- text-block lists `[{"type": "text", "text": ...}]` are their joined text;
+- placeholders (`<not specified>`, empty) are no value at all.
+Pure functions over decoded values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from schemas import LANGCHAIN_MESSAGE as LC
+from schemas import PLACEHOLDERS
+from schemas.conventions import LLAMA_INDEX
+
+__all__ = ["Unwrapped", "is_placeholder", "unwrap_arguments", "unwrap_value"]
+
+_SINGLE_KEYS = ("result", "content")
+_DEPTH = 6
+
+
+def is_placeholder(value: Any) -> bool:
+    """True for None and the values frameworks write where they have none."""
+    return value is None or (isinstance(value, str) and value.strip() in PLACEHOLDERS)
+
+
+class Unwrapped:
+    """A tool's own value and the call id an envelope carried ("" when none)."""
+
+    __slots__ = ("value", "call_id", "failed")
+
+    def __init__(self, value: Any, call_id: str = "", failed: bool = False) -> None:
+        self.value = value
+        self.call_id = call_id
+        self.failed = failed
+        """The envelope says the call failed (LlamaIndex `is_error`): the value is the error."""
+
+
+def _maybe_json(value: Any) -> Any:
+    """JSON text of an object, a list or a string decoded (MLflow, the AI SDK and others
+    JSON-encode a returned string: `"\"Sunny\""`); anything else as it is."""
+    if isinstance(value, str):
+        head = value.lstrip()[:1]
+        if head in ("{", "[", '"'):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                return value
+    return value
+
+
+def _text_blocks(value: list[Any]) -> str | None:
+    """`[{"type": "text", "text": ...}, ...]` -> joined text; None for any other list."""
+    if not value:
+        return None
+    texts = []
+    for block in value:
+        if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+            return None
+        if block.get("type", "text") != "text":
+            return None
+        texts.append(block["text"])
+    return "".join(texts)
+
+
+def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
+    """(is a LangChain message, its content, its tool_call_id)."""
+    if value.get(LC.LC_MARKER) is not None and value.get("type") == LC.CONSTRUCTOR:
+        kwargs = value.get(LC.KWARGS)
+        if isinstance(kwargs, Mapping) and LC.CONTENT in kwargs:
+            return True, kwargs[LC.CONTENT], str(kwargs.get(LC.TOOL_CALL_ID) or "")
+    if value.get("type") == LC.TOOL_TYPE:
+        data = value.get("data")
+        if isinstance(data, Mapping) and LC.CONTENT in data:  # message_to_dict: {type, data}
+            return True, data[LC.CONTENT], str(data.get(LC.TOOL_CALL_ID) or "")
+        if LC.CONTENT in value and LC.TOOL_CALL_ID in value:
+            return True, value[LC.CONTENT], str(value.get(LC.TOOL_CALL_ID) or "")
+    return False, None, ""
+
+
+def unwrap_value(value: Any) -> Unwrapped:
+    """The tool's own value inside any envelope above (None for a placeholder); a value
+    without an envelope comes back as it was (JSON text stays that text)."""
+    original, call_id, peeled, failed = value, "", False, False
+    for _ in range(_DEPTH):
+        if is_placeholder(value):
+            return Unwrapped(None, call_id, failed)
+        decoded = _maybe_json(value)
+        if isinstance(decoded, str) and decoded is not value:
+            value, peeled = decoded, True  # a JSON-encoded string
+            continue
+        value = decoded
+        if isinstance(value, list):
+            text = _text_blocks(value)
+            if text is None:
+                break
+            value, peeled = text, True
+            continue
+        if not isinstance(value, Mapping):
+            break
+        is_message, content, message_id = _message_content(value)
+        if is_message:
+            value, call_id, peeled = content, call_id or message_id, True
+            continue
+        if len(value) == 1 and next(iter(value)) in _SINGLE_KEYS:
+            value, peeled = next(iter(value.values())), True
+            continue
+        if "output" in value and set(value) <= {"output", "kwargs"}:  # OpenLLMetry callback
+            value, peeled = value["output"], True
+            continue
+        if all(key in value for key in LLAMA_INDEX.CALL_RESULT_KEYS):  # ToolCallResult
+            call_id = call_id or str(value.get(LLAMA_INDEX.CALL_ID) or "")
+            value, peeled = value[LLAMA_INDEX.CALL_OUTPUT], True
+            continue
+        if all(key in value for key in LLAMA_INDEX.TOOL_OUTPUT_KEYS):
+            failed = failed or value.get(LLAMA_INDEX.IS_ERROR) is True
+            value, peeled = value[LLAMA_INDEX.RAW_OUTPUT], True
+            continue
+        break
+    return Unwrapped(value if peeled else original, call_id, failed)
+
+
+def unwrap_arguments(value: Any) -> Unwrapped:
+    """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
+    a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
+    values as they are."""
+    if isinstance(value, Mapping):
+        if value.get("type") == LC.TOOL_CALL_TYPE and isinstance(value.get("args"), Mapping):
+            return Unwrapped(value["args"], str(value.get("id") or ""))
+        inputs = value.get("inputs")
+        kwargs = value.get("kwargs")
+        if isinstance(inputs, Mapping) and (
+            "input_str" in value or set(value) <= {"inputs", "kwargs"}
+        ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
+            call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
+            return Unwrapped(inputs, str(call_id or ""))
+        if isinstance(kwargs, Mapping) and (set(value) <= {"args", "kwargs"} or "args" in value):
+            # LlamaIndex / OpenLLMetry `{args, kwargs}`; smolagents adds sanitize_inputs_outputs
+            positional = value.get("args")
+            if positional:
+                return Unwrapped({**kwargs, "args": positional})
+            return Unwrapped(kwargs)
+    return Unwrapped(value)

@@ -1,0 +1,384 @@
+"""Reading one tool call's fields from a span's attributes (SPEC §5).
+
+Each function applies SPEC §5's precedence over the conventions we read:
+OTel GenAI, OpenInference, OpenLLMetry (Traceloop), Logfire / Pydantic AI
+(older `running tool` spans), Google ADK and the tracesim OpenAI-Agents
+bridge (GenAI names). A source counts as present when it is not None and
+not an empty string; the first present source wins.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from evaluator.extract.span import SpanView
+from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
+
+__all__ = [
+    "coerce_arguments",
+    "encode_result",
+    "is_tool_span",
+    "mlflow_span_type",
+    "parse_arguments",
+    "read_arguments",
+    "read_output",
+    "read_result",
+    "tool_arguments",
+    "tool_call_id",
+    "tool_error",
+    "tool_name",
+    "tool_result",
+]
+
+_ARGUMENT_KEYS = (
+    GENAI.TOOL_CALL_ARGUMENTS,
+    OPENINFERENCE.INPUT_VALUE,
+    TRACELOOP.ENTITY_INPUT,  # unwrapped below: its `kwargs`
+    ADK.TOOL_CALL_ARGS,
+    LOGFIRE.TOOL_ARGUMENTS,
+    MLFLOW.SPAN_INPUTS,
+    AI_SDK.TOOL_CALL_ARGS,
+    HAYSTACK.TOOL_INPUT,
+    LANGSMITH.TOOL_INPUT,
+    LLAMA_INDEX.TOOL_ARGUMENTS,
+    LANGFUSE.INPUT,
+)
+_RESULT_KEYS = (
+    GENAI.TOOL_CALL_RESULT,
+    OPENINFERENCE.OUTPUT_VALUE,
+    TRACELOOP.ENTITY_OUTPUT,  # unwrapped below: may be a JSON wrapper
+    ADK.TOOL_RESPONSE,
+    LOGFIRE.TOOL_RESPONSE,
+    MLFLOW.SPAN_OUTPUTS,
+    AI_SDK.TOOL_CALL_RESULT,
+    HAYSTACK.TOOL_OUTPUT,
+    LANGSMITH.TOOL_OUTPUT,
+    LANGFUSE.OUTPUT,
+)
+_ID_KEYS = (
+    GENAI.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_CALL_ID,
+    OPENINFERENCE.TOOL_ID,
+    AI_SDK.TOOL_CALL_ID,
+)
+_NAME_KEYS = (
+    GENAI.TOOL_NAME,
+    OPENINFERENCE.TOOL_NAME,
+    TRACELOOP.ENTITY_NAME,
+    AI_SDK.TOOL_CALL_NAME,
+    HAYSTACK.TOOL_NAME,
+)
+_MODEL_OPERATIONS = frozenset(
+    (GENAI.OP_CHAT, GENAI.OP_TEXT_COMPLETION, GENAI.OP_GENERATE_CONTENT, GENAI.OP_EMBEDDINGS)
+)
+_JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TOOL_CALL_RESULT)
+
+
+FIELD_KEYS = frozenset((*_ARGUMENT_KEYS, *_RESULT_KEYS, *_ID_KEYS))
+"""Attributes a tool call's fields are read from (events may carry them instead)."""
+_EXCEPTION_LINE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
+    r"(?:\[[^\]]*\])?: (.+)$"
+)
+_TRACEBACK_HEAD = "Traceback (most recent call last)"
+
+
+def _present(value: Any) -> bool:
+    """Not None, not empty, not a placeholder such as ADK's `<not specified>`."""
+    return not is_placeholder(value)
+
+
+def mlflow_span_type(attributes: Mapping[str, Any]) -> str | None:
+    """MLflow's span type (stored JSON-encoded: `"\"TOOL\""`), upper-case, or None."""
+    value = attributes.get(MLFLOW.SPAN_TYPE)
+    if not isinstance(value, str):
+        return None
+    return value.strip().strip('"').upper() or None
+
+
+def is_tool_span(span: SpanView) -> bool:
+    """True when the span records a tool call under any convention we read.
+
+    A UiPath-style `tool.synthesized` container around the real tool span is not a call.
+    """
+    attributes = span.attributes
+    if attributes and attributes.get(UIPATH.TOOL_SYNTHESIZED) in (True, "true", "True"):
+        return False
+    if span.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+        return True
+    if not attributes:
+        return False
+    if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
+        return True
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return True
+    operation = attributes.get(GENAI.OPERATION_NAME)
+    if operation == GENAI.OP_EXECUTE_TOOL:
+        return True
+    if operation in _MODEL_OPERATIONS:
+        return False  # a model span naming the call it requested (OpenLIT), not a tool span
+    if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
+        return True
+    if AI_SDK.TOOL_CALL_NAME in attributes or HAYSTACK.TOOL_NAME in attributes:
+        return True
+    kind = attributes.get(OPENINFERENCE.SPAN_KIND)
+    if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
+        return True
+    kind = attributes.get(TRACELOOP.SPAN_KIND)
+    return isinstance(kind, str) and kind.lower() == TRACELOOP.KIND_TOOL
+
+
+def tool_name(span: SpanView) -> str:
+    """gen_ai.tool.name > tool.name > traceloop.entity.name > span name minus `execute_tool `."""
+    attributes = span.attributes
+    for key in _NAME_KEYS:
+        value = attributes.get(key)
+        if _present(value):
+            return str(value)
+    if span.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+        return span.name[len(GENAI.EXECUTE_TOOL_SPAN_PREFIX) :].strip()
+    if mlflow_span_type(attributes) == MLFLOW.TYPE_TOOL:
+        return span.name  # MLflow names a tool span after the function
+    if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
+        return span.name  # so does Langfuse's @observe(as_type="tool")
+    return ""
+
+
+def tool_call_id(attributes: Mapping[str, Any]) -> str:
+    """gen_ai.tool.call.id > tool_call.id > tool.id > "" (never a span id)."""
+    for key in _ID_KEYS:
+        value = attributes.get(key)
+        if _present(value):
+            return str(value)
+    return ""
+
+
+def coerce_arguments(value: Any) -> dict[str, Any]:
+    """Arguments as a dict: a dict as-is, None as {}, anything else as {"input": value}.
+
+    Tools that take one positional value (a string, a list) still get a
+    mapping, so metrics can compare them like any other arguments.
+    """
+    if type(value) is dict or isinstance(value, Mapping):
+        return {k if type(k) is str else str(k): v for k, v in value.items()}
+    if value is None:
+        return {}
+    if isinstance(value, tuple):
+        value = list(value)
+    return {"input": value}
+
+
+def _parse_text(text: str | bytes) -> tuple[bool, Any]:
+    """JSON first, then a Python literal (`"{'a': 1}"`); (False, None) if neither."""
+    try:
+        return True, orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    try:
+        return True, _json_like(ast.literal_eval(text.strip()))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
+
+
+def _json_like(value: Any) -> Any:
+    """Python literal -> JSON-like data: tuples and sets become lists, keys strings."""
+    if isinstance(value, dict):
+        return {str(k): _json_like(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_like(v) for v in value]
+    return value
+
+
+def parse_arguments(value: Any) -> dict[str, Any]:
+    """Parse an arguments attribute: dict as-is, JSON text, then Python literal text.
+
+    Text that is neither JSON nor a Python literal is kept as {"input": text}.
+    """
+    if isinstance(value, (str, bytes)):
+        if not value.strip():
+            return {}
+        ok, parsed = _parse_text(value)
+        return coerce_arguments(parsed if ok else value)
+    return coerce_arguments(value)
+
+
+def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
+    """OpenLLMetry's entity input: `{"args": [...], "kwargs": {...}}` -> kwargs.
+
+    Positional args, when there are any, are kept under "args". LangChain
+    tool spans instrumented by OpenLLMetry carry `{"inputs": {...},
+    "input_str": ...}` instead: `inputs` wins, then `input_str`.
+    """
+    if isinstance(value, (str, bytes)):
+        ok, parsed = _parse_text(value) if value.strip() else (True, {})
+        if not ok:
+            return {"input": value}
+        value = parsed
+    if not isinstance(value, Mapping):
+        return coerce_arguments(value)
+    inputs = value.get("inputs")
+    if isinstance(inputs, Mapping):
+        return coerce_arguments(inputs)
+    if "kwargs" in value or "args" in value:
+        kwargs = value.get("kwargs")
+        arguments = coerce_arguments(kwargs) if isinstance(kwargs, Mapping) else {}
+        positional = value.get("args")
+        if isinstance(positional, Sequence) and not isinstance(positional, str) and positional:
+            arguments.setdefault("args", list(positional))
+        return arguments
+    if "input_str" in value:
+        return parse_arguments(value["input_str"])
+    return coerce_arguments(value)
+
+
+def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool, str]:
+    """(arguments, whether the span's input was an object of arguments, envelope call id).
+
+    gen_ai.tool.call.arguments > input.value > traceloop.entity.input (kwargs) > ADK >
+    Logfire > MLflow span inputs; LangChain ToolCall and callback envelopes unwrapped.
+    A bare value (a string) is kept as {"input": value} and flagged (as are arguments
+    not recorded at all), so the caller may take them from the model's request instead. `tool.parameters` (a schema)
+    is never read.
+    """
+    for key in _ARGUMENT_KEYS:
+        value = attributes.get(key)
+        if not _present(value):
+            continue
+        if key == TRACELOOP.ENTITY_INPUT:
+            arguments = _unwrap_traceloop_input(value)
+            return arguments, "input" not in arguments or len(arguments) != 1, ""
+        if isinstance(value, (str, bytes)):
+            ok, parsed = _parse_text(value) if value.strip() else (True, {})
+            value = parsed if ok else value
+        unwrapped = unwrap_arguments(value)
+        value = unwrapped.value
+        is_object = isinstance(value, Mapping)
+        return coerce_arguments(value), is_object, unwrapped.call_id
+    return {}, False, ""  # none recorded: the requesting model span may hold them
+
+
+def tool_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments `read_arguments` finds."""
+    return read_arguments(attributes)[0]
+
+
+def encode_result(value: Any) -> str | None:
+    """A result as text: strings as-is, anything else JSON-encoded."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(result text, envelope call id): gen_ai.tool.call.result > output.value >
+    traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
+    (`evaluator.extract.envelopes`); a placeholder is no result. See `read_output` for
+    the failure an envelope may report."""
+    text, call_id, _ = read_output(attributes)
+    return text, call_id
+
+
+def read_output(attributes: Mapping[str, Any]) -> tuple[str | None, str, bool]:
+    """`read_result` plus whether the envelope reported a failure (the text is then the
+    error)."""
+    for key in _RESULT_KEYS:
+        value = attributes.get(key)
+        if value is None:
+            continue
+        if key in _JSON_ENCODED_RESULTS and isinstance(value, str):
+            try:  # these JSON-encode the return value: `"\"sunny\""` -> `sunny`
+                decoded = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                decoded = value
+            value = decoded if isinstance(decoded, str) else value
+        unwrapped = unwrap_value(value)
+        return encode_result(unwrapped.value), unwrapped.call_id, unwrapped.failed
+    return None, "", False
+
+
+def tool_result(attributes: Mapping[str, Any]) -> str | None:
+    """The result `read_result` finds."""
+    return read_result(attributes)[0]
+
+
+_EXCEPTION_REPR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((['\"])(.*?)\1\)")
+
+
+def _repr_message(text: str) -> str:
+    """`ValueError('msg')` (LangSmith puts the repr, then the traceback) -> `msg`."""
+    match = _EXCEPTION_REPR.match(text)
+    return match.group(2) if match else text
+
+
+def _exception_message(text: str) -> str:
+    """The exception's own message out of a traceback, `Type: message` status text, or the
+    OpenAI Agents SDK's `Error running tool (non-fatal): {..., 'error': message}`."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return text
+    last = lines[-1].strip() if _TRACEBACK_HEAD in text else text.strip()
+    match = _EXCEPTION_LINE.match(last)
+    if match:
+        return match.group(1)
+    head, sep, tail = last.partition(": {")
+    if sep and last.endswith("}"):
+        ok, parsed = _parse_text("{" + tail)
+        if ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
+            return parsed["error"]
+    return last
+
+
+def _haystack_error(output: Any) -> str:
+    """Haystack's failed-tool output `{"error": "Failed to invoke Tool `t` with parameters
+    {...}. Error: <message>"}` -> the message."""
+    text: Any = output
+    if isinstance(text, str) and text.startswith("{"):
+        ok, parsed = _parse_text(text)
+        text = parsed if ok else text
+    if isinstance(text, Mapping):
+        text = text.get("error")
+    text = str(text or "error")
+    if text.startswith(HAYSTACK.ERROR_PREFIX) and HAYSTACK.ERROR_MARKER in text:
+        return text.rsplit(HAYSTACK.ERROR_MARKER, 1)[1]
+    return text
+
+
+def tool_error(span: SpanView) -> str | None:
+    """The exception's message (an `exception` event) > status ERROR's message (the
+    message out of a traceback or `Type: message` text) > `error.type`.
+
+    A status ERROR without a message still marks the call failed ("error" when nothing
+    says more). The whole traceback stays in the span.
+    """
+    attributes = span.attributes
+    for event in span.events:
+        if event.get("name") == OTEL.EXCEPTION_EVENT:
+            event_attributes = event.get("attributes") or {}
+            message = event_attributes.get(OTEL.EXCEPTION_MESSAGE)
+            if _present(message):
+                return _repr_message(str(message))
+            if span.status_code != "ERROR" or not span.status_message:
+                kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
+                return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
+    failed = span.status_code == "ERROR"
+    if failed and span.status_message:
+        return _exception_message(str(span.status_message))
+    if attributes.get(HAYSTACK.TOOL_ERROR) in (True, "true"):
+        return _haystack_error(attributes.get(HAYSTACK.TOOL_OUTPUT))
+    error_type = attributes.get(OTEL.ERROR_TYPE)
+    if _present(error_type):
+        return str(error_type)
+    return "error" if failed else None

@@ -1,0 +1,168 @@
+"""Tool calls and results read from model messages (SPEC §5).
+
+A conversation without any tool span (OpenLLMetry openai, a manual loop) records its
+tool calls only in the model messages: each requested call (`recover`) is a
+call, its result the tool message a later request carried back.
+
+When a tool span lacks its result (OTel GenAI without content on spans, or no tool
+span at all), the result is the tool message a later model request sent, found by
+the call's id:
+- OTel GenAI messages (`gen_ai.input.messages` on a span, or in an
+  `gen_ai.client.inference.operation.details` log record): parts
+  `{"type": "tool_call_response", "id", "response"}`; OpenAI-style
+  `{"role": "tool", "tool_call_id", "content"}` messages too;
+- OTel GenAI legacy events / log records `gen_ai.tool.message`: `{"content", "id"}`;
+- OpenInference: `llm.input_messages.{i}.message.role = tool` with
+  `.message.tool_call_id` and `.message.content`;
+- OpenLLMetry legacy: `gen_ai.prompt.{i}.role = tool`, `.tool_call_id`, `.content`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from evaluator.extract.envelopes import unwrap_value
+from evaluator.extract.fields import is_tool_span, tool_error
+from evaluator.extract.recover import safe_requested_calls
+from evaluator.extract.span import SpanView
+from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
+
+__all__ = ["calls_from_messages", "tool_responses"]
+
+logger = logging.getLogger(__name__)
+
+_TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
+_MARKERS = (
+    f'"{GENAI.INPUT_MESSAGES}"',
+    f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
+    f'"{GENAI.PROMPT_PREFIX}',
+)
+
+
+def _loaded(value: Any) -> Any:
+    if isinstance(value, (str, bytes)):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+    return value
+
+
+def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
+    messages = _loaded(value)
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, Mapping):
+            continue
+        for part in message.get("parts") or ():
+            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL_RESPONSE:
+                yield part.get("id"), part.get("response")
+        if message.get("role") == "tool" and message.get("tool_call_id"):
+            yield message.get("tool_call_id"), message.get("content")
+
+
+def _from_indexed(attributes: Mapping[str, Any], prefix: str, middle: str) -> list[tuple]:
+    """`{prefix}{i}.{middle}role = tool` messages -> (tool_call_id, content)."""
+    found = []
+    for key, role in attributes.items():
+        if role != "tool" or not key.startswith(prefix) or not key.endswith(middle + "role"):
+            continue
+        head = key[: -len("role")]
+        found.append((attributes.get(head + "tool_call_id"), attributes.get(head + "content")))
+    return found
+
+
+def _from_attributes(attributes: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+    pairs: list[tuple[Any, Any]] = []
+    messages = attributes.get(GENAI.INPUT_MESSAGES)
+    if messages:
+        pairs.extend(_from_messages(messages))
+    pairs.extend(_from_indexed(attributes, OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, "message."))
+    pairs.extend(_from_indexed(attributes, GENAI.PROMPT_PREFIX, ""))
+    return pairs
+
+
+def _span_responses(span: SpanView) -> list[tuple[Any, Any]]:
+    pairs: list[tuple[Any, Any]] = []
+    if span.may_hold_text(*_MARKERS):
+        pairs.extend(_from_attributes(span.attributes))
+    for event in span.events:
+        attributes = event.get("attributes")
+        if not isinstance(attributes, Mapping):
+            continue
+        if event.get("name") == _TOOL_MESSAGE_EVENT:
+            pairs.append((attributes.get("id"), attributes.get("content")))
+        else:
+            pairs.extend(_from_attributes(attributes))
+    return pairs
+
+
+def tool_responses(spans: Iterable[SpanView]) -> dict[str, str | None]:
+    """Tool-call id -> the result its tool message carried (first seen), over `spans`."""
+    found: dict[str, str | None] = {}
+    for span in spans:
+        try:
+            if span.may_be_tool_span() and is_tool_span(span):
+                continue  # a tool span's own events are its input and output (Strands)
+            pairs = _span_responses(span)
+        except Exception as exc:  # one bad model span must not stop extraction
+            logger.warning("skipping span %s for tool results: %s", span.span_id, exc)
+            continue
+        for call_id, content in pairs:
+            if call_id and str(call_id) not in found:
+                value = unwrap_value(content).value
+                if value is not None and not isinstance(value, str):
+                    value = orjson.dumps(value).decode()
+                found[str(call_id)] = value
+    return found
+
+
+def _execution(
+    call: ToolCall, after: tuple, spans: list[SpanView], used: set[str]
+) -> SpanView | None:
+    """The first unused span named after the tool that started after its request: the
+    function's own span where the framework traces it without a tool convention (OpenLIT
+    `@trace`, manual spans)."""
+    for span in spans:
+        if span.name == call.name and span.span_id not in used and span.sort_key() > after:
+            return span
+    return None
+
+
+def calls_from_messages(
+    models: list[SpanView], conversation: list[SpanView], *, spans: list[SpanView] = ()
+) -> list[ToolCall]:
+    """The calls `models` (a turn's model spans, in start order) requested, with the results
+    found in `conversation`'s model messages; for a conversation without tool spans. A span
+    of `spans` named after the tool is the call's execution: its failure is the error."""
+    calls: list[ToolCall] = []
+    seen: set[str] = set()
+    used: set[str] = set()
+    for view in models:
+        for request in safe_requested_calls(view, with_ids=False):
+            if request.id and request.id in seen:
+                continue
+            seen.add(request.id)
+            call = ToolCall(
+                id=request.id,
+                name=request.name,
+                arguments=dict(request.arguments),
+                source=ToolCallSource.TRACING_PROCESSOR,
+                span_id=view.span_id or None,
+                start_time=view.start_time,
+            )
+            execution = _execution(call, view.sort_key(), list(spans), used)
+            if execution is not None:
+                used.add(execution.span_id)
+                call.span_id, call.start_time = execution.span_id, execution.start_time
+                call.error = tool_error(execution)
+            calls.append(call)
+    if calls:
+        results = tool_responses(conversation)
+        for call in calls:
+            if call.error is None:
+                call.result = results.get(call.id) if call.id else None
+    return calls

@@ -1,0 +1,342 @@
+"""Recovering missing tool-call ids from the model spans that requested them.
+
+Some instrumentations record the tool-call id only on the model (LLM) span
+whose response asked for the call, not on the tool span. Such a tool span
+gets its id back from a requested call of the same trace with the same tool
+name: first every tool call whose canonical arguments equal an unused
+request's takes that request, then each remaining call (in start order)
+takes the earliest unused request of its name. Each requested id is used
+once, requests are consumed in the model spans' start order.
+
+Requested calls are read from:
+- `gen_ai.output.messages`: JSON list of `{role, parts: [{type: "tool_call",
+  id, name, arguments}]}` (OTel GenAI); OpenAI-style `tool_calls` on a
+  message are read too;
+- OpenInference: `llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id`,
+  `....tool_call.function.name`, `....tool_call.function.arguments`;
+- legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`;
+- Google ADK: `gcp.vertex.agent.llm_response` (`content.parts[].function_call`);
+- Haystack: `haystack.agent.step.llm.output` (`replies[].content[].tool_call`);
+- MLflow: a model span's `mlflow.spanOutputs` holding a chat completion
+  (`choices[].message.tool_calls`);
+- span events of the model span carrying any of the attributes above, or an
+  OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
+
+The same requests also give a tool span its arguments when its own input is not
+an object of arguments (a bare string): `assign_requests` pairs each call with the
+request it answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from evaluator.canonical import canonical_args
+from evaluator.extract.fields import parse_arguments
+from evaluator.extract.span import SpanView
+from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from schemas.conventions import HAYSTACK, LANGFUSE
+
+__all__ = [
+    "PendingCall",
+    "RequestedCall",
+    "assign_recovered_ids",
+    "assign_requests",
+    "requested_calls",
+    "safe_requested_calls",
+]
+
+logger = logging.getLogger(__name__)
+
+_MARKERS = (
+    f'"{GENAI.OUTPUT_MESSAGES}"',
+    f'"{OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX}',
+    f'"{GENAI.COMPLETION_PREFIX}',
+    f'"{ADK.LLM_RESPONSE}"',
+    f'"{HAYSTACK.LLM_OUTPUT}"',
+    f'"{MLFLOW.SPAN_OUTPUTS}"',
+    f'"{LANGFUSE.OUTPUT}"',
+)
+_OI_TOOL_CALLS = ".message.tool_calls."
+_OI_FIELDS = {
+    "tool_call.id": "id",
+    "tool_call.function.name": "name",
+    "tool_call.function.arguments": "arguments",
+}
+_CHOICE_EVENT = GENAI.EVENT_CHOICE
+_LEGACY_TOOL_CALLS = ".tool_calls."
+_LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+
+
+@dataclass(frozen=True)
+class RequestedCall:
+    """A tool call a model asked for: its id, tool name and canonical arguments."""
+
+    id: str
+    name: str
+    args_key: tuple
+    arguments: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    order: tuple = field(default=(), compare=False, hash=False)
+    """The requesting model span's sort key (start time, span id)."""
+
+
+def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
+    messages = orjson.loads(value) if isinstance(value, (str, bytes)) else value
+    if not isinstance(messages, list):
+        return
+    for message in messages:
+        if not isinstance(message, Mapping):
+            continue
+        for part in message.get("parts") or ():
+            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL:
+                yield {k: part.get(k) for k in ("id", "name", "arguments")}
+        for call in message.get("tool_calls") or ():  # OpenAI-style message
+            if isinstance(call, Mapping):
+                function = call.get("function") or {}
+                yield {
+                    "id": call.get("id"),
+                    "name": function.get("name", call.get("name")),
+                    "arguments": function.get("arguments", call.get("arguments")),
+                }
+
+
+def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
+    """ADK's LlmResponse JSON: `content.parts[].function_call` {id, name, args}."""
+    response = orjson.loads(value) if isinstance(value, (str, bytes)) else value
+    content = response.get("content") if isinstance(response, Mapping) else None
+    for part in (content.get("parts") if isinstance(content, Mapping) else None) or ():
+        call = part.get("function_call") if isinstance(part, Mapping) else None
+        if isinstance(call, Mapping):
+            yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
+
+
+def _from_attributes(
+    attributes: Mapping[str, Any], *, choice: bool = False
+) -> list[dict[str, Any]]:
+    """Requested calls in one attribute map (span or event; `choice`: a `gen_ai.choice`
+    event or log record, whose `message` / `tool_calls` are the model's answer)."""
+    raw: list[dict[str, Any]] = []
+    output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
+    if output_messages:
+        raw.extend(_from_output_messages(output_messages))
+    raw.extend(
+        _from_indexed(
+            attributes, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+        )
+    )
+    raw.extend(
+        _from_indexed(attributes, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+    )
+    adk = attributes.get(ADK.LLM_RESPONSE)
+    if adk and adk != "{}":
+        raw.extend(_from_adk_response(adk))
+    haystack = _loaded(attributes.get(HAYSTACK.LLM_OUTPUT))
+    if isinstance(haystack, Mapping):
+        for reply in haystack.get("replies") or ():
+            for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
+                call = part.get("tool_call") if isinstance(part, Mapping) else None
+                if isinstance(call, Mapping):
+                    raw.append(
+                        {
+                            "id": call.get("id"),
+                            "name": call.get("tool_name"),
+                            "arguments": call.get("arguments"),
+                        }
+                    )
+    generation = _loaded(attributes.get(LANGFUSE.OUTPUT))
+    if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
+        raw.extend(_from_output_messages([generation]))
+    completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
+    if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
+        messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
+        raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
+    if not choice:
+        return raw
+    message = _loaded(attributes.get("message"))
+    if isinstance(message, Mapping):  # {"index", "finish_reason", "message": {"tool_calls"}}
+        raw.extend(_from_output_messages([message]))
+    tool_calls = _loaded(attributes.get("tool_calls"))
+    if isinstance(tool_calls, list):
+        raw.extend(_from_output_messages([{"tool_calls": tool_calls}]))
+    return raw
+
+
+def _loaded(value: Any) -> Any:
+    """JSON text decoded (None when it is not JSON); other values as they are."""
+    if isinstance(value, (str, bytes)):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+    return value
+
+
+def _from_indexed(
+    attributes: Mapping[str, Any], prefix: str, infix: str, fields: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Collect `{prefix}{i}{infix}{j}.{field}` attributes into ordered calls."""
+    calls: dict[tuple[int, int], dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if not key.startswith(prefix) or infix not in key:
+            continue
+        head, _, tail = key[len(prefix) :].partition(infix)
+        index_j, _, field = tail.partition(".")
+        target = fields.get(field)
+        if target is None or not head.isdigit() or not index_j.isdigit():
+            continue
+        calls.setdefault((int(head), int(index_j)), {})[target] = value
+    return [calls[k] for k in sorted(calls)]
+
+
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+    """Tool calls a model span requested, in message order (empty for other spans); those
+    without an id too when not `with_ids` (id "")."""
+    raw: list[dict[str, Any]] = []
+    if span.may_hold_text(*_MARKERS):
+        raw.extend(_from_attributes(span.attributes))
+    for event in span.events if not raw else ():
+        attributes = event.get("attributes")
+        if isinstance(attributes, Mapping) and attributes:
+            raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
+    calls = []
+    order = span.sort_key()
+    for item in raw:
+        call_id, name = item.get("id"), item.get("name")
+        if not name or (with_ids and not call_id):
+            continue
+        call_id = call_id or ""
+        args = parse_arguments(item.get("arguments"))
+        calls.append(RequestedCall(str(call_id), str(name), canonical_args(args), args, order))
+    return calls
+
+
+@dataclass
+class PendingCall:
+    """A tool call that lacks its id or its arguments (a bare input), in start order."""
+
+    name: str
+    arguments: dict[str, Any]
+    call_id: str = ""
+    bare: Any = None
+    """The bare input when the span's input was not an object of arguments, else None."""
+    order: tuple = ()
+    """The tool span's sort key: a call answers a request made before it."""
+
+
+def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
+    if not candidates:
+        return None
+    if latest:
+        before = [r for r in candidates if r.order and order and r.order <= order]
+        if before:
+            return max(before, key=lambda r: r.order)
+    return candidates[0]
+
+
+def assign_requests(
+    pending: list[PendingCall],
+    requested: list[RequestedCall],
+    *,
+    taken: set[str],
+    latest: bool = False,
+) -> list[RequestedCall | None]:
+    """The request each pending call answers (None where none fits), each used once.
+
+    A call with an id takes the request of that id; then calls whose arguments equal an
+    unused request's; then bare inputs found among a request's argument values; then the
+    rest, each the earliest unused request of its name (`latest`: the latest one made
+    before the call, for requests gathered over a whole conversation).
+    """
+    used = set(taken)
+    found: list[RequestedCall | None] = [None] * len(pending)
+
+    def take(index: int, choice: RequestedCall | None) -> None:
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice
+
+    for index, call in enumerate(pending):
+        if call.call_id:
+            choice = next((r for r in requested if r.id == call.call_id), None)
+            found[index] = choice
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id and call.bare is None:
+            key = canonical_args(call.arguments)
+            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            take(index, _pick([r for r in fits if r.args_key == key], call.order, latest=latest))
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id and call.bare is not None:
+            fits = [
+                r
+                for r in requested
+                if r.name == call.name and r.id not in used and call.bare in r.arguments.values()
+            ]
+            take(index, _pick(fits, call.order, latest=latest))
+    for index, call in enumerate(pending):
+        if found[index] is None and not call.call_id:
+            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            take(index, _pick(fits, call.order, latest=latest))
+    return found
+
+
+def assign_recovered_ids(
+    missing: list[tuple[str, dict[str, Any]]],
+    requested: list[RequestedCall],
+    *,
+    taken: set[str],
+) -> list[str]:
+    """Ids for tool calls lacking one, in order; "" where none fits.
+
+    `missing` holds (name, arguments) of the id-less tool calls of one trace
+    in start order, `requested` the trace's requested calls in order, and
+    `taken` the ids tool spans already carry (never handed out twice).
+    """
+    used = set(taken)
+    found = [""] * len(missing)
+    # First every call whose arguments equal an unused request of its name, so an
+    # earlier call that fits no request by arguments cannot take that one...
+    for index, (name, arguments) in enumerate(missing):
+        key = canonical_args(arguments)
+        choice = next(
+            (r for r in requested if r.name == name and r.id not in used and r.args_key == key),
+            None,
+        )
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice.id
+    # ... then the rest, each the earliest unused request of its name.
+    for index, (name, _) in enumerate(missing):
+        if found[index]:
+            continue
+        choice = next((r for r in requested if r.name == name and r.id not in used), None)
+        if choice is not None:
+            used.add(choice.id)
+            found[index] = choice.id
+    return found
+
+
+def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+    """`requested_calls`, logging and skipping a span that cannot be read."""
+    try:
+        return requested_calls(span, with_ids=with_ids)
+    except Exception as exc:  # one bad model span must not stop extraction
+        logger.warning("skipping model span %s for id recovery: %s", span.span_id, exc)
+        return []
+
+
+def row_may_hold_requests(span: Any) -> bool:
+    """False only for a `spans` row (dict with JSON text) that certainly requests no call."""
+    if type(span) is not dict:
+        return True
+    raw = span.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    events = span.get("events")
+    if isinstance(events, str) and len(events) > 2:
+        return True
+    return any(marker in raw for marker in _MARKERS)

@@ -1,0 +1,284 @@
+"""One read-only view over the two span shapes extraction accepts.
+
+`extract_tool_calls` takes OTel SDK `ReadableSpan` objects (in-process
+agents, tests) or rows of the `spans` table (mappings with SPEC §4's
+columns, `attributes`/`events` either decoded or as JSON text). `SpanView`
+hides the difference and is lazy: a row's attribute JSON is parsed only when
+someone asks for `attributes`, so spans that cannot be tool calls (checked
+on the raw text first, see `may_be_tool_span`) cost almost nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import orjson
+
+from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE
+
+__all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_NAIVE = datetime(1970, 1, 1)
+_EMPTY: dict[str, Any] = {}
+
+# A tool span must carry one of these attribute keys (SPEC §5). In a row's
+# JSON text a key appears quoted; when none of them does, and the span name
+# does not say `execute_tool `, the span is not a tool call and its JSON is
+# never parsed. (The check is a necessary condition only: a match is
+# confirmed on the parsed attributes.)
+_TOOL_MARKERS = tuple(
+    f'"{key}"'
+    for key in (
+        GENAI.TOOL_NAME,
+        GENAI.OP_EXECUTE_TOOL,  # the value of gen_ai.operation.name
+        OPENINFERENCE.TOOL_NAME,
+        OPENINFERENCE.SPAN_KIND,
+        TRACELOOP.SPAN_KIND,
+        MLFLOW.SPAN_TYPE,
+        AI_SDK.TOOL_CALL_NAME,
+        HAYSTACK.TOOL_NAME,
+        LANGFUSE.OBSERVATION_TYPE,
+    )
+)
+
+
+def _hex(value: Any, width: int) -> str | None:
+    if type(value) is str:
+        return value.lower() if value else None  # stored ids are already hex text
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return format(value, f"0{width}x")
+    if isinstance(value, bytes):
+        return value.hex()
+    text = str(value).lower()
+    return text or None
+
+
+def _to_datetime(value: Any) -> datetime | None:
+    """A UTC-aware datetime from a datetime (naive = UTC), epoch ns, or ISO text."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)):
+        return _EPOCH + timedelta(microseconds=value / 1000)
+    if isinstance(value, str) and value:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return _to_datetime(parsed)
+    return None
+
+
+def _decode_json(value: Any, default: Any) -> Any:
+    if isinstance(value, (str, bytes)):
+        if not value:
+            return default
+        return orjson.loads(value)
+    if value is None:
+        return default
+    return value
+
+
+class SpanView:
+    """What extraction needs from a span, whatever shape it arrived in."""
+
+    __slots__ = (
+        "trace_id",
+        "span_id",
+        "parent_span_id",
+        "name",
+        "status_code",
+        "status_message",
+        "duration_ms",
+        "_start_raw",
+        "_start",
+        "_attributes",
+        "_raw_attributes",
+        "_events",
+        "_raw_events",
+    )
+
+    def __init__(
+        self,
+        *,
+        trace_id: str | None,
+        span_id: str | None,
+        name: str,
+        start: Any,
+        duration_ms: float | None,
+        status_code: str,
+        status_message: str | None,
+        attributes: Any,
+        events: Any,
+        parent_span_id: str | None = None,
+    ) -> None:
+        self.trace_id = trace_id or ""
+        self.span_id = span_id or ""
+        self.parent_span_id = parent_span_id or ""
+        self.name = name or ""
+        self.status_code = status_code
+        self.status_message = status_message
+        self.duration_ms = duration_ms
+        self._start_raw = start
+        self._start: datetime | None | bool = False  # False = not computed yet
+        self._attributes: Mapping[str, Any] | None = None
+        self._raw_attributes = attributes
+        self._events: list[Mapping[str, Any]] | None = None
+        self._raw_events = events
+
+    @property
+    def attributes(self) -> Mapping[str, Any]:
+        """The span's attributes, decoded on first use (JSON text is parsed once)."""
+        if self._attributes is None:
+            decoded = _decode_json(self._raw_attributes, _EMPTY)
+            if type(decoded) is not dict and not isinstance(decoded, Mapping):
+                decoded = _EMPTY
+            self._attributes = decoded
+        return self._attributes
+
+    @property
+    def events(self) -> list[Mapping[str, Any]]:
+        """Events as mappings {name, time, attributes}, decoded on first use."""
+        if self._events is None:
+            raw = _decode_json(self._raw_events, [])
+            events: list[Mapping[str, Any]] = []
+            for event in raw if isinstance(raw, (list, tuple)) else ():
+                if isinstance(event, Mapping):
+                    events.append(event)
+                else:  # an SDK Event
+                    events.append(
+                        {
+                            "name": getattr(event, "name", ""),
+                            "attributes": dict(getattr(event, "attributes", None) or {}),
+                        }
+                    )
+            self._events = events
+        return self._events
+
+    @property
+    def start_time(self) -> datetime | None:
+        """Start time as a UTC-aware datetime, or None when unknown."""
+        if self._start is False:
+            try:
+                self._start = _to_datetime(self._start_raw)
+            except (TypeError, ValueError, OverflowError):
+                self._start = None  # an unreadable time sorts last, it does not fail
+        return self._start  # type: ignore[return-value]
+
+    def sort_key(self) -> tuple[bool, int, str]:
+        """Order by start time in ns (unknown last), then span id.
+
+        An SDK span's epoch-ns start is used as it is: `start_time` (a datetime)
+        keeps microseconds only, and calls less than 1 us apart must still sort
+        by time, not by span id.
+        """
+        raw = self._start_raw
+        if type(raw) is int:
+            return (False, raw, self.span_id)
+        start = self.start_time
+        if start is None:
+            return (True, 0, self.span_id)
+        return (False, (start - _EPOCH) // timedelta(microseconds=1) * 1000, self.span_id)
+
+    def may_be_tool_span(self) -> bool:
+        """Cheap necessary condition for being a tool span (see _TOOL_MARKERS)."""
+        if self.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+            return True
+        raw = self._raw_attributes
+        if self._attributes is None and isinstance(raw, str):
+            return any(marker in raw for marker in _TOOL_MARKERS)
+        return True
+
+    def may_hold_text(self, *markers: str) -> bool:
+        """False only when the raw attribute JSON certainly lacks every marker."""
+        raw = self._raw_attributes
+        if self._attributes is None and isinstance(raw, str):
+            return any(marker in raw for marker in markers)
+        return True
+
+
+def row_may_be_tool_span(row: Any) -> bool:
+    """False only for a row (dict) that certainly records no tool call.
+
+    Checked before any view is built: on a turn's spans, most are model,
+    agent or turn spans, and this keeps them at the cost of a substring scan.
+    """
+    if type(row) is not dict:
+        return True
+    raw = row.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    name = row.get("name")
+    if isinstance(name, str) and name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+        return True
+    return any(marker in raw for marker in _TOOL_MARKERS)
+
+
+def _view_of_readable(span: Any) -> SpanView:
+    context = span.context
+    status = span.status
+    start, end = span.start_time, span.end_time
+    duration = (end - start) / 1e6 if start is not None and end is not None else None
+    return SpanView(
+        trace_id=_hex(context.trace_id, 32) if context is not None else None,
+        span_id=_hex(context.span_id, 16) if context is not None else None,
+        name=span.name,
+        start=start,
+        duration_ms=duration,
+        status_code=status.status_code.name if status is not None else "UNSET",
+        status_message=status.description if status is not None else None,
+        attributes=dict(span.attributes or {}),
+        events=list(span.events or ()),
+        parent_span_id=_hex(span.parent.span_id, 16) if span.parent is not None else None,
+    )
+
+
+_STATUS_NAMES = {"UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR"}
+
+
+def _status_name(value: Any) -> str:
+    known = _STATUS_NAMES.get(value) if type(value) is str else None
+    if known is not None:
+        return known
+    if value is None:
+        return "UNSET"
+    if isinstance(value, int):
+        return {0: "UNSET", 1: "OK", 2: "ERROR"}.get(value, "UNSET")
+    text = getattr(value, "name", None) or str(value)
+    return text.upper().removeprefix("STATUS_CODE_")
+
+
+def _view_of_row(row: Mapping[str, Any]) -> SpanView:
+    duration = row.get("duration_ms")
+    start = row.get("start_time")
+    if duration is None and start is not None and row.get("end_time") is not None:
+        start_dt, end_dt = _to_datetime(start), _to_datetime(row["end_time"])
+        if start_dt is not None and end_dt is not None:
+            duration = (end_dt - start_dt) / timedelta(milliseconds=1)
+    return SpanView(
+        trace_id=_hex(row.get("trace_id"), 32),
+        span_id=_hex(row.get("span_id"), 16),
+        name=row.get("name") or "",
+        start=start,
+        duration_ms=duration if duration is None or type(duration) is float else float(duration),
+        status_code=_status_name(row.get("status_code")),
+        status_message=row.get("status_message"),
+        attributes=row.get("attributes"),
+        events=row.get("events"),
+        parent_span_id=_hex(row.get("parent_span_id"), 16),
+    )
+
+
+def view_of(span: Any) -> SpanView:
+    """Wrap a ReadableSpan or a `spans` row mapping; raises on neither."""
+    if type(span) is SpanView:
+        return span
+    if type(span) is dict or isinstance(span, Mapping):
+        return _view_of_row(span)
+    if hasattr(span, "context") and hasattr(span, "attributes"):
+        return _view_of_readable(span)
+    raise TypeError(f"not a span: expected a ReadableSpan or a mapping, got {type(span).__name__}")

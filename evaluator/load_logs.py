@@ -1,0 +1,78 @@
+"""OTLP log records of a span, read as that span's events (SPEC §5: content carried in log
+records is read when attributes lack it).
+
+OTel GenAI instrumentations in event mode put the messages of a model call in log
+records linked to its span (`gen_ai.choice`, `gen_ai.tool.message`,
+`gen_ai.client.inference.operation.details`). Each record becomes an event
+`{"name": event_name, "attributes": attributes + body}` appended to its span's
+`events`, so extraction reads spans and logs the same way. One query per chunk,
+and none when the file holds no log record linked to a span.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+__all__ = ["attach_logs", "has_span_logs"]
+
+_TABLE = "_tracesim_chunk_log_keys"
+
+
+def has_span_logs(con: Any) -> bool:
+    """True when some log record names a span (worth reading per chunk)."""
+    rows = con.execute("SELECT EXISTS (SELECT 1 FROM logs WHERE span_id IS NOT NULL)").fetchall()
+    return bool(rows and rows[0][0])
+
+
+def _event(name: Any, body: Any, attributes: Any) -> dict[str, Any]:
+    attrs = orjson.loads(attributes) if isinstance(attributes, str) and attributes else {}
+    attrs = attrs if isinstance(attrs, dict) else {}
+    if isinstance(body, str) and body:
+        try:
+            decoded = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            decoded = body
+        if isinstance(decoded, dict):
+            attrs = {**attrs, **decoded}
+        elif decoded is not None:
+            attrs = {**attrs, "body": decoded}
+    return {"name": name or "log", "attributes": attrs}
+
+
+def attach_logs(con: Any, spans: Sequence[dict[str, Any]]) -> None:
+    """Append the log records of `spans` (rows with trace_id, span_id, events) to their
+    `events`, in place, ordered by time."""
+    if not spans:
+        return
+    keys = pa.table(
+        {
+            "trace_id": pa.array([s["trace_id"] for s in spans], pa.string()),
+            "span_id": pa.array([s["span_id"] for s in spans], pa.string()),
+        }
+    )
+    con.register(_TABLE, keys)
+    try:
+        rows = con.execute(
+            f"SELECT l.trace_id, l.span_id, l.event_name, l.body, l.attributes FROM logs l "
+            f"JOIN {_TABLE} k USING (trace_id, span_id) ORDER BY l.time NULLS LAST, l.log_id"
+        ).fetchall()
+    finally:
+        con.unregister(_TABLE)
+    if not rows:
+        return
+    by_span: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for trace_id, span_id, name, body, attributes in rows:
+        by_span.setdefault((trace_id, span_id), []).append(_event(name, body, attributes))
+    for span in spans:
+        extra = by_span.get((span["trace_id"], span["span_id"]))
+        if not extra:
+            continue
+        events = span.get("events")
+        if isinstance(events, (str, bytes)):
+            events = orjson.loads(events) if events else []
+        events = list(events or []) + extra
+        span["events"] = orjson.dumps(events).decode()

@@ -1,0 +1,140 @@
+"""What a run reports once captured: span counts, `run_summary.json` and the terminal table.
+
+Counts are read through the embedded collector's query path (the collector
+owns the file while it runs) and are informative: a failing count is `None`,
+never a failed run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from schemas.conventions import GENAI, TRACESIM
+from tracesim.console import plain
+
+if TYPE_CHECKING:
+    from simulator.results import RunResult
+    from tracesim.run import RunOutcome
+
+__all__ = [
+    "count_earlier_runs",
+    "count_spans",
+    "missing_conversations",
+    "print_run_summary",
+    "write_run_summary",
+]
+
+
+def count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
+    """Spans stored for this run's turns and conversations, and tool spans among them."""
+    sql = f"""
+        WITH run_chats AS (
+            SELECT DISTINCT chat_id FROM spans
+            WHERE name IN ('{TRACESIM.TURN_SPAN}', '{TRACESIM.CONVERSATION_SPAN}')
+              AND attributes->>'{TRACESIM.RUN_ID}' = ?
+        )
+        SELECT count(*), count(*) FILTER (WHERE operation = '{GENAI.OP_EXECUTE_TOOL}')
+        FROM spans WHERE chat_id IN (SELECT chat_id FROM run_chats)
+    """
+    try:
+        _, rows = collector.query(sql, [run_id])
+        return int(rows[0][0]), int(rows[0][1])
+    except Exception:  # counts are informative; never fail a run on them
+        return None, None
+
+
+def missing_conversations(collector: Any, run_id: str, result: RunResult) -> list[str]:
+    """Each conversation of `result` whose conversation row or one of whose turns is not in
+    the store, described (scenario#index, chat id, missing turns)."""
+    _, turn_rows = collector.query("SELECT chat_id, turn_id FROM turns WHERE run_id = ?", [run_id])
+    _, chat_rows = collector.query("SELECT chat_id FROM conversations WHERE run_id = ?", [run_id])
+    turns = {(row[0], row[1]) for row in turn_rows}
+    chats = {row[0] for row in chat_rows}
+    missing = []
+    for conversation in result.conversations:
+        gone = [
+            t.turn_id for t in conversation.turns if (conversation.chat_id, t.turn_id) not in turns
+        ]
+        if conversation.chat_id in chats and not gone:
+            continue
+        what = f"turns {gone}" if gone else "its conversation span"
+        missing.append(
+            f"{conversation.scenario_id}#{conversation.conversation_index} "
+            f"(chat {conversation.chat_id}): {what}"
+        )
+    return missing
+
+
+def count_earlier_runs(collector: Any, run_id: str) -> int | None:
+    """How many other runs the DuckDB file already holds (runs accumulate in one file)."""
+    try:
+        _, rows = collector.query(
+            "SELECT count(DISTINCT run_id) FROM conversations WHERE run_id <> ?", [run_id]
+        )
+        return int(rows[0][0])
+    except Exception:  # informative only
+        return None
+
+
+def write_run_summary(outcome: RunOutcome, *, started: float) -> Path:
+    """Write `run_summary.json` (what the simulator did, counts, config) to the output dir."""
+    assert outcome.output_dir is not None and outcome.result is not None
+    path = outcome.output_dir / "run_summary.json"
+    result = outcome.result
+    finished = time.time()
+    body = {
+        "run_id": outcome.run_id,
+        "started_at": started,
+        "finished_at": finished,
+        "wall_seconds": round(finished - started, 3),
+        "simulate_seconds": round(result.wall_seconds, 3),
+        "db_path": str(outcome.db_path) if outcome.db_path else None,
+        "counts": {
+            **result.counts(),
+            "spans_stored": outcome.spans_stored,
+            "tool_spans": outcome.tool_spans,
+        },
+        "conversations": [c.summary() for c in result.conversations],
+        "config": outcome.config.model_dump(mode="json") if outcome.config else None,
+    }
+    path.write_text(json.dumps(body, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def print_run_summary(console: Console, outcome: RunOutcome) -> None:
+    """The run's table (conversations, turns, errors, spans) and where its files are."""
+    result = outcome.result
+    assert result is not None
+    table = Table(title=plain(f"tracesim run {outcome.run_id[:12]}"), show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    counts = result.counts()
+    for label, value in (
+        ("conversations", counts["conversations"]),
+        ("  completed", counts.get("conversations_completed", 0)),
+        ("  max turns reached", counts.get("conversations_max_turns", 0)),
+        ("  ended by an error", counts.get("conversations_error", 0)),
+        ("turns", counts["turns"]),
+        ("turn errors", counts["turn_errors"]),
+        ("turn timeouts", counts["turn_timeouts"]),
+        ("spans stored", "-" if outcome.spans_stored is None else outcome.spans_stored),
+        ("tool spans", "-" if outcome.tool_spans is None else outcome.tool_spans),
+    ):
+        table.add_row(label, str(value))
+    console.print(table)
+    if outcome.db_path:
+        earlier = outcome.extra.get("earlier_runs")
+        note = (
+            f" (also holds {earlier} earlier run(s); this run is evaluated alone, "
+            "`tracesim evaluate --all-runs` scores them together)"
+            if earlier
+            else ""
+        )
+        console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
+    console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)
