@@ -71,7 +71,9 @@ class ExporterSchema:
     has_scope: bool
     """True when `ScopeName` is a column (else it is the `otel.scope.name` attribute)."""
     logs_table: str | None = None
-    """The logs table when it exists."""
+    """The logs table when it exists (Map schema: `LogAttributes` a Map)."""
+    logs_event_name: bool = False
+    """True when the logs table has the `EventName` column (newer exporters)."""
 
     @property
     def traces(self) -> str:
@@ -134,11 +136,14 @@ def detect_schema(
             "(with or without ScopeName) and its JSON schema. Fix: point ?traces_table= at "
             "the exporter's table"
         )
-    logs_table = logs if _columns(client, database, logs) else None
+    log_columns = _columns(client, database, logs)
+    readable = log_columns.get("LogAttributes", "").startswith("Map(") and "Body" in log_columns
+    logs_table = logs if readable else None  # JSON-schema logs are not read yet
     return ExporterSchema(
         database=database,
         traces_table=traces,
         variant=variant,
         has_scope="ScopeName" in columns,
         logs_table=logs_table,
+        logs_event_name="EventName" in log_columns,
     )

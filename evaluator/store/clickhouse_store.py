@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 
 from evaluator.load import ChunkPlan, ConversationData, assemble_chunk
@@ -43,6 +44,35 @@ _SPILL = (
 )
 """Sorting and grouping all spans spill to disk past 64 MB: measured on 400k spans in chdb,
 the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
+
+
+def _append_logs(span: dict[str, Any]) -> None:
+    """Append a span's log records (`log_events`, from the logs join) to its events, as
+    `evaluator.load_logs` does on DuckDB."""
+    from evaluator.load_logs import _event
+
+    raw = span.pop("log_events", None)
+    if not raw:
+        return
+    extra = [_event(item["name"], item["body"], item["attributes"]) for item in orjson.loads(raw)]
+    events = span.get("events")
+    if isinstance(events, (str, bytes)):
+        events = orjson.loads(events) if events else []
+    span["events"] = orjson.dumps(list(events or []) + extra).decode()
+
+
+def _row_fixer(*, json_schema: bool, logs: bool) -> Any:
+    """What each streamed span row needs before extraction (None: nothing)."""
+    if not json_schema and not logs:
+        return None
+
+    def fix(span: dict[str, Any]) -> None:
+        if json_schema:
+            flatten_json_span(span)
+        if logs:
+            _append_logs(span)
+
+    return fix
 
 
 class ClickHouseStore(EvalStore):
@@ -139,7 +169,34 @@ class ClickHouseStore(EvalStore):
             num_turns += turns_n
         if current:
             chunks.append(current)
-        return ChunkPlan(chunks, num_turns, traced_only, trace_chats=trace_chats)
+        return ChunkPlan(
+            chunks, num_turns, traced_only, span_logs=self._has_span_logs(), trace_chats=trace_chats
+        )
+
+    def _has_span_logs(self) -> bool:
+        """True when the exporter's logs table holds records that name a span."""
+        if self.schema.logs_table is None:
+            return False
+        logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table)}"
+        found = self._c.query(
+            f"SELECT count() AS n FROM (SELECT 1 FROM {logs} WHERE SpanId != '' LIMIT 1)"
+        )
+        return bool(found.column("n")[0].as_py())
+
+    def _logs_join(self) -> str:
+        """LEFT JOIN giving each span its log records (time order) as JSON `log_events`."""
+        logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table or '')}"
+        name = "ifNull(nullIf(LogAttributes['event.name'], ''), '')"
+        if self.schema.logs_event_name:
+            name = f"if(EventName != '', EventName, {name})"
+        attrs = "toJSONString(LogAttributes)"
+        return (
+            "LEFT JOIN (SELECT TraceId, SpanId, toJSONString(arrayMap(x -> x.2, arraySort(x -> x.1, "
+            f"groupArray((Timestamp, CAST(({name}, Body, {attrs}), "
+            "'Tuple(name String, body String, attributes String)')))))) AS log_events "
+            f"FROM {logs} WHERE SpanId != '' GROUP BY TraceId, SpanId) AS l "
+            "ON r.trace_id = l.TraceId AND r.span_id = l.SpanId"
+        )
 
     def chunks(
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
@@ -159,11 +216,16 @@ class ClickHouseStore(EvalStore):
             )
         )
         if span_columns is None:
-            select = "* EXCEPT (chat_id, routed_chat), routed_chat AS chat_id"
+            select = "r.* EXCEPT (chat_id, routed_chat), r.routed_chat AS chat_id"
         else:
             select = ", ".join(
-                "routed_chat AS chat_id" if c == "chat_id" else quote(c) for c in span_columns
+                "r.routed_chat AS chat_id" if c == "chat_id" else f"r.{quote(c)}"
+                for c in span_columns
             )
+        join = ""
+        if plan.span_logs:  # SPEC §5: log records of a span are read as its events
+            select += ", l.log_events AS log_events"
+            join = " " + self._logs_join()
         span_filter = "chat_id IS NOT NULL"
         if run_id is not None:  # only the run's chats: ClickHouse filters, Python need not skip
             span_filter += (
@@ -173,12 +235,14 @@ class ClickHouseStore(EvalStore):
         if plan.trace_chats:  # their spans are keyed by their trace (see `plan`)
             span_filter = f"({span_filter} OR trace_id IN {{traces:Array(String)}})"
             params = {**params, "traces": sorted(plan.trace_chats)}
-        fix = flatten_json_span if self.schema.variant == "json" else None
+        fix = _row_fixer(json_schema=self.schema.variant == "json", logs=plan.span_logs)
         spans = RowCursor(
             client.stream(
                 f"SELECT {select} FROM (SELECT *, if(chat_id IS NULL, trace_id, chat_id) "
-                f"AS routed_chat FROM {self._t('spans')} WHERE {span_filter}) "
-                "ORDER BY routed_chat, turn_id NULLS LAST, start_time NULLS LAST, span_id" + _SPILL,
+                f"AS routed_chat FROM {self._t('spans')} WHERE {span_filter}) AS r{join} "
+                "ORDER BY r.routed_chat, r.turn_id NULLS LAST, r.start_time NULLS LAST, r.span_id"
+                + _SPILL
+                + ", join_use_nulls = 1",
                 params,
                 rows=_STREAM_ROWS,
             ),

@@ -32,6 +32,7 @@ __all__ = [
     "as_raw",
     "as_string",
     "create_tables",
+    "insert_logs",
     "insert_spans",
     "request_from_duckdb",
     "span_rows",
@@ -331,3 +332,44 @@ def request_from_duckdb(con: Any) -> ExportTraceServiceRequest:
             added.attributes.extend(kvs(link.get("attributes") or {}))
         scope_spans.spans.append(span)
     return request
+
+
+def insert_logs(
+    query: Any, request: Any, *, database: str = "otel", table: str = "otel_logs"
+) -> int:
+    """Insert an ExportLogsServiceRequest as the exporter's Map schema stores it (Body and
+    attributes as `AsString()` texts; older exporters have no EventName column, so the
+    event name survives only as an `event.name` attribute)."""
+    rows = []
+    for resource_logs in request.resource_logs:
+        resource = resource_logs.resource
+        res_attrs = _attrs(resource.attributes, "map")
+        service = next(
+            (kv.value.string_value for kv in resource.attributes if kv.key == "service.name"), ""
+        )
+        for scope_logs in resource_logs.scope_logs:
+            for record in scope_logs.log_records:
+                attrs = _attrs(record.attributes, "map")
+                if record.event_name:
+                    attrs.setdefault("event.name", record.event_name)
+                rows.append(
+                    {
+                        "Timestamp": _time(record.time_unix_nano or record.observed_time_unix_nano),
+                        "TraceId": record.trace_id.hex(),
+                        "SpanId": record.span_id.hex(),
+                        "TraceFlags": record.flags & 0xFF,
+                        "SeverityText": record.severity_text,
+                        "SeverityNumber": record.severity_number,
+                        "ServiceName": service,
+                        "Body": as_string(record.body),
+                        "ResourceAttributes": res_attrs,
+                        "ScopeName": scope_logs.scope.name,
+                        "ScopeVersion": scope_logs.scope.version,
+                        "ScopeAttributes": _attrs(scope_logs.scope.attributes, "map"),
+                        "LogAttributes": attrs,
+                    }
+                )
+    if rows:
+        body = b"\n".join(orjson.dumps(row) for row in rows).decode()
+        query(f'INSERT INTO "{database}"."{table}" FORMAT JSONEachRow\n{body}')
+    return len(rows)
