@@ -61,3 +61,31 @@ def test_reevaluation_replaces_rows(exporter_db: Callable[..., str], tmp_path: P
     assert [(r["num_spans"], r["num_tool_calls"]) for r in turns] == [(2, 1)] * 4
     stats = query(url, "SELECT name, calls, traced FROM tool_stats")
     assert stats == [{"name": "lookup", "calls": 4, "traced": 4}]
+
+
+def test_cli_writes_report_and_junit_from_clickhouse(
+    exporter_db: Callable[..., str], tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from tracesim.cli import cli
+
+    url = exporter_db(_request())
+    junit = tmp_path / "junit.xml"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "evaluate",
+            "--db",
+            url,
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--no-progress",
+            "--junit-xml",
+            str(junit),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "report.html").is_file()
+    text = junit.read_text()
+    assert "<testsuites" in text and text.count("<testcase") == 2  # one per conversation
