@@ -74,6 +74,8 @@ class ExporterSchema:
     """The logs table when it exists (Map schema: `LogAttributes` a Map)."""
     logs_event_name: bool = False
     """True when the logs table has the `EventName` column (newer exporters)."""
+    logs_json: bool = False
+    """True when the logs table's attributes are the JSON type (`json: true`)."""
 
     @property
     def traces(self) -> str:
@@ -137,8 +139,9 @@ def detect_schema(
             "the exporter's table"
         )
     log_columns = _columns(client, database, logs)
-    readable = log_columns.get("LogAttributes", "").startswith("Map(") and "Body" in log_columns
-    logs_table = logs if readable else None  # JSON-schema logs are not read yet
+    log_attrs = log_columns.get("LogAttributes", "")
+    readable = log_attrs.startswith(("Map(", "JSON", "Object(")) and "Body" in log_columns
+    logs_table = logs if readable else None
     return ExporterSchema(
         database=database,
         traces_table=traces,
@@ -146,4 +149,5 @@ def detect_schema(
         has_scope="ScopeName" in columns,
         logs_table=logs_table,
         logs_event_name="EventName" in log_columns,
+        logs_json=readable and not log_attrs.startswith("Map("),
     )

@@ -26,7 +26,7 @@ from evaluator.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
-from evaluator.store.clickhouse_rows import RowCursor, flatten_json_span
+from evaluator.store.clickhouse_rows import RowCursor, flatten_attributes, flatten_json_span
 from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
 from evaluator.store.clickhouse_writes import DeferredWrites
 from evaluator.store.url import StoreURL
@@ -46,22 +46,26 @@ _SPILL = (
 the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
 
 
-def _append_logs(span: dict[str, Any]) -> None:
+def _append_logs(span: dict[str, Any], *, json_logs: bool = False) -> None:
     """Append a span's log records (`log_events`, from the logs join) to its events, as
-    `evaluator.load_logs` does on DuckDB."""
+    `evaluator.load_logs` does on DuckDB (JSON-schema attributes flattened first)."""
     from evaluator.load_logs import _event
 
     raw = span.pop("log_events", None)
     if not raw:
         return
-    extra = [_event(item["name"], item["body"], item["attributes"]) for item in orjson.loads(raw)]
+    items = orjson.loads(raw)
+    if json_logs:
+        for item in items:
+            item["attributes"] = orjson.dumps(flatten_attributes(item["attributes"])).decode()
+    extra = [_event(item["name"], item["body"], item["attributes"]) for item in items]
     events = span.get("events")
     if isinstance(events, (str, bytes)):
         events = orjson.loads(events) if events else []
     span["events"] = orjson.dumps(list(events or []) + extra).decode()
 
 
-def _row_fixer(*, json_schema: bool, logs: bool) -> Any:
+def _row_fixer(*, json_schema: bool, logs: bool, json_logs: bool = False) -> Any:
     """What each streamed span row needs before extraction (None: nothing)."""
     if not json_schema and not logs:
         return None
@@ -70,7 +74,7 @@ def _row_fixer(*, json_schema: bool, logs: bool) -> Any:
         if json_schema:
             flatten_json_span(span)
         if logs:
-            _append_logs(span)
+            _append_logs(span, json_logs=json_logs)
 
     return fix
 
@@ -186,7 +190,11 @@ class ClickHouseStore(EvalStore):
     def _logs_join(self) -> str:
         """LEFT JOIN giving each span its log records (time order) as JSON `log_events`."""
         logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table or '')}"
-        name = "ifNull(nullIf(LogAttributes['event.name'], ''), '')"
+        name = (
+            "ifNull(CAST(LogAttributes.`event.name`, 'Nullable(String)'), '')"
+            if self.schema.logs_json
+            else "LogAttributes['event.name']"
+        )
         if self.schema.logs_event_name:
             name = f"if(EventName != '', EventName, {name})"
         attrs = "toJSONString(LogAttributes)"
@@ -235,7 +243,11 @@ class ClickHouseStore(EvalStore):
         if plan.trace_chats:  # their spans are keyed by their trace (see `plan`)
             span_filter = f"({span_filter} OR trace_id IN {{traces:Array(String)}})"
             params = {**params, "traces": sorted(plan.trace_chats)}
-        fix = _row_fixer(json_schema=self.schema.variant == "json", logs=plan.span_logs)
+        fix = _row_fixer(
+            json_schema=self.schema.variant == "json",
+            logs=plan.span_logs,
+            json_logs=self.schema.logs_json,
+        )
         spans = RowCursor(
             client.stream(
                 f"SELECT {select} FROM (SELECT *, if(chat_id IS NULL, trace_id, chat_id) "

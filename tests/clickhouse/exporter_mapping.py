@@ -134,7 +134,10 @@ def create_tables(
     query(f'CREATE DATABASE IF NOT EXISTS "{database}"')
     query(traces_ddl(database, traces, layout))
     if logs:
-        query(LOGS_DDL.format(database=database, table=logs))
+        ddl = LOGS_DDL.format(database=database, table=logs)
+        if layout == "json":  # logs_json_table.sql: the attribute maps are JSON
+            ddl = ddl.replace(_MAP, "JSON")
+        query(ddl)
 
 
 def as_raw(value: Any) -> Any:
@@ -335,7 +338,12 @@ def request_from_duckdb(con: Any) -> ExportTraceServiceRequest:
 
 
 def insert_logs(
-    query: Any, request: Any, *, database: str = "otel", table: str = "otel_logs"
+    query: Any,
+    request: Any,
+    *,
+    layout: str = "map",
+    database: str = "otel",
+    table: str = "otel_logs",
 ) -> int:
     """Insert an ExportLogsServiceRequest as the exporter's Map schema stores it (Body and
     attributes as `AsString()` texts; older exporters have no EventName column, so the
@@ -343,13 +351,13 @@ def insert_logs(
     rows = []
     for resource_logs in request.resource_logs:
         resource = resource_logs.resource
-        res_attrs = _attrs(resource.attributes, "map")
+        res_attrs = _attrs(resource.attributes, layout)
         service = next(
             (kv.value.string_value for kv in resource.attributes if kv.key == "service.name"), ""
         )
         for scope_logs in resource_logs.scope_logs:
             for record in scope_logs.log_records:
-                attrs = _attrs(record.attributes, "map")
+                attrs = _attrs(record.attributes, layout)
                 if record.event_name:
                     attrs.setdefault("event.name", record.event_name)
                 rows.append(
@@ -365,7 +373,7 @@ def insert_logs(
                         "ResourceAttributes": res_attrs,
                         "ScopeName": scope_logs.scope.name,
                         "ScopeVersion": scope_logs.scope.version,
-                        "ScopeAttributes": _attrs(scope_logs.scope.attributes, "map"),
+                        "ScopeAttributes": _attrs(scope_logs.scope.attributes, layout),
                         "LogAttributes": attrs,
                     }
                 )

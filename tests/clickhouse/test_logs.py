@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from evaluator.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
@@ -14,7 +16,8 @@ from tests.clickhouse.exporter_mapping import create_tables, insert_logs, insert
 from tests.collector.otlp import log_record, logs_request, new_span_id, new_trace_id, span
 
 
-def test_log_records_become_events_of_their_span(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["map", "json"])
+def test_log_records_become_events_of_their_span(tmp_path: Path, layout: str) -> None:
     from chdb import session
 
     trace_id, model = new_trace_id(), new_span_id()
@@ -40,9 +43,9 @@ def test_log_records_become_events_of_their_span(tmp_path: Path) -> None:
     sess = session.Session(str(directory))
     try:
         sess.query("SET session_timezone = 'UTC'")
-        create_tables(sess.query)
-        insert_spans(sess.query, spans)
-        insert_logs(sess.query, logs_request([record]))
+        create_tables(sess.query, layout=layout)
+        insert_spans(sess.query, spans, layout=layout)
+        insert_logs(sess.query, logs_request([record]), layout=layout)
     finally:
         sess.close()
     url = f"chdb://{directory}"
