@@ -238,10 +238,43 @@ def pipeline_main(path: str, *, profile: bool) -> int:
     return 0
 
 
+def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool) -> int:
+    """`--db chdb://DIR`: the same turns in the exporter's ClickHouse tables, then
+    `evaluate_db` on them in a spawned process (as `--pipeline` does for DuckDB)."""
+    from benchmarks.clickhouse_build import build_chdb
+
+    directory = url.removeprefix("chdb://")
+    if not (reuse and os.path.isdir(directory)):
+        shutil.rmtree(directory, ignore_errors=True)
+        t0 = time.perf_counter()
+        n_spans = build_chdb(directory, turns)
+        print(
+            f"built {url}: {turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
+        )
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_pipeline_child, args=(url, profile, queue))
+    child.start()
+    stats = queue.get()
+    child.join()
+    print(
+        f"evaluate_db {url}: {stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
+        f"{stats['wall']:.2f} s: {stats['turns'] / stats['wall']:,.0f} turns/s wall; "
+        f"{stats['turns'] / stats['cpu']:,.0f} turns per CPU-second (this process; chdb's "
+        f"threads included); peak RSS {stats['max_rss_mb']:,.0f} MB "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100_000)
-    parser.add_argument("--db", help="DuckDB file to build (default: a temporary file)")
+    parser.add_argument(
+        "--db",
+        help="DuckDB file to build (default: a temporary file), or chdb://DIR: the turns in "
+        "the OTel Collector ClickHouse exporter's tables, evaluated there",
+    )
     parser.add_argument(
         "--reuse", action="store_true", help="reuse an existing --db instead of building it"
     )
@@ -262,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         help="measure evaluate_db (writes included) on a copy of the file instead",
     )
     args = parser.parse_args(argv)
+
+    if args.db and args.db.startswith("chdb://"):
+        return chdb_main(args.db, args.turns, reuse=args.reuse, profile=args.profile)
 
     workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
     path = args.db or os.path.join(workdir, "bench.duckdb")

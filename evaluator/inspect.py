@@ -10,6 +10,7 @@ rendering (no markup: stored text is printed as it is).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,16 +101,16 @@ class Inspection:
         return sum(g.tool_spans for g in self.groups)
 
 
-def _rows(con: Any, name: str) -> list[dict[str, Any]]:
-    cursor = con.execute(INSPECT_SQL[name])
+def _rows(con: Any, name: str, sql: Mapping[str, str] = INSPECT_SQL) -> list[dict[str, Any]]:
+    cursor = con.execute(sql[name])
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def _tool_rows(con: Any) -> dict[str, list[dict[str, Any]]]:
+def _tool_rows(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> dict[str, list[dict[str, Any]]]:
     """Candidate spans by trace_id."""
     by_trace: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in _rows(con, "tool_candidates"):
+    for row in _rows(con, "tool_candidates", sql):
         by_trace[row["trace_id"]].append(row)
     return by_trace
 
@@ -156,20 +157,19 @@ def unkeyed_warning(count: int, db_path: str) -> str | None:
     )
 
 
-def inspect_db(con: Any) -> Inspection:
-    """Inspect the capture open on `con` (a DuckDB connection with the tracesim tables)."""
+def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
+    """Inspect the capture open on `con` (a DuckDB connection with the tracesim tables, or
+    anything with its `execute` / `fetchall` / `description`, given its dialect's `sql`)."""
     groups: dict[tuple[Any, Any], GroupReport] = {}
-    for row in _rows(con, "groups"):
+    for row in _rows(con, "groups", sql):
         key = (row["service_name"], row["scope_name"])
         groups[key] = GroupReport(*key, spans=row["spans"], unkeyed_spans=row["unkeyed"])
-    for service, scope, calls, bare, tokens_in, tokens_out in con.execute(
-        INSPECT_SQL["models"]
-    ).fetchall():
+    for service, scope, calls, bare, tokens_in, tokens_out in con.execute(sql["models"]).fetchall():
         group = groups.setdefault((service, scope), GroupReport(service, scope))
         group.model_calls, group.model_calls_without_usage = calls, bare
         group.input_tokens, group.output_tokens = tokens_in, tokens_out
     seen: dict[tuple[Any, Any], set[str]] = defaultdict(set)
-    for service, scope, key, _count in con.execute(INSPECT_SQL["keys"]).fetchall():
+    for service, scope, key, _count in con.execute(sql["keys"]).fetchall():
         for prefix, label in CONVENTION_PREFIXES:
             if key.startswith(prefix):
                 seen[(service, scope)].add(label)
@@ -177,8 +177,9 @@ def inspect_db(con: Any) -> Inspection:
         if key in groups:
             groups[key].conventions = sorted(labels)
     unkeyed: list[UnkeyedToolSpan] = []
-    candidates = _tool_rows(con)
-    if candidates and has_span_logs(con):  # content in log records, as the evaluation reads it
+    candidates = _tool_rows(con, sql)
+    # content in log records, as the evaluation reads it (DuckDB files: `logs`)
+    if candidates and sql is INSPECT_SQL and has_span_logs(con):
         attach_logs(con, [row for rows in candidates.values() for row in rows])
     for rows in candidates.values():
         by_span = {row["span_id"]: row for row in rows}

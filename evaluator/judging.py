@@ -128,7 +128,7 @@ class JudgeStage:
         assert self.llm is not None
         if self._runner is None:
             self._runner = asyncio.Runner()
-            self._cursor = self._con.cursor()
+            self._cursor = self._con.cursor() if self._con is not None else None
             self._client = JudgeClient(self.llm, cache=LLMCache(self._cursor))
         tasks, where = _judge_tasks(works, config)
         results = self._runner.run(

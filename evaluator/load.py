@@ -34,6 +34,7 @@ from schemas import ToolCall
 __all__ = [
     "EXTRACTION_SPAN_COLUMNS",
     "ChunkPlan",
+    "assemble_chunk",
     "ConversationData",
     "DecodedSpans",
     "decode_spans",
@@ -328,6 +329,22 @@ def load_chunk(
         con.unregister(_CHUNK_TABLE)
     if span_logs:
         attach_logs(con, spans)
+    return assemble_chunk(turns, conversations, spans, run_id=run_id)
+
+
+def assemble_chunk(
+    turns: list[dict[str, Any]],
+    conversations: list[dict[str, Any]],
+    spans: list[dict[str, Any]],
+    *,
+    run_id: str | None = None,
+) -> list[ConversationData]:
+    """Group a chunk's rows (turns by chat_id, turn_id; spans by chat_id, turn_id, start
+    time) into conversations, in chat_id order; every backend reads rows, this groups them.
+
+    Without `run_id`, a chat with spans but no turns or conversation row comes back
+    traced-only, its turns derived from its spans (`evaluator.traced`).
+    """
     by_chat: dict[str, ConversationData] = {}
     scenarios: dict[Any, dict[str, Any]] = {}  # the conversations of a scenario share its text
     for row in conversations:

@@ -49,8 +49,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from evaluator.custom import CustomMetricError, load_custom_metrics
 from evaluator.gates import (
     EvalConfigError,
@@ -61,15 +59,15 @@ from evaluator.gates import (
     exit_code_for,
 )
 from evaluator.judging import JudgeStage, judge_task_count, run_custom
-from evaluator.load import EXTRACTION_SPAN_COLUMNS, load_chunk, plan_chunks
-from evaluator.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
+from evaluator.load import EXTRACTION_SPAN_COLUMNS
+from evaluator.output import ScoreColumns, ToolCallColumns
 from evaluator.progress import Progress
 from evaluator.results_file import ResultsWriter
 from evaluator.results_model import ConversationResult, EvaluationReport, RunSummary
 from evaluator.rollup import run_summary
 from evaluator.stages import ConversationWork, derive_calls, score_conversation, tool_checks
+from evaluator.store import EvalStore, StoreError, open_store
 from evaluator.tally import MetricTally
-from schemas import create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 
@@ -127,25 +125,8 @@ def _version() -> str | None:
         return None
 
 
-def _drop_partial(con: Any, eval_id: str) -> None:
-    """Remove the scores of an evaluation that failed half-way (best effort: it is failing)."""
-    try:
-        con.execute("DELETE FROM scores WHERE eval_id = ?", [eval_id])
-    except Exception:  # noqa: BLE001 - the original error is the one to report
-        log.exception("could not remove the partial scores of evaluation %s", eval_id)
-
-
-def _single_run_id(con: Any) -> str | None:
-    """The file's run_id when it holds exactly one run, else None."""
-    rows = con.execute(
-        "SELECT DISTINCT run_id FROM (SELECT run_id FROM turns UNION ALL "
-        "SELECT run_id FROM conversations) WHERE run_id IS NOT NULL LIMIT 2"
-    ).fetchall()
-    return rows[0][0] if len(rows) == 1 else None
-
-
 def evaluate_db(
-    db_path: str | Path,
+    db_path: str | Path | EvalStore,
     *,
     config: EvalConfig,
     run_id: str | None = None,
@@ -156,19 +137,15 @@ def evaluate_db(
     kind: str = "evaluate",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
 ) -> EvaluationResult:
-    """Evaluate the DuckDB file `db_path` (read-write: the collector must be stopped).
+    """Evaluate the store `db_path`: a DuckDB file (read-write: the collector must be
+    stopped), a `clickhouse://` / `chdb://` URL (`evaluator.store`), or an open `EvalStore`.
 
     `llm` is the run config's top-level model, used when `config.llm` is None.
     `base_dir` resolves `custom_metrics_file_paths` (the config file's folder).
     `output_dir` receives `results.json` (default `<db stem>_results/` beside the file).
     `chunk_rows` bounds the stored rows (turns + spans) held in memory at once.
-    Raises EvalConfigError on a bad configuration or a missing file.
+    Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
-    path = Path(db_path)
-    if not path.is_file():
-        raise EvalConfigError(
-            f"DuckDB file {path} does not exist: give the file a run or collector wrote"
-        )
     try:
         custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
     except CustomMetricError as exc:
@@ -176,22 +153,25 @@ def evaluate_db(
     check_gate_names(config, extra=[m.name for m in custom])
     started = datetime.now(timezone.utc).replace(tzinfo=None)
     eval_id = uuid.uuid4().hex
-    out = Path(output_dir) if output_dir is not None else path.parent / f"{path.stem}_results"
     # Custom metrics may read any span column; extraction reads a few.
     span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
     tally = MetricTally(config)
     parsed: dict[bytes, list[Any]] = {}  # assertion lists by their JSON
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
-    con = duckdb.connect(str(path))
+    try:
+        store = db_path if isinstance(db_path, EvalStore) else open_store(db_path)
+    except StoreError as exc:
+        raise EvalConfigError(str(exc)) from exc
+    out = Path(output_dir) if output_dir is not None else store.default_output_dir()
     writer: ResultsWriter | None = None
     frozen_before = gc.get_freeze_count()
     try:
-        create_all(con)
-        plan = plan_chunks(con, run_id=run_id, max_rows=chunk_rows)
-        report_run_id = run_id if run_id is not None else _single_run_id(con)
+        store.prepare()
+        plan = store.plan(run_id=run_id, max_rows=chunk_rows)
+        report_run_id = run_id if run_id is not None else store.single_run_id()
         writer = ResultsWriter(out)
-        judges = JudgeStage(config, config.llm or llm, con)
+        judges = JudgeStage(config, config.llm or llm, store.cache_connection())
         try:
             with bar, judges:
                 n_chats = plan.num_conversations
@@ -207,19 +187,12 @@ def evaluate_db(
                     else 0,
                 )
                 customized = bar.task("custom metrics", n_chats if custom else 0)
-                for chat_ids in plan.chunks:
+                for chat_ids, loaded in store.chunks(
+                    plan, run_id=run_id, span_columns=span_columns
+                ):
                     with _no_gc():
-                        works = [
-                            ConversationWork(data)
-                            for data in load_chunk(
-                                con,
-                                chat_ids,
-                                run_id=run_id,
-                                span_columns=span_columns,
-                                trace_chats=plan.trace_chats,
-                                span_logs=plan.span_logs,
-                            )
-                        ]
+                        works = [ConversationWork(data) for data in loaded]
+                        del loaded
                         tool_rows = ToolCallColumns()
                         for work in works:
                             derive_calls(work, tool_rows)
@@ -236,8 +209,7 @@ def evaluate_db(
                             conversations.append(conversation)
                             writer.add(entry)
                         del works
-                        write_chunk(
-                            con,
+                        store.write_chunk(
                             eval_id=eval_id,
                             created_at=started,
                             chat_ids=chat_ids,
@@ -261,7 +233,7 @@ def evaluate_db(
                 run_id=report_run_id,
                 kind=kind,
                 created_at=finished,
-                db_path=str(path),
+                db_path=store.label,
                 config=config.model_dump(mode="json"),
                 summary=summary,
                 gates=gates,
@@ -271,8 +243,7 @@ def evaluate_db(
                 custom_metrics=[m.name for m in custom],
                 conversations=conversations,
             )
-            write_run(
-                con,
+            store.write_run(
                 {
                     "eval_id": eval_id,
                     "run_id": report_run_id,
@@ -291,16 +262,16 @@ def evaluate_db(
                 },
             )
         except BaseException:
-            _drop_partial(con, eval_id)
+            store.drop_partial(eval_id)
             raise
-        con.execute("CHECKPOINT")
+        store.finish()
         results_path = writer.finish(report)
     except BaseException:
         if writer is not None:
             writer.abort()
         raise
     finally:
-        con.close()
+        store.close()
         if not frozen_before:
             gc.unfreeze()
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)

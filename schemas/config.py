@@ -30,8 +30,10 @@ class _Strict(BaseModel):
 class CollectorConfig(_Strict):
     """Where the run's spans go: an embedded collector (default) or a running one."""
 
-    mode: Literal["embedded", "remote"] = "embedded"
-    """`embedded`: the run starts its own collector writing `db_path`; `remote`: spans go to `endpoint`."""
+    mode: Literal["embedded", "remote", "otlp"] = "embedded"
+    """`embedded`: the run starts its own collector writing `db_path`; `remote`: spans go to
+    `endpoint`; `otlp`: spans go to any OTLP `endpoint` (e.g. the stock OTel Collector with its
+    ClickHouse exporter) and the run evaluates them from the run config's `store`."""
     host: str = "127.0.0.1"
     """Interface the embedded collector listens on."""
     grpc_port: int = Field(default=0, ge=0, le=65535)
@@ -45,8 +47,10 @@ class CollectorConfig(_Strict):
 
     @model_validator(mode="after")
     def _remote_needs_endpoint(self) -> CollectorConfig:
-        if self.mode == "remote" and not self.endpoint:
-            raise ValueError("collector mode 'remote' needs an endpoint (e.g. 127.0.0.1:4317)")
+        if self.mode in ("remote", "otlp") and not self.endpoint:
+            raise ValueError(
+                f"collector mode {self.mode!r} needs an endpoint (e.g. 127.0.0.1:4317)"
+            )
         return self
 
 
@@ -94,6 +98,9 @@ class RunConfig(_Strict):
     """The DuckDB file; default `<output_dir>/tracesim.duckdb`."""
     collector: CollectorConfig = Field(default_factory=CollectorConfig)
     """Embedded (default) or remote collector."""
+    store: str | None = None
+    """With `collector.mode: otlp`: where the spans land and are evaluated,
+    `clickhouse://user:pass@host:8123/otel` or `chdb://DIR`."""
     trace_wait: TraceWaitConfig = Field(default_factory=TraceWaitConfig)
     """Waiting for late spans after the last turn."""
     llm: LLMConfig = Field(default_factory=LLMConfig)
@@ -104,6 +111,17 @@ class RunConfig(_Strict):
     """Seed given to the simulated user's model (reproducible runs where the API honours it)."""
     evaluation: EvalConfig = Field(default_factory=EvalConfig)
     """Metrics, thresholds and gates (evaluator)."""
+
+    @model_validator(mode="after")
+    def _otlp_needs_store(self) -> RunConfig:
+        if self.collector.mode == "otlp" and not self.store:
+            raise ValueError(
+                "collector mode 'otlp' needs `store:`, the database the collector writes "
+                "(e.g. clickhouse://user:pass@localhost:8123/otel)"
+            )
+        if self.store and self.collector.mode != "otlp":
+            raise ValueError("`store:` is read with collector mode 'otlp' only")
+        return self
 
     @field_validator("num_workers")
     @classmethod

@@ -3,6 +3,7 @@ takes after capture and `tracesim evaluate` takes on a stored file."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,25 @@ def _unkeyed_warning(db_path: Path) -> str | None:
     return unkeyed_warning(count, str(db_path))
 
 
+def _store_ci_outputs(
+    db: str, report: Any, report_path: Path | None, junit_path: Path | None, console: Any
+) -> None:
+    """JUnit file and step summary of an evaluation stored in ClickHouse (read from a
+    temporary DuckDB snapshot of it); a failure is reported, never fatal."""
+    from evaluator.store.report_snapshot import evaluation_snapshot
+    from tracesim.ci import write_ci_outputs
+
+    try:
+        with evaluation_snapshot(db, report.eval_id) as snapshot:
+            write_ci_outputs(
+                snapshot, report, report_path=report_path, junit_path=junit_path, console=console
+            )
+    except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
+        console.print(f"CI output not written: {type(exc).__name__}: {exc}", markup=False)
+
+
 def evaluate_and_report(
-    db_path: Path,
+    db_path: Path | str,
     *,
     config: Any,
     llm: Any = None,
@@ -64,10 +82,11 @@ def evaluate_and_report(
     from evaluator.report import write_report
     from evaluator.summary import print_summary
     from tracesim.ci import write_ci_outputs
+    from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console
 
     console = console or make_console()
-    unkeyed = _unkeyed_warning(db_path)
+    unkeyed = None if "://" in str(db_path) else _unkeyed_warning(Path(db_path))
     result = evaluate_db(
         db_path,
         config=config,
@@ -81,10 +100,18 @@ def evaluate_and_report(
     print_summary(result.report, console=console)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
-    out_dir = result.results_path.parent if result.results_path else Path(db_path).parent
+    out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
     report_path: Path | None = out_dir / "report.html" if config.html_report else None
     try:
-        if report_path is not None:
+        if report_path is None:
+            pass
+        elif "://" in str(db_path):  # a ClickHouse store (evaluator.store)
+            from evaluator.store import open_clickhouse
+            from evaluator.store.report_snapshot import write_store_report
+
+            with open_clickhouse(str(db_path)) as store:
+                write_store_report(store, report_path, eval_id=result.eval_id)
+        else:
             write_report(db_path, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
         console.print(
@@ -95,9 +122,12 @@ def evaluate_and_report(
         console.print(f"results: {result.results_path}", highlight=False, markup=False)
     if report_path:
         console.print(f"report:  {report_path}", highlight=False, markup=False)
-    write_ci_outputs(
-        db_path, result.report, report_path=report_path, junit_path=junit_path, console=console
-    )
+    if "://" in str(db_path) and (junit_path is not None or os.environ.get(STEP_SUMMARY_ENV)):
+        _store_ci_outputs(str(db_path), result.report, report_path, junit_path, console)
+    else:
+        write_ci_outputs(
+            db_path, result.report, report_path=report_path, junit_path=junit_path, console=console
+        )
     return EvaluationOutcome(
         exit_code=int(result.exit_code), result=result, report_path=report_path
     )

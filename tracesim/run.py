@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import os
 import time
 import uuid
@@ -54,6 +55,8 @@ from tracesim.run_summary import (
     write_run_summary,
 )
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "EXIT_BAD_CONFIG",
     "EXIT_INTERNAL",
@@ -76,7 +79,8 @@ class RunOutcome:
 
     exit_code: int
     run_id: str = ""
-    db_path: Path | None = None
+    db_path: Path | str | None = None
+    """The DuckDB file, or the ClickHouse store URL (`collector.mode: otlp`)."""
     output_dir: Path | None = None
     config: RunConfig | None = None
     result: RunResult | None = None
@@ -310,6 +314,8 @@ async def _capture(
             await users.aclose()
         spans_stored = tool_spans = earlier_runs = None
         missing: list[str] = []
+        if config.collector.mode == "otlp" and config.store:
+            spans_stored = await asyncio.to_thread(_wait_for_store, config, run_id, result)
         if collector is not None:
             await asyncio.to_thread(
                 collector.wait_settled, config.trace_wait.settle, config.trace_wait.wait_timeout
@@ -320,7 +326,7 @@ async def _capture(
     outcome = RunOutcome(
         exit_code=EXIT_OK,
         run_id=run_id,
-        db_path=db_path if collector is not None else None,
+        db_path=db_path if collector is not None else _store_of(config),
         output_dir=output_dir,
         config=config,
         result=result,
@@ -335,11 +341,34 @@ async def _capture(
     return outcome
 
 
+def _store_of(config: RunConfig) -> Any:
+    """The store the run is evaluated from when it has no collector of its own."""
+    return config.store if config.collector.mode == "otlp" else None
+
+
+def _wait_for_store(config: RunConfig, run_id: str, result: Any) -> int | None:
+    """Wait until the run's spans landed in `store` (every turn, then no new span for
+    `settle` seconds) or `wait_timeout` passed; the spans stored, None when unknown."""
+    from evaluator.store import StoreError, open_clickhouse
+
+    try:
+        with open_clickhouse(config.store or "") as store:
+            return store.wait_for_run(
+                run_id,
+                turns=result.num_turns,
+                settle=config.trace_wait.settle,
+                timeout=config.trace_wait.wait_timeout,
+            )
+    except StoreError as exc:
+        log.warning("could not watch %s for the run's spans: %s", config.store, exc)
+        return None
+
+
 @contextmanager
 def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dict[str, str]]]:
     """The embedded collector (started, shut down = drained and committed) or the remote endpoint."""
     settings = config.collector
-    if settings.mode == "remote":
+    if settings.mode in ("remote", "otlp"):
         token = os.environ.get(settings.auth_token_env) if settings.auth_token_env else None
         headers = {"authorization": f"Bearer {token}"} if token else {}
         yield None, settings.endpoint or "", headers

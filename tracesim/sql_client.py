@@ -169,7 +169,12 @@ def run_query(
     token: str | None = None,
 ) -> QueryResult:
     """Run a read-only query on `db_path`, or through the collector that locks the file:
-    `endpoint` when given, else the one the file's sidecar names, else DEFAULT_ENDPOINT."""
+    `endpoint` when given, else the one the file's sidecar names, else DEFAULT_ENDPOINT.
+    A `clickhouse://` or `chdb://` URL is queried there (`tracesim.sql_clickhouse`)."""
+    if "://" in str(db_path):
+        from tracesim.sql_clickhouse import query_clickhouse
+
+        return query_clickhouse(str(db_path), sql)
     check_read_only(sql)
     db_path = Path(db_path)
     if not db_path.exists():

@@ -152,10 +152,10 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     default=DEFAULT_DB_PATH,
     show_default=True,
     envvar=DB_ENV,
-    type=click.Path(dir_okay=False, path_type=Path),
     help=(
         f"The DuckDB file a run or collector wrote (env {DB_ENV}); when not given, the one "
-        "CONFIG_FILE's run wrote."
+        "CONFIG_FILE's run wrote. Or the OTel Collector ClickHouse exporter's database: "
+        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )
 @click.option(
@@ -190,7 +190,7 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
 def command(
     config_file: Path | None,
-    db_path: Path | None,
+    db_path: Any,
     config_path: Path | None,
     output_dir: Path | None,
     run_id: str | None,
@@ -206,6 +206,7 @@ def command(
     import duckdb
 
     from evaluator.gates import EvalConfigError, ExitCode
+    from evaluator.store import StoreError, is_store_url, parse_store_url
     from schemas.eval_config import EvalConfig
     from schemas.llm_config import LLMConfig
     from tracesim.console import make_console, plain
@@ -218,15 +219,18 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         given = click.get_current_context().get_parameter_source("db_path")
+        store = is_store_url(str(db_path))  # a ClickHouse store (evaluator.store)
+        db_path = str(db_path) if store else Path(db_path)
         if config_file is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path = db_of_config(config_file)
-        if not db_path.is_file():
+            db_path, store = db_of_config(config_file), False
+        if not store and not db_path.is_file():
             raise EvalConfigError(
                 f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
                 "`tracesim collect` write one"
             )
         try:
-            out_dir = check_writable_dir(output_dir or db_path.parent, what="--output-dir")
+            default_dir = Path("results") if store else db_path.parent
+            out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
             if junit_path is not None:
                 check_writable_file(junit_path, what="--junit-xml")
         except PathProblem as exc:
@@ -236,7 +240,11 @@ def command(
             base_dir = config_path.resolve().parent
         else:
             config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
-        run_id, what = choose_run(db_path, run_id, all_runs=all_runs)
+        if store:  # production traces: every conversation, or the run asked for
+            label = parse_store_url(db_path).label  # never the password
+            what = f"evaluating run {run_id} in {label}" if run_id else f"evaluating {label}"
+        else:
+            run_id, what = choose_run(db_path, run_id, all_runs=all_runs)
         console.print(plain(what))
         outcome = evaluate_and_report(
             db_path,
@@ -249,7 +257,7 @@ def command(
             console=console,
             junit_path=junit_path,
         )
-    except EvalConfigError as exc:
+    except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
         return
     except duckdb.IOException as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -22,8 +23,10 @@ __all__ = ["command"]
     "--db",
     "db_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The DuckDB file a run or collector wrote (opened read-only).",
+    help=(
+        "The DuckDB file a run or collector wrote (opened read-only), or a ClickHouse store: "
+        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
+    ),
 )
 @click.option(
     "--format",
@@ -34,13 +37,18 @@ __all__ = ["command"]
     help="Plain text, or JSON for scripts.",
 )
 @click.option("--limit", default=20, show_default=True, help="Unkeyed tool spans listed.")
-def command(db_path: Path, fmt: str, limit: int) -> None:
+def command(db_path: str, fmt: str, limit: int) -> None:
     """Show what tracesim understood of a capture: spans, conventions, tool and model calls."""
     import duckdb
 
-    from evaluator.inspect import format_inspection, inspect_db
+    from evaluator.inspect import inspect_db
     from schemas.views import create_views
 
+    if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
+        inspection = _inspect_clickhouse(db_path)
+        _print(inspection, fmt, limit)
+        return
+    db_path = Path(db_path)
     if not db_path.is_file():
         click.echo(f"tracesim inspect: DuckDB file {db_path} does not exist (--db)", err=True)
         sys.exit(2)
@@ -62,7 +70,26 @@ def command(db_path: Path, fmt: str, limit: int) -> None:
             sys.exit(2)
     finally:
         con.close()
+    _print(inspection, fmt, limit)
+
+
+def _print(inspection: Any, fmt: str, limit: int) -> None:
+    from evaluator.inspect import format_inspection
+
     if fmt == "json":
         click.echo(orjson.dumps(dataclasses.asdict(inspection), option=orjson.OPT_INDENT_2))
         return
     click.echo(format_inspection(inspection, limit=limit))
+
+
+def _inspect_clickhouse(db: str) -> Any:
+    """Inspect a ClickHouse store; bad input (unreachable, missing tables...) exits 2."""
+    from evaluator.store import StoreError, open_clickhouse
+    from evaluator.store.clickhouse_inspect import inspect_store
+
+    try:
+        with open_clickhouse(db) as store:
+            return inspect_store(store)
+    except StoreError as exc:
+        click.echo(f"tracesim inspect: {exc}", err=True)
+        sys.exit(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -12,6 +13,20 @@ from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 __all__ = ["command"]
 
 
+def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
+    """The report of an evaluation stored in ClickHouse; bad input exits 2."""
+    from evaluator.store import StoreError, open_clickhouse
+    from evaluator.store.report_snapshot import write_store_report
+
+    try:
+        with open_clickhouse(db) as store:
+            path = write_store_report(store, out_path, eval_id=eval_id)
+    except (StoreError, ValueError) as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
 @click.command(name="report")
 @click.option(
     "--db",
@@ -19,7 +34,10 @@ __all__ = ["command"]
     default=DEFAULT_DB_PATH,
     show_default=True,
     envvar=DB_ENV,
-    help=f"The DuckDB file to report on (env {DB_ENV}). Opened read-only.",
+    help=(
+        f"The DuckDB file to report on (env {DB_ENV}; opened read-only), or a ClickHouse "
+        "store: clickhouse://user:pass@host:8123/otel or chdb://DIR."
+    ),
 )
 @click.option(
     "--out",
@@ -35,6 +53,9 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     from evaluator.report import write_report
     from tracesim.paths import PathProblem, check_writable_file
 
+    if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
+        _clickhouse_report(db_path, out_path or "results/report.html", eval_id)
+        return
     if out_path is None:
         out_path = str(Path(db_path).parent / "report.html")
     try:

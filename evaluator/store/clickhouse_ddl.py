@@ -1,0 +1,212 @@
+"""tracesim's own tables and views in the exporter's ClickHouse database (SPEC §4, §12).
+
+Same names and columns as the DuckDB contract (`schemas.ddl`, `schemas.views`),
+in ClickHouse types, so a dashboard or `tracesim sql` reads scores the same
+way on both. `spans`, `turns` and `conversations` are views over
+`otel_traces` (`evaluator.store.clickhouse_routing`); `tool_calls`, `scores`
+and `runs` are tables written by the evaluator:
+- `tool_calls`: ReplacingMergeTree on (chat_id, turn_id, seq); a chunk's chats
+  are deleted then inserted, so a re-evaluation replaces them;
+- `scores`: one row set per evaluation (`eval_id`), like DuckDB; an evaluation
+  that fails half-way deletes its rows, `latest_scores` shows the newest;
+- `runs`: ReplacingMergeTree on eval_id.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evaluator.store.clickhouse_routing import conversations_sql, routed_spans_sql, turns_sql
+from evaluator.store.clickhouse_schema import ExporterSchema, quote, string_literal
+from schemas.conventions import GENAI
+
+__all__ = ["TABLES", "VIEW_NAMES", "create_statements"]
+
+TABLES: dict[str, str] = {
+    "tool_calls": """(
+    chat_id String,
+    turn_id Int32,
+    seq Int32,
+    run_id Nullable(String),
+    id String,
+    name String,
+    arguments String,
+    result Nullable(String),
+    error Nullable(String),
+    source Nullable(String),
+    traced Bool,
+    span_id Nullable(String),
+    start_time Nullable(DateTime64(6, 'UTC')),
+    duration_ms Nullable(Float64),
+    written_at DateTime64(6, 'UTC') DEFAULT now64(6)
+) ENGINE = ReplacingMergeTree(written_at) ORDER BY (chat_id, turn_id, seq)""",
+    "scores": """(
+    eval_id String,
+    run_id Nullable(String),
+    chat_id Nullable(String),
+    turn_id Nullable(Int32),
+    metric String,
+    value Nullable(Float64),
+    passed Nullable(Bool),
+    threshold Nullable(Float64),
+    label Nullable(String),
+    reason Nullable(String),
+    details Nullable(String),
+    created_at Nullable(DateTime64(6, 'UTC'))
+) ENGINE = MergeTree ORDER BY (eval_id, metric)""",
+    "runs": """(
+    eval_id String,
+    run_id Nullable(String),
+    kind Nullable(String),
+    started_at Nullable(DateTime64(6, 'UTC')),
+    finished_at Nullable(DateTime64(6, 'UTC')),
+    config Nullable(String),
+    num_conversations Nullable(Int32),
+    num_turns Nullable(Int32),
+    final_score Nullable(Float64),
+    status Nullable(String),
+    gates_passed Nullable(Bool),
+    exit_code Nullable(Int32),
+    summary Nullable(String),
+    tracesim_version Nullable(String)
+) ENGINE = ReplacingMergeTree ORDER BY eval_id""",
+}
+"""tracesim's tables: name -> column list and engine."""
+
+_LLM_OPS = (
+    "("
+    + ", ".join(
+        string_literal(op)
+        for op in (
+            GENAI.OP_CHAT,
+            GENAI.OP_TEXT_COMPLETION,
+            GENAI.OP_GENERATE_CONTENT,
+            GENAI.OP_EMBEDDINGS,
+        )
+    )
+    + ")"
+)
+
+
+def _result_views(schema: ExporterSchema) -> dict[str, str]:
+    is_llm = f"(model IS NOT NULL OR operation IN {_LLM_OPS})"
+    return {
+        "tool_stats": f"""
+SELECT tc.name AS name, count() AS calls, countIf(tc.error IS NOT NULL) AS errors,
+    countIf(tc.error IS NOT NULL) / count() AS error_rate,
+    quantileExactInclusive(0.5)(coalesce(tc.duration_ms, s.d)) AS p50_ms,
+    quantileExactInclusive(0.95)(coalesce(tc.duration_ms, s.d)) AS p95_ms,
+    max(coalesce(tc.duration_ms, s.d)) AS max_ms,
+    countIf(tc.source != 'tracing_processor' AND NOT tc.traced) AS explicit,
+    countIf(tc.source = 'tracing_processor') AS traced,
+    countIf(tc.source != 'tracing_processor' AND tc.traced) AS both
+FROM tool_calls AS tc FINAL
+LEFT JOIN (
+    SELECT SpanId, any(Duration) / 1e6 AS d FROM {schema.traces}
+    WHERE SpanId IN (SELECT span_id FROM tool_calls WHERE span_id IS NOT NULL) GROUP BY SpanId
+) AS s ON s.SpanId = tc.span_id
+GROUP BY tc.name
+SETTINGS join_use_nulls = 1""",
+        "llm_calls": f"""
+SELECT trace_id, span_id, chat_id, turn_id, service_name, operation, model,
+    input_tokens, output_tokens,
+    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
+    duration_ms AS latency_ms, start_time, status_code
+FROM spans WHERE {is_llm}""",
+        "latest_eval": """
+SELECT eval_id, run_id, started_at FROM (
+    SELECT eval_id, run_id, coalesce(started_at, finished_at) AS started_at FROM runs FINAL
+    UNION ALL
+    SELECT eval_id, any(run_id) AS run_id, min(created_at) AS started_at FROM scores
+    WHERE (SELECT count() FROM runs) = 0 GROUP BY eval_id
+) ORDER BY started_at DESC NULLS LAST, eval_id DESC LIMIT 1""",
+        "latest_scores": """
+SELECT * FROM scores WHERE eval_id = (SELECT eval_id FROM latest_eval)""",
+        "turn_summary": f"""
+SELECT t.chat_id AS chat_id, t.turn_id AS turn_id, t.run_id AS run_id,
+    t.scenario_id AS scenario_id, t.status AS status, t.error AS error,
+    t.duration_ms AS duration_ms,
+    coalesce(sp.num_spans, 0) AS num_spans, coalesce(tc.num_tool_calls, 0) AS num_tool_calls,
+    coalesce(tc.num_tool_errors, 0) AS num_tool_errors,
+    coalesce(sp.num_llm_calls, 0) AS num_llm_calls,
+    sp.input_tokens AS input_tokens, sp.output_tokens AS output_tokens,
+    ls.turn_success AS turn_success
+FROM turns AS t
+LEFT JOIN (
+    SELECT chat_id, turn_id, count() AS num_spans, countIf({is_llm}) AS num_llm_calls,
+        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+    FROM spans WHERE chat_id IS NOT NULL AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
+) AS sp ON sp.chat_id = t.chat_id AND sp.turn_id = t.turn_id
+LEFT JOIN (
+    SELECT chat_id, turn_id, count() AS num_tool_calls,
+        countIf(error IS NOT NULL) AS num_tool_errors
+    FROM tool_calls FINAL GROUP BY chat_id, turn_id
+) AS tc ON tc.chat_id = t.chat_id AND tc.turn_id = t.turn_id
+LEFT JOIN (
+    SELECT chat_id, turn_id, max(value) AS turn_success FROM latest_scores
+    WHERE metric = 'turn_success' AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
+) AS ls ON ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
+SETTINGS join_use_nulls = 1""",
+        "conversation_summary": """
+SELECT c.chat_id AS chat_id, c.run_id AS run_id, c.scenario_id AS scenario_id,
+    c.conversation_index AS conversation_index, c.status AS status, c.error AS error,
+    c.num_turns AS num_turns, c.duration_ms AS duration_ms,
+    coalesce(tc.num_tool_calls, 0) AS num_tool_calls,
+    coalesce(tc.num_tool_errors, 0) AS num_tool_errors,
+    sp.input_tokens AS input_tokens, sp.output_tokens AS output_tokens,
+    ls.final_score AS final_score, ls.final_status AS final_status
+FROM conversations AS c
+LEFT JOIN (
+    SELECT chat_id, count() AS num_tool_calls, countIf(error IS NOT NULL) AS num_tool_errors
+    FROM tool_calls FINAL GROUP BY chat_id
+) AS tc ON tc.chat_id = c.chat_id
+LEFT JOIN (
+    SELECT chat_id, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+    FROM spans WHERE chat_id IS NOT NULL GROUP BY chat_id
+) AS sp ON sp.chat_id = c.chat_id
+LEFT JOIN (
+    SELECT chat_id, max(value) AS final_score, max(label) AS final_status FROM latest_scores
+    WHERE metric = 'final_score' AND turn_id IS NULL GROUP BY chat_id
+) AS ls ON ls.chat_id = c.chat_id
+SETTINGS join_use_nulls = 1""",
+    }
+
+
+def _views(schema: ExporterSchema) -> dict[str, str]:
+    views = {
+        "spans": routed_spans_sql(schema),
+        "turns": turns_sql(schema),
+        "conversations": conversations_sql(schema),
+    }
+    views.update(_result_views(schema))
+    return views
+
+
+VIEW_NAMES: tuple[str, ...] = (
+    "spans",
+    "turns",
+    "conversations",
+    "tool_stats",
+    "llm_calls",
+    "latest_eval",
+    "latest_scores",
+    "turn_summary",
+    "conversation_summary",
+)
+"""Every view `create_statements` creates, in creation order."""
+
+_OWN_REFS = re.compile(r"\bFROM (" + "|".join((*TABLES, *VIEW_NAMES)) + r")\b")
+
+
+def create_statements(schema: ExporterSchema) -> list[str]:
+    """DDL creating tracesim's tables (if missing) and (re)creating its views, in order."""
+    db = quote(schema.database)
+    statements = [
+        f"CREATE TABLE IF NOT EXISTS {db}.{quote(name)} {body}" for name, body in TABLES.items()
+    ]
+    for name, select in _views(schema).items():
+        # Unqualified names inside a view resolve in the database the query runs in:
+        # qualify ours so `tracesim sql` works from any default database.
+        body = _OWN_REFS.sub(lambda m: f"FROM {db}.{quote(m.group(1))}", select)
+        statements.append(f"CREATE OR REPLACE VIEW {db}.{quote(name)} AS {body}")
+    return statements

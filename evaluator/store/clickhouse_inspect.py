@@ -1,0 +1,71 @@
+"""`tracesim inspect` on a ClickHouse store: its statements in ClickHouse SQL and a
+cursor-shaped adapter, so `evaluator.inspect.inspect_db` runs unchanged on the views."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.inspect import Inspection, inspect_db
+from evaluator.inspect_sql import INSPECT_SQL
+from evaluator.store.clickhouse_rows import flatten_json_span
+from evaluator.store.clickhouse_store import ClickHouseStore
+
+__all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
+
+CLICKHOUSE_INSPECT_SQL: dict[str, str] = {
+    **INSPECT_SQL,  # `unkeyed_tool_spans` and `tool_candidates` read the same in both
+    "groups": """
+        SELECT service_name, scope_name, count() AS spans, countIf(chat_id IS NULL) AS unkeyed
+        FROM spans GROUP BY ALL ORDER BY ALL
+    """,
+    "models": """
+        SELECT s.service_name, s.scope_name, count() AS calls,
+               countIf(l.input_tokens IS NULL AND l.output_tokens IS NULL) AS without_usage,
+               sum(l.input_tokens), sum(l.output_tokens)
+        FROM llm_calls AS l INNER JOIN spans AS s USING (trace_id, span_id)
+        GROUP BY ALL ORDER BY ALL
+    """,
+    "keys": """
+        SELECT service_name, scope_name, key, count() FROM (
+            SELECT service_name, scope_name, arrayJoin(JSONExtractKeys(attributes)) AS key
+            FROM spans
+        ) GROUP BY ALL
+    """,
+}
+"""`INSPECT_SQL` in ClickHouse's dialect, over the store's views."""
+
+
+class _Cursor:
+    """The slice of a DB-API cursor `inspect_db` uses, over a ClickHouse store."""
+
+    def __init__(self, store: ClickHouseStore) -> None:
+        self._store = store
+        self._rows: list[tuple[Any, ...]] = []
+        self.description: list[tuple[str]] = []
+
+    def execute(self, sql: str) -> _Cursor:
+        table = self._store._c.query(sql)
+        names = list(table.column_names)
+        rows = [
+            dict(zip(names, values, strict=True))
+            for values in zip(*(c.to_pylist() for c in table.columns), strict=True)
+        ]
+        if self._store.schema.variant == "json" and "attributes" in names:
+            for row in rows:
+                flatten_json_span(row)
+        self.description = [(name,) for name in names]
+        self._rows = [tuple(row[n] for n in names) for row in rows]
+        return self
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._rows[0] if self._rows else None
+
+
+def inspect_store(store: ClickHouseStore) -> Inspection:
+    """What tracesim understood of the spans a ClickHouse store holds."""
+    store.prepare()
+    store._c.use_database()
+    return inspect_db(_Cursor(store), sql=CLICKHOUSE_INSPECT_SQL)

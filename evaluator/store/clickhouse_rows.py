@@ -1,0 +1,91 @@
+"""Rows of a ClickHouse store as the evaluator reads them: Arrow batches to dicts, the JSON
+schema's nested attributes back to flat OTel keys, and a sorted stream cut by chat range."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+__all__ = ["RowCursor", "flatten_attributes", "flatten_json_span", "table_rows"]
+
+_JSON_SPAN_COLUMNS = ("attributes", "resource_attributes")
+_NESTED_ATTRIBUTE_COLUMNS = ("events", "links")
+
+
+def table_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """Rows as dicts, built from Arrow column lists (cheaper than per-row conversion)."""
+    names = tuple(table.column_names)
+    columns = [table.column(i).to_pylist() for i in range(len(names))]
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
+def _flat(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict) and item:
+            _flat(item, name + ".", out)
+        else:
+            out[name] = item
+
+
+def flatten_attributes(value: Any) -> dict[str, Any]:
+    """JSON-schema attributes (dotted keys stored as nested paths) back to flat OTel keys."""
+    if isinstance(value, (str, bytes)):
+        value = orjson.loads(value) if value else {}
+    out: dict[str, Any] = {}
+    if isinstance(value, dict):
+        _flat(value, "", out)
+    return out
+
+
+def flatten_json_span(span: dict[str, Any]) -> None:
+    """Give a JSON-schema span row the flat attribute maps the Map schema (and DuckDB) has."""
+    for key in _JSON_SPAN_COLUMNS:
+        if key in span and span[key] is not None:
+            span[key] = orjson.dumps(flatten_attributes(span[key])).decode()
+    for key in _NESTED_ATTRIBUTE_COLUMNS:
+        if key in span and span[key]:
+            items = orjson.loads(span[key])
+            for item in items:
+                item["attributes"] = flatten_attributes(item.get("attributes"))
+            span[key] = orjson.dumps(items).decode()
+
+
+class RowCursor:
+    """A sorted row stream that hands out the rows of one chat range at a time."""
+
+    def __init__(self, batches: Iterator[pa.Table], fix: Any = None) -> None:
+        self._batches = batches
+        self._rows: list[dict[str, Any]] = []
+        self._index = 0
+        self._fix = fix
+        self._done = False
+
+    def _fill(self) -> bool:
+        while self._index >= len(self._rows):
+            if self._done:
+                return False
+            try:
+                table = next(self._batches)
+            except StopIteration:
+                self._done = True
+                return False
+            self._rows, self._index = table_rows(table), 0
+        return True
+
+    def take(self, wanted: set[str], last: str) -> list[dict[str, Any]]:
+        """Rows up to chat_id `last` (inclusive) whose chat is in `wanted`; the rest skipped."""
+        out: list[dict[str, Any]] = []
+        while self._fill():
+            row = self._rows[self._index]
+            if row["chat_id"] > last:
+                break
+            self._index += 1
+            if row["chat_id"] in wanted:
+                if self._fix is not None:
+                    self._fix(row)
+                out.append(row)
+        return out

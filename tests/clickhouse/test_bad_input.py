@@ -1,0 +1,122 @@
+"""Bad stores exit 2 with the URL and the fix: unreachable server, missing database,
+table or directory, a table layout tracesim does not know, a write through `sql`."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evaluator.store import StoreError, parse_store_url
+from evaluator.store.clickhouse_client import describe_error
+from tests.clickhouse.conftest import request_of
+from tracesim.cli import cli
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _evaluate(db: str, tmp_path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        cli, ["evaluate", "--db", db, "--output-dir", str(tmp_path / "out"), "--no-progress"]
+    )
+    return result.exit_code, result.output
+
+
+def test_unreachable_server_exits_2_naming_the_url(tmp_path: Path) -> None:
+    port = _closed_port()
+    code, output = _evaluate(f"clickhouse://bob:secret@127.0.0.1:{port}/otel", tmp_path)
+    assert code == 2
+    assert f"clickhouse://bob@127.0.0.1:{port}/otel" in output
+    assert "not reachable" in output and "secret" not in output
+    assert "Traceback" not in output
+
+
+def test_missing_directory_database_and_table_exit_2(
+    exporter_db: Callable[..., str], tmp_path: Path
+) -> None:
+    code, output = _evaluate(f"chdb://{tmp_path / 'nowhere'}", tmp_path)
+    assert code == 2 and "does not exist" in output and "chdb://" in output
+    url = exporter_db(request_of(), database="traces")  # tables live in another database
+    code, output = _evaluate(url.split("?")[0], tmp_path)
+    assert code == 2 and "database 'otel' does not exist" in output
+    code, output = _evaluate(url.split("?")[0] + "?database=traces&traces_table=spans_x", tmp_path)
+    assert code == 2 and "traces.spans_x does not exist" in output
+    assert "deploy/otel-collector.yaml" in output
+
+
+def test_unknown_layout_exits_2(tmp_path: Path) -> None:
+    from chdb import session
+
+    sess = session.Session(str(tmp_path / "ch"))
+    try:
+        sess.query("CREATE DATABASE otel")
+        sess.query(
+            "CREATE TABLE otel.otel_traces (TraceId String, SpanAttributes String) "
+            "ENGINE = MergeTree ORDER BY TraceId"
+        )
+    finally:
+        sess.close()
+    code, output = _evaluate(f"chdb://{tmp_path / 'ch'}", tmp_path)
+    assert code == 2
+    assert "not a table layout tracesim knows" in output and "Timestamp" in output
+
+
+def test_sql_refuses_writes_with_exit_2(exporter_db: Callable[..., str]) -> None:
+    url = exporter_db(request_of())
+    result = CliRunner().invoke(cli, ["sql", "--db", url, "DROP TABLE otel_traces"])
+    assert result.exit_code == 2 and "only reads" in result.output
+    result = CliRunner().invoke(
+        cli, ["sql", "--db", url, "--format", "csv", "SELECT count() AS n FROM otel_traces"]
+    )
+    assert result.exit_code == 0 and result.output.splitlines()[:2] == ["n", "0"]
+
+
+def test_wrong_credentials_message_says_which_and_how() -> None:
+    # the text a ClickHouse server answers for a bad password (code 516)
+    url = parse_store_url("clickhouse://bob:nope@db.internal:8443/otel?secure=1")
+    message = describe_error(
+        url,
+        Exception(
+            "HTTPDriver for https://db.internal:8443 received ClickHouse error code 516\n"
+            "Code: 516. DB::Exception: bob: Authentication failed: password is incorrect, "
+            "or there is no user with such name. (AUTHENTICATION_FAILED)"
+        ),
+        "connecting",
+    )
+    assert message.startswith("clickhouse://bob@db.internal:8443/otel (https)")
+    assert "CLICKHOUSE_PASSWORD" in message and "nope" not in message
+
+
+def test_url_forms() -> None:
+    url = parse_store_url("clickhouses://u%40x:p@h:9440/traces?traces_table=t&logs_table=l", env={})
+    assert (url.kind, url.host, url.port, url.username, url.password) == (
+        "clickhouse",
+        "h",
+        9440,
+        "u@x",
+        "p",
+    )
+    assert (url.database, url.secure, url.traces_table, url.logs_table) == (
+        "traces",
+        True,
+        "t",
+        "l",
+    )
+    env = {"CLICKHOUSE_USER": "svc", "CLICKHOUSE_PASSWORD": "pw"}
+    url = parse_store_url("clickhouse://ch", env=env)
+    assert (url.username, url.password, url.port, url.database) == ("svc", "pw", 8123, "otel")
+    assert parse_store_url("chdb:///var/lib/x").path == "/var/lib/x"
+    assert parse_store_url("results/t.duckdb").kind == "duckdb"
+    with pytest.raises(ValueError, match="port"):
+        parse_store_url("clickhouse://h:notaport/otel")
+    with pytest.raises(StoreError, match="data directory"):
+        from evaluator.store import open_store
+
+        open_store("chdb://")
