@@ -178,7 +178,7 @@ def run(path: str, worker: int = 0, workers: int = 1) -> tuple[int, int, dict[st
 
 def run_pipeline(path: str, profile: bool) -> dict[str, Any]:
     """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
-    from evaluator.pipeline import evaluate_db
+    from evaluator.pipeline.pipeline import evaluate_db
     from schemas.eval_config import EvalConfig
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")

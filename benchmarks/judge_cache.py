@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.pipeline import evaluate_db  # noqa: E402
+from evaluator.pipeline.pipeline import evaluate_db  # noqa: E402
 from schemas.eval_config import JUDGE_NAMES, EvalConfig  # noqa: E402
 from schemas.llm_config import LLMConfig  # noqa: E402
 from tests.fakes.openai_server import fake_openai, judge_reply  # noqa: E402

@@ -40,5 +40,5 @@ def test_schemas_import_nothing_from_the_project() -> None:
 
 def test_the_detector_sees_an_import(tmp_path: Path) -> None:
     sample = tmp_path / "m.py"
-    sample.write_text("import os\nfrom evaluator.merge import x\n")
+    sample.write_text("import os\nfrom evaluator.calls.merge import x\n")
     assert "evaluator" in _imported_top_levels(sample)

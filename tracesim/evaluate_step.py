@@ -30,7 +30,7 @@ def _unkeyed_warning(db_path: Path) -> str | None:
     the file cannot be read here: the evaluation reports that itself)."""
     import duckdb
 
-    from evaluator.inspect import count_unkeyed_tool_spans, unkeyed_warning
+    from evaluator.inspect.inspect import count_unkeyed_tool_spans, unkeyed_warning
 
     try:
         with duckdb.connect(str(db_path), read_only=True) as con:
@@ -78,9 +78,9 @@ def evaluate_and_report(
     for the caller). A report that fails to render is reported, never fatal:
     the scores are already stored.
     """
-    from evaluator.pipeline import evaluate_db
+    from evaluator.output.summary import print_summary
+    from evaluator.pipeline.pipeline import evaluate_db
     from evaluator.report import write_report
-    from evaluator.summary import print_summary
     from tracesim.ci import write_ci_outputs
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console

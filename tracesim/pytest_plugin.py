@@ -40,7 +40,7 @@ class TracesimResult:
     db_path: Path | None
     report_path: Path | None
     report: Any
-    """The evaluation (`evaluator.results_model.EvaluationReport`), None if it did not run."""
+    """The evaluation (`evaluator.output.EvaluationReport`), None if it did not run."""
     scores: list[dict[str, Any]] = field(default_factory=list)
     """Every score row of the evaluation: chat_id, turn_id, metric, value, passed, label,
     reason (value None = not graded)."""
@@ -137,7 +137,7 @@ def run_scenarios(
     `agent_config` mapping) or the agent of `config`; `overrides` set config keys (dotted)."""
     import yaml
 
-    from evaluator.results_file import read_results
+    from evaluator.output.results_file import read_results
     from tracesim.ci import load_outcomes
     from tracesim.config_loader import load_run_config
     from tracesim.console import make_console

@@ -196,7 +196,7 @@ def _evaluate(
             highlight=False,
         )
         return
-    from evaluator.gates import EvalConfigError
+    from evaluator.scoring.gates import EvalConfigError
     from tracesim.evaluate_step import evaluate_and_report
 
     try:
@@ -247,8 +247,8 @@ class _AgentLoadFailed(RuntimeError):
 def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFactory]:
     """Everything that can fail without running anything."""
     scenarios = load_scenarios(config.scenario_file_path)
-    if importlib.util.find_spec("evaluator.assertions") is not None:
-        from evaluator.assertions import parse_assertions
+    if importlib.util.find_spec("evaluator.checks.assertions") is not None:
+        from evaluator.checks.assertions import parse_assertions
 
         for index, scenario in enumerate(scenarios):
             where = f"{config.scenario_file_path}: scenario #{index} ({scenario.scenario_id!r})"

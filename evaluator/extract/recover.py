@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from evaluator.canonical import canonical_args
+from evaluator.calls.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE

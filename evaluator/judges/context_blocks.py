@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from schemas.conventions import GENAI, OPENINFERENCE
 
 __all__ = [

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from evaluator.judges.base import Judge
 from evaluator.judges.context_blocks import reference_block, scenario_rubric, tools_block
 from schemas import ToolCall

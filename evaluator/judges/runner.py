@@ -12,11 +12,11 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
-from evaluator.cache import request_hash
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from evaluator.judges.base import Judge, MalformedAnswer
 from evaluator.judges.prompt import judge_messages
-from evaluator.llm_client import JudgeCallError, JudgeClient
+from evaluator.llm.cache import request_hash
+from evaluator.llm.llm_client import JudgeCallError, JudgeClient
 from schemas.eval_config import EvalConfig
 from schemas.results import MetricResult
 

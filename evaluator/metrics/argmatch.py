@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.canonical import is_deep_subset, values_equal
+from evaluator.calls.canonical import is_deep_subset, values_equal
 from evaluator.metrics.vocabulary import normalize_name, resolve_arg_mode
 
 __all__ = [

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.matching import max_matching
+from evaluator.calls.matching import max_matching
 from evaluator.metrics.argmatch import ArgMatcherError
 from evaluator.metrics.expected import (
     ExpectedCallError,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from evaluator.canonical import canonical_args
+from evaluator.calls.canonical import canonical_args
 from evaluator.metrics.vocabulary import normalize_name
 from schemas import MetricResult, ToolCall
 

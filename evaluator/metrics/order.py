@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.matching import lcs_pairs
+from evaluator.calls.matching import lcs_pairs
 from evaluator.metrics.expected import (
     ExpectedCallError,
     expect_no_calls,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.canonical import canonical, parse_json_text
-from evaluator.matching import max_matching
+from evaluator.calls.canonical import canonical, parse_json_text
+from evaluator.calls.matching import max_matching
 from evaluator.metrics.expected import (
     UNSPECIFIED,
     ExpectedCallError,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.canonical import is_deep_subset, values_equal
-from evaluator.matching import (
+from evaluator.calls.canonical import is_deep_subset, values_equal
+from evaluator.calls.matching import (
     lcs_pairs,
     max_matching,
     max_weight_matching,

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from evaluator.matching import max_matching
+from evaluator.calls.matching import max_matching
 from evaluator.metrics.argmatch import ArgMatcherError
 from evaluator.metrics.expected import (
     ExpectedCall,

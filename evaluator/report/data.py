@@ -138,7 +138,7 @@ def _index(con: Any, tags: dict[str, list[str]]) -> list[dict[str, Any]]:
         " FROM _report_chats c LEFT JOIN _report_final f USING (chat_id)"
         " LEFT JOIN (SELECT chat_id, count(*) AS turns FROM turns"
         "   WHERE chat_id IN (SELECT chat_id FROM _report_chats) GROUP BY chat_id) t USING (chat_id)"
-        # a traced-only chat: one turn per stored turn_id, else per trace (evaluator.traced)
+        # a traced-only chat: one turn per stored turn_id, else per trace (evaluator.load.traced)
         " LEFT JOIN (SELECT chat_id,"
         "   count(DISTINCT coalesce(turn_id::VARCHAR, 'trace ' || trace_id)) AS turns FROM spans"
         "   WHERE chat_id IN (SELECT chat_id FROM _report_chats)"

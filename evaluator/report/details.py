@@ -72,7 +72,7 @@ _SPANS_BY_TRACE = (  # spans exported without tracesim.chat_id: their turn's tra
     " WHERE s.chat_id IS NULL AND t.chat_id " + _IN_CHUNK.format(col="t.chat_id")
 )
 _SPANS_TRACED_ONLY = (  # never-simulated chats' spans without a turn: a turn per trace,
-    # numbered as evaluator.traced numbers them (after the largest stored turn_id)
+    # numbered as evaluator.load.traced numbers them (after the largest stored turn_id)
     "WITH s AS (SELECT * FROM spans WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + ""
     "   AND chat_id NOT IN (SELECT chat_id FROM turns WHERE chat_id BETWEEN $lo AND $hi)),"
     " base AS (SELECT chat_id, coalesce(max(turn_id), -1) + 1 AS first_id FROM s GROUP BY chat_id),"

@@ -2,7 +2,7 @@
 and each metric of the evaluation, with the parameters this evaluation actually used.
 
 Parameters come from the evaluation's `runs.config` (the EvalConfig it ran with);
-the per-metric texts from `evaluator.methodology` when that module provides them
+the per-metric texts from `evaluator.scoring.methodology` when that module provides them
 (custom metrics, and metrics it does not know, get a generic line).
 """
 
@@ -38,9 +38,9 @@ _GENERIC = "A custom metric (or one this version does not describe): its reason 
 
 
 def _describer() -> Callable[[str], str | None]:
-    """`evaluator.methodology.methodology_for` when present, else a function knowing nothing."""
+    """`methodology_for` of `evaluator.scoring.methodology` if present, else one knowing nothing."""
     try:
-        module = importlib.import_module("evaluator.methodology")
+        module = importlib.import_module("evaluator.scoring.methodology")
     except ImportError:
         return lambda metric: None
     return getattr(module, "methodology_for", lambda metric: None)

@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.load import ChunkPlan, ConversationData
-from evaluator.output import ScoreColumns, ToolCallColumns
+from evaluator.load.load import ChunkPlan, ConversationData
+from evaluator.output.output import ScoreColumns, ToolCallColumns
 
 __all__ = ["EvalStore", "StoreError"]
 

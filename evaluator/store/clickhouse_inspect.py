@@ -1,12 +1,12 @@
 """`tracesim inspect` on a ClickHouse store: its statements in ClickHouse SQL and a
-cursor-shaped adapter, so `evaluator.inspect.inspect_db` runs unchanged on the views."""
+cursor-shaped adapter, so `evaluator.inspect.inspect.inspect_db` runs unchanged on the views."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from evaluator.inspect import Inspection, inspect_db
-from evaluator.inspect_sql import INSPECT_SQL
+from evaluator.inspect.inspect import Inspection, inspect_db
+from evaluator.inspect.inspect_sql import INSPECT_SQL
 from evaluator.store.clickhouse_rows import flatten_json_span
 from evaluator.store.clickhouse_store import ClickHouseStore
 

@@ -21,8 +21,8 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from evaluator.load import ChunkPlan, ConversationData, assemble_chunk
-from evaluator.output import ScoreColumns, ToolCallColumns
+from evaluator.load.load import ChunkPlan, ConversationData, assemble_chunk
+from evaluator.output.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
@@ -48,8 +48,8 @@ the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
 
 def _append_logs(span: dict[str, Any], *, json_logs: bool = False) -> None:
     """Append a span's log records (`log_events`, from the logs join) to its events, as
-    `evaluator.load_logs` does on DuckDB (JSON-schema attributes flattened first)."""
-    from evaluator.load_logs import _event
+    `evaluator.load.load_logs` does on DuckDB (JSON-schema attributes flattened first)."""
+    from evaluator.load.load_logs import _event
 
     raw = span.pop("log_events", None)
     if not raw:

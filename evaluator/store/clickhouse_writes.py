@@ -56,7 +56,7 @@ class DeferredWrites:
 
     def drain(self) -> Iterator[tuple[list[str], pa.Table, pa.Table]]:
         """Each kept chunk in order, then the file is removed."""
-        from evaluator.output import SCORES_SCHEMA, TOOL_CALLS_SCHEMA
+        from evaluator.output.output import SCORES_SCHEMA, TOOL_CALLS_SCHEMA
 
         self._writer.close()
         self._sink.close()

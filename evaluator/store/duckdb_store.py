@@ -8,8 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.load import ChunkPlan, ConversationData, load_chunk, plan_chunks
-from evaluator.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
+from evaluator.load.load import ChunkPlan, ConversationData, load_chunk, plan_chunks
+from evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
 from evaluator.store.base import EvalStore, StoreError
 
 __all__ = ["DuckDBStore"]

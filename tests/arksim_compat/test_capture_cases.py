@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from evaluator.merge import merge_tool_calls
+from evaluator.calls.merge import merge_tool_calls
 from schemas import AgentResponse, ToolCall
 from simulator.connectors.base import TurnContext
 from simulator.connectors.python import PythonConnector

@@ -20,7 +20,7 @@ import yaml
 from click.testing import CliRunner
 from rich.console import Console
 
-from evaluator.assertions import parse_assertions
+from evaluator.checks.assertions import parse_assertions
 from schemas.config import RunConfig
 from simulator.scenarios import load_scenarios
 from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply

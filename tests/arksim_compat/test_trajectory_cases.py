@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from evaluator.assertions import check_assertions, parse_assertions
+from evaluator.checks.assertions import check_assertions, parse_assertions
 from schemas import ToolCall
 from tests.arksim_compat.cases import spec_override
 

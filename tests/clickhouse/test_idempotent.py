@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from evaluator.pipeline import evaluate_db
+from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
 from tests.collector.otlp import new_span_id, new_trace_id, span

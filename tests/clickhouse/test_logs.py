@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.pipeline import evaluate_db
+from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
 from tests.clickhouse.exporter_mapping import create_tables, insert_logs, insert_spans

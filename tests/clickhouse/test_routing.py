@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from evaluator.pipeline import evaluate_db
+from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
 from tests.clickhouse.exporter_mapping import LAYOUTS

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from evaluator.pipeline import evaluate_db
+from evaluator.pipeline.pipeline import evaluate_db
 from tests.clickhouse.conftest import query, write_exporter_tables
 from tests.clickhouse.exporter_mapping import LAYOUTS, request_from_duckdb
 from tracesim.commands.evaluate import load_eval_settings
@@ -87,7 +87,7 @@ def test_clickhouse_gives_the_duckdb_answers(
 
 
 def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, tmp_path: Path) -> None:
-    from evaluator.inspect import inspect_db
+    from evaluator.inspect.inspect import inspect_db
     from evaluator.store import open_clickhouse
     from evaluator.store.clickhouse_inspect import inspect_store
     from schemas.views import create_views

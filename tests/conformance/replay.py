@@ -19,8 +19,8 @@ import httpx
 
 from collector import Collector
 from collector.decode.decode_json import logs_request_from_json, traces_request_from_json
-from evaluator.inspect import inspect_db
-from evaluator.pipeline import evaluate_db
+from evaluator.inspect.inspect import inspect_db
+from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
 from tests.collector.otlp import GrpcClient
 

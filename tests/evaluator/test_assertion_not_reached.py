@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evaluator.load import ConversationData
-from evaluator.stages import ConversationWork, tool_checks
+from evaluator.load.load import ConversationData
+from evaluator.pipeline.stages import ConversationWork, tool_checks
 from schemas import ToolCall
 
 _ASSERTION = {"type": "tool_calls", "expected": [{"name": "refund"}], "turn": 1}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.assertions import AssertionConfigError, check_assertions, parse_assertions
+from evaluator.checks.assertions import AssertionConfigError, check_assertions, parse_assertions
 from schemas import ToolCall
 
 WHERE = "scenarios.json: scenario 'refund-1'"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.context import MetricContext
-from evaluator.custom import CustomMetricError, load_custom_metrics, run_custom_metric
-from evaluator.gates import EvalConfigError
-from evaluator.pipeline import evaluate_db
-from evaluator.results_file import read_results
+from evaluator.checks.context import MetricContext
+from evaluator.checks.custom import CustomMetricError, load_custom_metrics, run_custom_metric
+from evaluator.output.results_file import read_results
+from evaluator.pipeline.pipeline import evaluate_db
+from evaluator.scoring.gates import EvalConfigError
 from schemas import ToolCall
 from schemas.eval_config import EvalConfig
 from tests.evaluator.test_pipeline import build_db

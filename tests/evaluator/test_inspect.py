@@ -10,7 +10,7 @@ import duckdb
 from click.testing import CliRunner
 
 from collector import Collector
-from evaluator.inspect import count_unkeyed_tool_spans, format_inspection, inspect_db
+from evaluator.inspect.inspect import count_unkeyed_tool_spans, format_inspection, inspect_db
 from tests.collector.otlp import GrpcClient, new_trace_id, span, trace_request
 from tracesim.cli import cli
 

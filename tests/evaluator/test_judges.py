@@ -9,10 +9,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from evaluator.cache import LLMCache
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from evaluator.judges import BUILTIN_JUDGES, run_judges
-from evaluator.llm_client import JudgeClient, judge_unavailable_reason
+from evaluator.llm.cache import LLMCache
+from evaluator.llm.llm_client import JudgeClient, judge_unavailable_reason
 from schemas import ToolCall, create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig

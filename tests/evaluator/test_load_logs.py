@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from collector import Collector
-from evaluator.load import load_conversations
+from evaluator.load.load import load_conversations
 from tests.collector.otlp import (
     GrpcClient,
     log_record,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.canonical import args_equal, canonical, is_deep_subset, values_equal
+from evaluator.calls.canonical import args_equal, canonical, is_deep_subset, values_equal
 
 
 @pytest.mark.parametrize(

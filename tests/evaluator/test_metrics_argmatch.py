@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.matching import max_weight_matching, weighted_lcs_pairs
+from evaluator.calls.matching import max_weight_matching, weighted_lcs_pairs
 from evaluator.metrics import IGNORE, normalized, tool_call_args, trajectory
 from evaluator.metrics.argmatch import ArgComparer, ArgMatcherError, ToolArgSpec, compile_matchers
 from schemas import ToolCall

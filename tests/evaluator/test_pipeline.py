@@ -11,9 +11,9 @@ import duckdb
 import orjson
 import pytest
 
-from evaluator.gates import EvalConfigError
-from evaluator.pipeline import evaluate_db
-from evaluator.results_file import read_results
+from evaluator.output.results_file import read_results
+from evaluator.pipeline.pipeline import evaluate_db
+from evaluator.scoring.gates import EvalConfigError
 from schemas import create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig

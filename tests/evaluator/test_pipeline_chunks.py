@@ -6,10 +6,10 @@ from pathlib import Path
 
 import duckdb
 
-from evaluator.load import DecodedSpans, load_chunk, plan_chunks
-from evaluator.pipeline import evaluate_db
-from evaluator.results_file import failure_details, read_results
-from evaluator.tally import MetricTally
+from evaluator.load.load import DecodedSpans, load_chunk, plan_chunks
+from evaluator.output.results_file import failure_details, read_results
+from evaluator.pipeline.pipeline import evaluate_db
+from evaluator.scoring.tally import MetricTally
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 from tests.evaluator.test_pipeline import _judge_answers, build_db

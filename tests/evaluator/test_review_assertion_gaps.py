@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evaluator.assertions import check_assertions, parse_assertions
-from evaluator.load import ConversationData
-from evaluator.stages import ConversationWork, tool_checks
+from evaluator.checks.assertions import check_assertions, parse_assertions
+from evaluator.load.load import ConversationData
+from evaluator.pipeline.stages import ConversationWork, tool_checks
 from schemas import ToolCall
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evaluator.canonical import canonical_args
+from evaluator.calls.canonical import canonical_args
 from evaluator.extract.recover import RequestedCall, assign_recovered_ids
 
 

@@ -1,6 +1,6 @@
 """Chats with spans but no simulated turns (`tracesim collect` alone): tool calls per trace.
 
-See `evaluator.traced`: one turn per trace, ranked by start time, run_id NULL;
+See `evaluator.load.traced`: one turn per trace, ranked by start time, run_id NULL;
 spans without a chat_id are not evaluated; judges skip these chats; with a
 run_id they are left alone.
 """
@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from collector.collector import Collector
 from evaluator import evaluate_db
-from evaluator.results_file import read_results
+from evaluator.output.results_file import read_results
 from schemas import create_all
 from schemas.eval_config import EvalConfig
 

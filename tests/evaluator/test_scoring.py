@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.gates import (
+from evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
     check_gate_names,
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.scoring import clamp, conversation_scores, status_of, turn_success
+from evaluator.scoring.scoring import clamp, conversation_scores, status_of, turn_success
 from schemas import MetricResult
 from schemas.eval_config import EvalConfig
 

@@ -9,9 +9,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from evaluator.cache import LLMCache
 from evaluator.judges import BUILTIN_JUDGES
-from evaluator.llm_client import JudgeClient
+from evaluator.llm.cache import LLMCache
+from evaluator.llm.llm_client import JudgeClient
 from providers import ProviderStatusError, make_chat_client, provider_unavailable_reason
 from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import FakeReply, chat_completion

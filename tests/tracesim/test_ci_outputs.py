@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from evaluator.llm_client import LLMUsage
+from evaluator.llm.llm_client import LLMUsage
 from tests.evaluator.test_pipeline import build_db
 from tests.tracesim.test_console_output import _report
 from tracesim.ci import ConversationOutcome, FailedCheck, junit_xml

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from evaluator.llm_client import LLMUsage
-from evaluator.results_model import ConversationResult, EvaluationReport, RunSummary
-from evaluator.summary import print_summary
+from evaluator.llm.llm_client import LLMUsage
+from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
+from evaluator.output.summary import print_summary
 from tracesim.cli import cli
 from tracesim.console import make_console
 

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from evaluator.llm_client import judge_unavailable_reason
+from evaluator.llm.llm_client import judge_unavailable_reason
 from schemas.config import RunConfig
 from tests.evaluator.test_pipeline import build_db
 from tracesim.cli import cli

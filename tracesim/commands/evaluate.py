@@ -49,7 +49,7 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     import yaml
     from pydantic import ValidationError
 
-    from evaluator.gates import EvalConfigError
+    from evaluator.scoring.gates import EvalConfigError
     from schemas.eval_config import EvalConfig
     from schemas.llm_config import LLMConfig
 
@@ -90,7 +90,7 @@ def db_of_config(path: Path) -> Path:
     """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
     import yaml
 
-    from evaluator.gates import EvalConfigError
+    from evaluator.scoring.gates import EvalConfigError
     from tracesim.arksim_config import translate_arksim_config
 
     try:
@@ -205,7 +205,7 @@ def command(
     """
     import duckdb
 
-    from evaluator.gates import EvalConfigError, ExitCode
+    from evaluator.scoring.gates import EvalConfigError, ExitCode
     from evaluator.store import StoreError, is_store_url, parse_store_url
     from schemas.eval_config import EvalConfig
     from schemas.llm_config import LLMConfig

@@ -41,7 +41,7 @@ def command(db_path: str, fmt: str, limit: int) -> None:
     """Show what tracesim understood of a capture: spans, conventions, tool and model calls."""
     import duckdb
 
-    from evaluator.inspect import inspect_db
+    from evaluator.inspect.inspect import inspect_db
     from schemas.views import create_views
 
     if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
@@ -74,7 +74,7 @@ def command(db_path: str, fmt: str, limit: int) -> None:
 
 
 def _print(inspection: Any, fmt: str, limit: int) -> None:
-    from evaluator.inspect import format_inspection
+    from evaluator.inspect.inspect import format_inspection
 
     if fmt == "json":
         click.echo(orjson.dumps(dataclasses.asdict(inspection), option=orjson.OPT_INDENT_2))

@@ -1,7 +1,7 @@
 """`tracesim show-prompts [--category NAME]`: print the judges' prompts (arksim's command).
 
 Each built-in judge's rubric (its system prompt), its answer labels or scale,
-and how its score is computed (`evaluator.methodology`). Exit 2 for an
+and how its score is computed (`evaluator.scoring.methodology`). Exit 2 for an
 unknown category, naming the known ones.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["command"]
 def command(category: str | None) -> None:
     """Print the built-in judges' prompts, labels and methodology."""
     from evaluator.judges import BUILTIN_JUDGES
-    from evaluator.methodology import methodology_for
+    from evaluator.scoring.methodology import methodology_for
 
     names = sorted(BUILTIN_JUDGES)
     if category is not None and category not in BUILTIN_JUDGES:

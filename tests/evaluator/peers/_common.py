@@ -15,10 +15,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from evaluator.cache import LLMCache
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from evaluator.judges import Judge, run_judges
-from evaluator.llm_client import JudgeClient
+from evaluator.llm.cache import LLMCache
+from evaluator.llm.llm_client import JudgeClient
 from schemas import MetricResult, ToolCall, create_all
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.assertions import AssertionConfigError, parse_assertions
+from evaluator.checks.assertions import AssertionConfigError, parse_assertions
 from evaluator.metrics import aggregate, tool_call_args, tool_call_stats, trajectory
 from evaluator.metrics.vocabulary import VocabularyError, resolve_order
 from schemas import MetricResult, ToolCall

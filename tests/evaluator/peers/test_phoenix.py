@@ -80,8 +80,8 @@ def test_kwargs_forwarded(name) -> None:
 def test_kwargs_temperature_stored(name) -> None:
     import duckdb
 
-    from evaluator.cache import LLMCache
-    from evaluator.llm_client import JudgeClient
+    from evaluator.llm.cache import LLMCache
+    from evaluator.llm.llm_client import JudgeClient
     from schemas import create_all
 
     con = duckdb.connect()

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from evaluator.tally import GateStats, MetricTally, tally_values
+from evaluator.scoring.tally import GateStats, MetricTally, tally_values
 from schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
 
 __all__ = [
@@ -145,7 +145,7 @@ def evaluate_gates(
     values: Mapping[str, Sequence[float]] | MetricTally, config: EvalConfig
 ) -> list[GateResult]:
     """Every configured gate against `values`: metric name -> its graded values, or their
-    running tally (`evaluator.tally`, built with the same config)."""
+    running tally (`evaluator.scoring.tally`, built with the same config)."""
     tally = values if isinstance(values, MetricTally) else tally_values(values, config)
     gates = [
         _gate(name, "min", bound, tally.gate_stats(name, "min"), config)

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluator.cache import LLMCache, request_hash
+from evaluator.llm.cache import LLMCache, request_hash
 from providers import (
     ChatClient,
     ProviderConnectionError,

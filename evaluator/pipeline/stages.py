@@ -3,7 +3,7 @@
 `ConversationWork` carries one conversation through the pipeline: its rows,
 its merged tool calls per turn, and the results gathered at turn and
 conversation level. Every stage records failures as results; none raises.
-Stages append rows to column lists (`evaluator.output`) instead of
+Stages append rows to column lists (`evaluator.output.output`) instead of
 building an object per row: they run once per turn on every stored turn.
 """
 
@@ -16,16 +16,16 @@ from typing import Any
 
 import orjson
 
-from evaluator.context import MetricContext
+from evaluator.calls.merge import merge_tool_calls
+from evaluator.checks.context import MetricContext
 from evaluator.extract import extract_tool_calls
-from evaluator.load import ConversationData, DecodedSpans, explicit_calls
-from evaluator.merge import merge_tool_calls
+from evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from evaluator.metrics import tool_error_rate
-from evaluator.output import ScoreColumns, ToolCallColumns
-from evaluator.results_file import summarize
-from evaluator.results_model import ConversationResult
-from evaluator.scoring import conversation_scores, turn_success
-from evaluator.tally import MetricTally
+from evaluator.output.output import ScoreColumns, ToolCallColumns
+from evaluator.output.results_file import summarize
+from evaluator.output.results_model import ConversationResult
+from evaluator.scoring.scoring import conversation_scores, turn_success
+from evaluator.scoring.tally import MetricTally
 from schemas import MetricResult, ToolCall
 from schemas.eval_config import EvalConfig
 
@@ -112,7 +112,7 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
     `parsed` caches parsed assertion lists across conversations (keyed by their
     JSON): the conversations of one scenario share them.
     """
-    from evaluator.assertions import AssertionConfigError, check_assertions, parse_assertions
+    from evaluator.checks.assertions import AssertionConfigError, check_assertions, parse_assertions
 
     data = work.data
     raw = data.scenario.get("assertions") or []

@@ -2,27 +2,27 @@
 
 `evaluate_db` is what `tracesim evaluate` and the end of `tracesim run` call.
 It works through the conversations in chunks of about `chunk_rows` stored
-rows (`evaluator.load.plan_chunks`), so memory stays bounded whatever the
+rows (`evaluator.load.load.plan_chunks`), so memory stays bounded whatever the
 file holds; per chunk:
 
 1. load its turns, conversations and spans (one query per table);
 2. per turn: explicit calls + calls extracted from spans, merged (a chat
    with spans but no simulated turns, e.g. production traces from
-   `tracesim collect`, gets one turn per trace: `evaluator.traced`; it is
+   `tracesim collect`, gets one turn per trace: `evaluator.load.traced`; it is
    evaluated only when no `run_id` is given, and never judged);
 3. deterministic tool checks from each scenario's `assertions`, and the
    conversation's `tool_error_rate`;
 4. LLM judges (async, one shared client for the whole evaluation: cache,
    limiter, retries);
 5. custom metrics;
-6. turn success, turn success ratio, final score and status (`evaluator.scoring`);
+6. turn success, turn success ratio, final score and status (`evaluator.scoring.scoring`);
 7. its `tool_calls` rows (the chunk's chats' rows are replaced) and `scores`
    rows (under a new `eval_id`) are written, and its conversations' entries
    spooled for `results.json`.
 
 What outlives a chunk is one small summary per conversation and a running
-tally of metric values (`evaluator.tally`). At the end: the run summary,
-the gates (`evaluator.gates`), a `runs` row and `results.json`.
+tally of metric values (`evaluator.scoring.tally`). At the end: the run summary,
+the gates (`evaluator.scoring.gates`), a `runs` row and `results.json`.
 
 Each chunk's rows are committed with the chunk (one transaction holding the
 whole evaluation keeps its uncommitted rows in memory: ~7 MB per 10k turns,
@@ -49,8 +49,21 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from evaluator.custom import CustomMetricError, load_custom_metrics
-from evaluator.gates import (
+from evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from evaluator.load.load import EXTRACTION_SPAN_COLUMNS
+from evaluator.output.output import ScoreColumns, ToolCallColumns
+from evaluator.output.results_file import ResultsWriter
+from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
+from evaluator.output.rollup import run_summary
+from evaluator.pipeline.judging import JudgeStage, judge_task_count, run_custom
+from evaluator.pipeline.progress import Progress
+from evaluator.pipeline.stages import (
+    ConversationWork,
+    derive_calls,
+    score_conversation,
+    tool_checks,
+)
+from evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
     GateResult,
@@ -58,16 +71,8 @@ from evaluator.gates import (
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.judging import JudgeStage, judge_task_count, run_custom
-from evaluator.load import EXTRACTION_SPAN_COLUMNS
-from evaluator.output import ScoreColumns, ToolCallColumns
-from evaluator.progress import Progress
-from evaluator.results_file import ResultsWriter
-from evaluator.results_model import ConversationResult, EvaluationReport, RunSummary
-from evaluator.rollup import run_summary
-from evaluator.stages import ConversationWork, derive_calls, score_conversation, tool_checks
+from evaluator.scoring.tally import MetricTally
 from evaluator.store import EvalStore, StoreError, open_store
-from evaluator.tally import MetricTally
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 
@@ -107,7 +112,7 @@ def _no_gc() -> Iterator[None]:
     summaries of earlier chunks), so the collections after each chunk scan the chunk's
     leftovers, not every object of the process. `evaluate_db` unfreezes at the end,
     unless its caller had frozen objects itself. (Nothing a chunk builds is cyclic:
-    `evaluator.matching` avoids a self-referencing closure for that reason.)"""
+    `evaluator.calls.matching` avoids a self-referencing closure for that reason.)"""
     enabled = gc.isenabled()
     gc.disable()
     gc.freeze()

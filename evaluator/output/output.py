@@ -7,7 +7,7 @@ derivation: the rows of each chunk's chats are replaced (`write_chunk`).
 `scores` is append-only: each evaluation adds its rows under a new
 `eval_id`. Each chunk is one transaction (`write_chunk`); the `runs` row
 (`write_run`) marks the evaluation complete. `results.json` is written by
-`evaluator.results_file`.
+`evaluator.output.results_file`.
 """
 
 from __future__ import annotations

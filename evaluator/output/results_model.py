@@ -17,7 +17,7 @@ digest (schema version 2):
   `llm_usage.reason`, not repeated); its `details` only for a failed tool
   check, and only what failed: the calls that did not match, missing,
   extra and forbidden calls, the tools whose count was off
-  (`evaluator.results_file.failure_details`).
+  (`evaluator.output.results_file.failure_details`).
 
 Schema version 1 held every result with all its details (92 MB at 100k turns).
 
@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluator.gates import GateResult
-from evaluator.llm_client import LLMUsage
+from evaluator.llm.llm_client import LLMUsage
+from evaluator.scoring.gates import GateResult
 
 __all__ = [
     "RESULTS_SCHEMA_VERSION",
@@ -78,7 +78,7 @@ class TurnResult(BaseModel):
     status: str | None
     """The turn's recorded status: ok | error | timeout."""
     success: bool | None
-    """Turn success (see evaluator.scoring); None when nothing graded it."""
+    """Turn success (see evaluator.scoring.scoring); None when nothing graded it."""
     num_tool_calls: int
     """Merged tool calls of the turn."""
     metrics: list[MetricSummary] = Field(default_factory=list)
@@ -99,7 +99,7 @@ class ConversationResult(BaseModel):
     num_tool_calls: int
     """Merged tool calls over all turns."""
     final_score: float | None
-    """0.75 x turn success ratio + 0.25 x goal completion (see evaluator.scoring)."""
+    """0.75 x turn success ratio + 0.25 x goal completion (see evaluator.scoring.scoring)."""
     status: str
     """Done | Partial Failure | Failed | Not graded."""
     turn_success_ratio: float | None

@@ -27,8 +27,8 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from evaluator.load_logs import attach_logs, has_span_logs
-from evaluator.traced import derive_trace_turns
+from evaluator.load.load_logs import attach_logs, has_span_logs
+from evaluator.load.traced import derive_trace_turns
 from schemas import ToolCall
 
 __all__ = [
@@ -91,7 +91,7 @@ class ConversationData:
     """The conversation's spans by turn_id (None: keyed to the chat but no turn); JSON as text."""
     traced_only: bool = False
     """True for a chat with spans but no `turns` or `conversations` row (production traces):
-    its `turns` are derived from the spans (`evaluator.traced`)."""
+    its `turns` are derived from the spans (`evaluator.load.traced`)."""
 
 
 def parse_json(value: Any, default: Any) -> Any:
@@ -181,9 +181,9 @@ class ChunkPlan:
     num_turns: int
     """Turns over all chunks (stored `turns` rows: traced-only chats count none)."""
     num_traced_only: int = 0
-    """Chats with spans but no `turns` or `conversations` row (see `evaluator.traced`)."""
+    """Chats with spans but no `turns` or `conversations` row (see `evaluator.load.traced`)."""
     span_logs: bool = False
-    """Whether log records name spans (read as their events, `evaluator.load_logs`)."""
+    """Whether log records name spans (read as their events, `evaluator.load.load_logs`)."""
     trace_chats: frozenset[str] = frozenset()
     """Of those, traces whose tool spans carry no conversation key at all (SPEC §3): each is
     a conversation of its own, chat_id = trace_id."""
@@ -198,7 +198,7 @@ def plan_chunks(con: Any, *, run_id: str | None = None, max_rows: int = 20_000) 
     """The chat_ids to evaluate (sorted), cut into chunks of about `max_rows` turns + spans.
 
     A conversation is never split; one larger than `max_rows` is a chunk of its own.
-    Without `run_id`, chats that only have spans (traced-only, `evaluator.traced`) are
+    Without `run_id`, chats that only have spans (traced-only, `evaluator.load.traced`) are
     evaluated too; with one, only that run's conversations.
     """
     where, params = _run_filter(run_id)
@@ -276,7 +276,7 @@ def load_chunk(
     """The conversations `chat_ids` (turns of `run_id` only, when given) with their spans.
 
     Without `run_id`, a chat with spans but no turns or conversation row comes back
-    traced-only, its turns derived from its spans (`evaluator.traced`).
+    traced-only, its turns derived from its spans (`evaluator.load.traced`).
     `span_columns` None reads every column of `spans`; else only those (they
     must include `chat_id` and `turn_id`). Conversations come back in
     chat_id order. Ids in `trace_chats` are traces without any conversation key
@@ -343,7 +343,7 @@ def assemble_chunk(
     time) into conversations, in chat_id order; every backend reads rows, this groups them.
 
     Without `run_id`, a chat with spans but no turns or conversation row comes back
-    traced-only, its turns derived from its spans (`evaluator.traced`).
+    traced-only, its turns derived from its spans (`evaluator.load.traced`).
     """
     by_chat: dict[str, ConversationData] = {}
     scenarios: dict[Any, dict[str, Any]] = {}  # the conversations of a scenario share its text

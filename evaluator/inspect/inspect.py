@@ -3,7 +3,7 @@ spans, the conventions detected, tool spans found and left unkeyed (and why), mo
 and tokens, and the tool-call fields it could not read.
 
 A user pointing a new framework at tracesim sees at once what works. The SQL lives in
-`evaluator.inspect_sql`; this module is the logic over its rows and the plain-text
+`evaluator.inspect.inspect_sql`; this module is the logic over its rows and the plain-text
 rendering (no markup: stored text is printed as it is).
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 from evaluator.extract import extract_tool_calls
 from evaluator.extract.fields import is_tool_span
 from evaluator.extract.span import view_of
-from evaluator.inspect_sql import INSPECT_SQL
-from evaluator.load_logs import attach_logs, has_span_logs
+from evaluator.inspect.inspect_sql import INSPECT_SQL
+from evaluator.load.load_logs import attach_logs, has_span_logs
 from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from evaluator.context import MetricContext
+from evaluator.checks.context import MetricContext
 from schemas.results import MetricResult
 
 __all__ = [

@@ -3,7 +3,7 @@
 `JudgeStage` keeps one event loop (`asyncio.Runner`) and one `JudgeClient`
 (cache, limiter, retries, usage) for the whole evaluation, so judging chunk
 after chunk costs what judging everything at once did, and the usage adds
-up across chunks. Traced-only chats (`evaluator.traced`) are not judged: they
+up across chunks. Traced-only chats (`evaluator.load.traced`) are not judged: they
 hold no user or agent message. The cache reads and writes through its own cursor: the
 pipeline's connection holds the evaluation's transaction, while an answer
 paid for stays cached even if the evaluation fails later.
@@ -15,11 +15,11 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evaluator.cache import LLMCache
-from evaluator.custom import CustomMetric, run_custom_metric
+from evaluator.checks.custom import CustomMetric, run_custom_metric
 from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges, with_rubric
-from evaluator.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
-from evaluator.stages import ConversationWork
+from evaluator.llm.cache import LLMCache
+from evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
+from evaluator.pipeline.stages import ConversationWork
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 

@@ -7,7 +7,7 @@ writes the report's head (pretty-printed) followed by the spooled entries,
 then renames the file into place. Memory holds no conversation's details.
 
 `summarize` turns a `MetricResult` into the `MetricSummary` dict the file
-keeps (see `evaluator.results_model` for what is kept and why).
+keeps (see `evaluator.output.results_model` for what is kept and why).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import orjson
 
-from evaluator.results_model import EvaluationReport
+from evaluator.output.results_model import EvaluationReport
 from schemas.results import MetricResult
 
 __all__ = ["ResultsWriter", "failure_details", "read_results", "summarize"]

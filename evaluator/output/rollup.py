@@ -1,7 +1,7 @@
 """Roll per-item results up: assertion counts and the run summary.
 
 Pure functions: the pipeline tallies every graded value as it goes
-(`evaluator.tally.MetricTally`) and keeps one small `ConversationResult`
+(`evaluator.scoring.tally.MetricTally`) and keeps one small `ConversationResult`
 per conversation; the run summary is computed from those.
 """
 
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from evaluator.results_model import ConversationResult, RunSummary
-from evaluator.scoring import (
+from evaluator.output.results_model import ConversationResult, RunSummary
+from evaluator.scoring.scoring import (
     STATUS_DONE,
     STATUS_FAILED,
     STATUS_NOT_GRADED,
     STATUS_PARTIAL,
     status_of,
 )
-from evaluator.tally import MetricTally
+from evaluator.scoring.tally import MetricTally
 from schemas.results import MetricResult
 
 __all__ = ["assertion_counts", "run_summary"]

@@ -6,7 +6,7 @@ most one traced call:
 
 1. the first unabsorbed traced call with the same non-empty id, else
 2. the first unabsorbed traced call with the same name and canonically
-   equal arguments (see `evaluator.canonical`), skipping traced calls
+   equal arguments (see `evaluator.calls.canonical`), skipping traced calls
    whose id is the id of another explicit call (they belong to that one).
 
 The absorbed traced call fills what the explicit call lacks (id when empty,
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from evaluator.canonical import canonical_args
+from evaluator.calls.canonical import canonical_args
 from schemas import ToolCall
 
 __all__ = ["merge_tool_calls"]

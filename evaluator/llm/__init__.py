@@ -1,0 +1,23 @@
+"""The judges' LLM client and its persistent request cache."""
+
+from evaluator.llm.cache import CachedAnswer, LLMCache, request_hash
+from evaluator.llm.llm_client import (
+    PLACEHOLDER_API_KEY,
+    JudgeAnswer,
+    JudgeCallError,
+    JudgeClient,
+    LLMUsage,
+    judge_unavailable_reason,
+)
+
+__all__ = [
+    "CachedAnswer",
+    "JudgeAnswer",
+    "JudgeCallError",
+    "JudgeClient",
+    "LLMCache",
+    "LLMUsage",
+    "PLACEHOLDER_API_KEY",
+    "judge_unavailable_reason",
+    "request_hash",
+]

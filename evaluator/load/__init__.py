@@ -1,0 +1,34 @@
+"""Reading a stored capture: conversations in bounded chunks, span logs, traced-only turns."""
+
+from evaluator.load.load import (
+    EXTRACTION_SPAN_COLUMNS,
+    ChunkPlan,
+    ConversationData,
+    DecodedSpans,
+    assemble_chunk,
+    decode_spans,
+    explicit_calls,
+    load_chunk,
+    load_conversations,
+    parse_json,
+    plan_chunks,
+)
+from evaluator.load.load_logs import attach_logs, has_span_logs
+from evaluator.load.traced import derive_trace_turns
+
+__all__ = [
+    "ChunkPlan",
+    "ConversationData",
+    "DecodedSpans",
+    "EXTRACTION_SPAN_COLUMNS",
+    "assemble_chunk",
+    "attach_logs",
+    "decode_spans",
+    "derive_trace_turns",
+    "explicit_calls",
+    "has_span_logs",
+    "load_chunk",
+    "load_conversations",
+    "parse_json",
+    "plan_chunks",
+]
