@@ -19,6 +19,8 @@ Requested calls are read from:
 - Haystack: `haystack.agent.step.llm.output` (`replies[].content[].tool_call`);
 - MLflow: a model span's `mlflow.spanOutputs` holding a chat completion
   (`choices[].message.tool_calls`);
+- a Responses API `function_call` item's own id (`fc_...`) is not a call id (only its
+  `call_id` is): such a request counts as id-less;
 - span events of the model span carrying any of the attributes above, or an
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
@@ -94,7 +96,9 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
             continue
         for part in message.get("parts") or ():
             if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL:
-                yield {k: part.get(k) for k in ("id", "name", "arguments")}
+                call = {k: part.get(k) for k in ("id", "name", "arguments")}
+                call["id"] = part.get(GENAI.RESPONSES_CALL_ID) or call["id"]
+                yield call
         for call in message.get("tool_calls") or ():  # OpenAI-style message
             if isinstance(call, Mapping):
                 function = call.get("function") or {}
@@ -209,10 +213,15 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
         call_id, name = item.get("id"), item.get("name")
         if not name or (with_ids and not call_id):
             continue
-        call_id = call_id or ""
+        call_id = "" if _is_item_id(call_id) else str(call_id or "")
         args = parse_arguments(item.get("arguments"))
-        calls.append(RequestedCall(str(call_id), str(name), canonical_args(args), args, order))
+        calls.append(RequestedCall(call_id, str(name), canonical_args(args), args, order))
     return calls
+
+
+def _is_item_id(call_id: Any) -> bool:
+    """A Responses API item id (`fc_...`), which no tool span or answer names: not a call id."""
+    return isinstance(call_id, str) and call_id.startswith(GENAI.RESPONSES_ITEM_ID_PREFIX)
 
 
 @dataclass

@@ -34,10 +34,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "the tool span names the class (DynamicStructuredTool); the tool's name is only in "
         "its ToolMessage output / the requesting span"
     ),
-    ("openllmetry-openai-agents", "tool_calls"): (
-        "doubled openai.response spans: the inner one's Responses item ids (fc_...) are "
-        "recovered for an id-less tool span"
-    ),
     ("llama-index-otel", "tool_calls"): (
         "LlamaIndex's own OTel integration records tool calls only as Python repr text "
         "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"

@@ -509,3 +509,20 @@ def test_an_answered_request_without_a_span_is_a_call_where_spans_lack_ids() -> 
         ("c1", "t", {"k": 1}, "ok"),
         ("c2", "u", {"q": 2}, "Error: nope"),
     ]
+
+
+def test_responses_item_ids_are_not_call_ids() -> None:
+    # OpenLLMetry's openai.response spans, one per instrumentation: the inner one copies the
+    # Responses `function_call` item id (fc_...) where the outer one has the call id.
+    rows = [
+        _model(1, [("call_w1", "t", {"a": 1})]),
+        _model(2, [("fc_call_w1", "t", {"a": 1})]),
+        _model(3, [("call_w2", "t", {"a": 1})]),
+        _model(4, [("fc_call_w2", "t", {"a": 1})]),
+        _tool(5, {"gen_ai.tool.call.arguments": '{"a": 1}'}),
+        _tool(6, {"gen_ai.tool.call.arguments": '{"a": 1}'}),
+    ]
+    assert [c.id for c in extract_tool_calls(rows)] == ["call_w1", "call_w2"]
+    part = {"type": "tool_call", "id": "fc_9", "call_id": "call_9", "name": "t", "arguments": {}}
+    model = _row(1, "chat m", {"gen_ai.output.messages": json.dumps([{"parts": [part]}])})
+    assert extract_tool_calls([model, _tool(2, {})])[0].id == "call_9"
