@@ -228,6 +228,10 @@ class LANGCHAIN:
 
     THREAD_ID = "thread_id"  # LangGraph's configurable thread id, copied into run metadata
     LANGSMITH_METADATA_PREFIX = "langsmith.metadata."
+    # Tool classes a tool span may be named after instead of the tool (LangChain.js callbacks)
+    GENERIC_TOOL_CLASSES = frozenset(
+        ("StructuredTool", "DynamicStructuredTool", "DynamicTool", "Tool", "BaseTool")
+    )
 
 
 class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix

@@ -38,7 +38,7 @@ from evaluator.extract.recover import (
 )
 from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
-from schemas.conventions import SMOLAGENTS
+from schemas.conventions import LANGCHAIN, SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 
@@ -104,7 +104,7 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         start_time=span.start_time,
         duration_ms=span.duration_ms,
     )
-    if call_id and is_object:
+    if call_id and is_object and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return call, None  # nothing to recover (a missing result is looked up separately)
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
@@ -155,6 +155,8 @@ def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) 
         return False
     if not call.id:
         call.id = request.id
+    if call.name in LANGCHAIN.GENERIC_TOOL_CLASSES:
+        call.name = request.name  # the span named the tool's class; the request names the tool
     if pending.bare is not None or not call.arguments:
         call.arguments = dict(request.arguments)
     return True

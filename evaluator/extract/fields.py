@@ -232,6 +232,14 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
         kwargs = value.get("kwargs")
         arguments = coerce_arguments(kwargs) if isinstance(kwargs, Mapping) else {}
         positional = value.get("args")
+        if not arguments and isinstance(positional, list) and len(positional) == 1:
+            ok, only = (
+                _parse_text(positional[0])
+                if isinstance(positional[0], str)
+                else (True, positional[0])
+            )
+            if ok and isinstance(only, Mapping):
+                return coerce_arguments(only)  # LangChain.js: the tool's input, as JSON text
         if isinstance(positional, Sequence) and not isinstance(positional, str) and positional:
             arguments.setdefault("args", list(positional))
         return arguments

@@ -21,6 +21,8 @@ Requested calls are read from:
   (`choices[].message.tool_calls`);
 - a Responses API `function_call` item's own id (`fc_...`) is not a call id (only its
   `call_id` is): such a request counts as id-less;
+- OpenLLMetry chain spans: `traceloop.entity.output` holding LangChain AI messages
+  (`kwargs.tool_calls` {name, args, id});
 - span events of the model span carrying any of the attributes above, or an
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
@@ -42,7 +44,7 @@ from evaluator.calls.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
-from schemas.conventions import HAYSTACK, LANGFUSE
+from schemas.conventions import HAYSTACK, LANGCHAIN, LANGCHAIN_MESSAGE, LANGFUSE, TRACELOOP
 
 __all__ = [
     "PendingCall",
@@ -63,6 +65,7 @@ _MARKERS = (
     f'"{HAYSTACK.LLM_OUTPUT}"',
     f'"{MLFLOW.SPAN_OUTPUTS}"',
     f'"{LANGFUSE.OUTPUT}"',
+    f'"{TRACELOOP.ENTITY_OUTPUT}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -119,6 +122,35 @@ def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
             yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
 
 
+def _from_langchain_messages(value: Any) -> Iterable[dict[str, Any]]:
+    """LangChain AI messages (serialised constructors, alone, listed or under `messages`, as
+    OpenLLMetry's chain spans output them): their `tool_calls` {name, args, id}."""
+    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    for message in value if isinstance(value, list) else [value]:
+        if not isinstance(message, Mapping):
+            continue
+        if message.get(LANGCHAIN_MESSAGE.LC_MARKER) is not None:
+            message = message.get(LANGCHAIN_MESSAGE.KWARGS)
+            if not isinstance(message, Mapping):
+                continue
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            for call in calls:
+                if isinstance(call, Mapping) and "args" in call:
+                    yield {
+                        "id": call.get("id"),
+                        "name": call.get("name"),
+                        "arguments": call["args"],
+                    }
+                elif isinstance(call, Mapping):
+                    yield from _from_output_messages([{"tool_calls": [call]}])
+            continue
+        extra = message.get("additional_kwargs")
+        if isinstance(extra, Mapping) and isinstance(extra.get("tool_calls"), list):
+            yield from _from_output_messages([{"tool_calls": extra["tool_calls"]}])
+
+
 def _from_attributes(
     attributes: Mapping[str, Any], *, choice: bool = False
 ) -> list[dict[str, Any]]:
@@ -155,6 +187,9 @@ def _from_attributes(
     generation = _loaded(attributes.get(LANGFUSE.OUTPUT))
     if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
         raw.extend(_from_output_messages([generation]))
+    entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
+    if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
+        raw.extend(_from_langchain_messages(_loaded(entity_output)))
     completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
     if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
         messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
@@ -237,6 +272,12 @@ class PendingCall:
     """The tool span's sort key: a call answers a request made before it."""
 
 
+def _named(request: RequestedCall, name: str) -> bool:
+    """Whether a request may be a call of `name`: the same name, or any name when the tool
+    span is named after a generic LangChain tool class (the request names the tool)."""
+    return request.name == name or name in LANGCHAIN.GENERIC_TOOL_CLASSES
+
+
 def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
     if not candidates:
         return None
@@ -276,19 +317,19 @@ def assign_requests(
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is None:
             key = canonical_args(call.arguments)
-            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
             take(index, _pick([r for r in fits if r.args_key == key], call.order, latest=latest))
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is not None:
             fits = [
                 r
                 for r in requested
-                if r.name == call.name and r.id not in used and call.bare in r.arguments.values()
+                if _named(r, call.name) and r.id not in used and call.bare in r.arguments.values()
             ]
             take(index, _pick(fits, call.order, latest=latest))
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id:
-            fits = [r for r in requested if r.name == call.name and r.id not in used]
+            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
             take(index, _pick(fits, call.order, latest=latest))
     return found
 

@@ -30,10 +30,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "templates, no tool convention tracesim reads yet"
     ),
     ("openai-agents-logfire", "keyed"): "the group_id (conversation) is on the root span only",
-    ("openllmetry-langgraph-node", "tool_calls"): (
-        "the tool span names the class (DynamicStructuredTool); the tool's name is only in "
-        "its ToolMessage output / the requesting span"
-    ),
     ("llama-index-otel", "tool_calls"): (
         "LlamaIndex's own OTel integration records tool calls only as Python repr text "
         "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"

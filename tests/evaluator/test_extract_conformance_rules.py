@@ -526,3 +526,51 @@ def test_responses_item_ids_are_not_call_ids() -> None:
     part = {"type": "tool_call", "id": "fc_9", "call_id": "call_9", "name": "t", "arguments": {}}
     model = _row(1, "chat m", {"gen_ai.output.messages": json.dumps([{"parts": [part]}])})
     assert extract_tool_calls([model, _tool(2, {})])[0].id == "call_9"
+
+
+def test_generic_langchain_tool_class_takes_the_requested_tools_name() -> None:
+    # OpenLLMetry on LangChain.js: every span its own trace; the tool span is named after its
+    # class and gets `{"args": ["<json>"]}`; the chain span's output holds the AI message.
+    ai = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", "AIMessage"],
+        "kwargs": {
+            "content": "",
+            "tool_calls": [
+                {"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"},
+                {"name": "lookup_order", "args": {"order_id": "A1"}, "id": "c2"},
+            ],
+        },
+    }
+    chain = _row(1, "workflow", {"traceloop.entity.output": json.dumps({"messages": [ai]})})
+    tool_message = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", "ToolMessage"],
+        "kwargs": {"content": "Sunny", "tool_call_id": "c1", "name": "get_weather"},
+    }
+
+    def tool(n: int, args: str, **attrs) -> dict:
+        return _row(
+            n,
+            "execute_tool DynamicStructuredTool",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "traceloop.entity.name": "DynamicStructuredTool",
+                "traceloop.entity.input": json.dumps({"args": [args]}),
+                **attrs,
+            },
+            trace=n,
+        )
+
+    rows = [
+        chain,
+        tool(2, '{"city":"Paris"}', **{"traceloop.entity.output": json.dumps(tool_message)}),
+        tool(3, '{"order_id":"A1"}'),
+    ]
+    calls = extract_tool_calls(rows[1:], context=rows)
+    assert [(c.name, c.id, c.arguments) for c in calls] == [
+        ("get_weather", "c1", {"city": "Paris"}),
+        ("lookup_order", "c2", {"order_id": "A1"}),
+    ]
