@@ -183,6 +183,19 @@ class LOGFIRE:
     TOOL_RESPONSE = "tool_response"
     MSG = "logfire.msg"
     SPAN_TYPE = "logfire.span_type"
+    MSG_TEMPLATE = "logfire.msg_template"
+    # Logfire's OpenAI Agents SDK integration: a FunctionSpanData span is the template
+    # below with plain `name` (the tool), `input` (JSON object text), `output`, `error`.
+    AGENTS_FUNCTION_TEMPLATE = "Function: {name}"
+    AGENTS_FUNCTION_NAME = "name"
+    AGENTS_FUNCTION_INPUT = "input"
+    AGENTS_FUNCTION_OUTPUT = "output"
+    # its Responses spans: the Responses API object, `output[]` function_call {call_id, ...}
+    AGENTS_RESPONSE = "response"
+    # its trace root: the Agents SDK trace's `group_id` (RunConfig.group_id, documented by
+    # the SDK as the link between traces of one conversation, e.g. a chat thread id)
+    AGENTS_GROUP_ID = "group_id"
+    RESPONSE_OBJECT = "response"  # the object's `object` field
 
 
 class ADK:

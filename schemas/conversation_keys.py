@@ -14,6 +14,7 @@ from schemas.conventions import (
     GENAI,
     LANGCHAIN,
     LANGFUSE,
+    LOGFIRE,
     MLFLOW,
     OPENINFERENCE,
     OTEL,
@@ -42,6 +43,7 @@ CONVERSATION_ID_KEYS: tuple[str, ...] = (
     *(MLFLOW.TRACE_TAG_PREFIX + name for name in _SESSION_NAMES + _SESSION_NAMES_CAMEL),
     # LangSmith's OTel export of run metadata
     *(LANGCHAIN.LANGSMITH_METADATA_PREFIX + name for name in _SESSION_NAMES),
+    LOGFIRE.AGENTS_GROUP_ID,  # OpenAI Agents SDK trace group_id (Logfire: on the root span)
 )
 """Attribute keys holding a conversation id (rule 4), in precedence order (no duplicates)."""
 CONVERSATION_ID_KEYS = tuple(dict.fromkeys(CONVERSATION_ID_KEYS))

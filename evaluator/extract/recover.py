@@ -23,6 +23,8 @@ Requested calls are read from:
   `call_id` is): such a request counts as id-less;
 - OpenLLMetry chain spans: `traceloop.entity.output` holding LangChain AI messages
   (`kwargs.tool_calls` {name, args, id});
+- Logfire's OpenAI Agents Responses spans: `response` (the Responses API object,
+  `output[]` function_call items);
 - span events of the model span carrying any of the attributes above, or an
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
@@ -44,7 +46,14 @@ from evaluator.calls.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
-from schemas.conventions import HAYSTACK, LANGCHAIN, LANGCHAIN_MESSAGE, LANGFUSE, TRACELOOP
+from schemas.conventions import (
+    HAYSTACK,
+    LANGCHAIN,
+    LANGCHAIN_MESSAGE,
+    LANGFUSE,
+    LOGFIRE,
+    TRACELOOP,
+)
 
 __all__ = [
     "PendingCall",
@@ -66,6 +75,7 @@ _MARKERS = (
     f'"{MLFLOW.SPAN_OUTPUTS}"',
     f'"{LANGFUSE.OUTPUT}"',
     f'"{TRACELOOP.ENTITY_OUTPUT}"',
+    f'"{LOGFIRE.AGENTS_RESPONSE}"',
 )
 _OI_TOOL_CALLS = ".message.tool_calls."
 _OI_FIELDS = {
@@ -151,6 +161,20 @@ def _from_langchain_messages(value: Any) -> Iterable[dict[str, Any]]:
             yield from _from_output_messages([{"tool_calls": extra["tool_calls"]}])
 
 
+def _from_responses_object(value: Any) -> Iterable[dict[str, Any]]:
+    """A Responses API object (Logfire's OpenAI Agents spans): its `output[]` function_call
+    items {call_id, name, arguments} (the item `id` is not a call id)."""
+    if not isinstance(value, Mapping) or value.get("object") != LOGFIRE.RESPONSE_OBJECT:
+        return
+    for item in value.get("output") or ():
+        if isinstance(item, Mapping) and item.get("type") == "function_call":
+            yield {
+                "id": item.get(GENAI.RESPONSES_CALL_ID),
+                "name": item.get("name"),
+                "arguments": item.get("arguments"),
+            }
+
+
 def _from_attributes(
     attributes: Mapping[str, Any], *, choice: bool = False
 ) -> list[dict[str, Any]]:
@@ -190,6 +214,9 @@ def _from_attributes(
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
     if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
         raw.extend(_from_langchain_messages(_loaded(entity_output)))
+    response = attributes.get(LOGFIRE.AGENTS_RESPONSE)
+    if isinstance(response, str) and '"function_call"' in response:
+        raw.extend(_from_responses_object(_loaded(response)))
     completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
     if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
         messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]

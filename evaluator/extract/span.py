@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LOGFIRE
 
 __all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -42,8 +42,25 @@ _TOOL_MARKERS = tuple(
         AI_SDK.TOOL_CALL_NAME,
         HAYSTACK.TOOL_NAME,
         LANGFUSE.OBSERVATION_TYPE,
+        LOGFIRE.AGENTS_FUNCTION_TEMPLATE,  # a value of logfire.msg_template
     )
 )
+
+
+def _agents_function_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Logfire's OpenAI Agents function span (plain name/input/output under the template
+    `Function: {name}`) read as an OTel GenAI execute_tool span."""
+    fields = {
+        GENAI.TOOL_NAME: LOGFIRE.AGENTS_FUNCTION_NAME,
+        GENAI.TOOL_CALL_ARGUMENTS: LOGFIRE.AGENTS_FUNCTION_INPUT,
+        GENAI.TOOL_CALL_RESULT: LOGFIRE.AGENTS_FUNCTION_OUTPUT,
+    }
+    merged = dict(attributes)
+    merged.setdefault(GENAI.OPERATION_NAME, GENAI.OP_EXECUTE_TOOL)
+    for key, source in fields.items():
+        if key not in merged and attributes.get(source) is not None:
+            merged[key] = attributes[source]
+    return merged
 
 
 def _hex(value: Any, width: int) -> str | None:
@@ -140,6 +157,8 @@ class SpanView:
             decoded = _decode_json(self._raw_attributes, _EMPTY)
             if type(decoded) is not dict and not isinstance(decoded, Mapping):
                 decoded = _EMPTY
+            if decoded.get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE:
+                decoded = _agents_function_as_genai(decoded)
             self._attributes = decoded
         return self._attributes
 

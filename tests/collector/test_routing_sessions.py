@@ -65,6 +65,7 @@ def test_chat_and_turn_each_take_their_own_first_match(
         "mlflow.trace.session",
         "ai.settings.context.sessionId",
         "langfuse.session.id",
+        "group_id",  # OpenAI Agents SDK trace group (Logfire puts it on the root only)
     ],
 )
 def test_conversation_id_on_one_span_keys_its_trace_in_one_request(

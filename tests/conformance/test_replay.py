@@ -25,11 +25,6 @@ from tests.conformance.replay import (
 RECORDINGS = discover()
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("openai-agents-logfire", "tool_calls"): (
-        "Logfire's openai-agents spans: plain name/input/output attributes under message "
-        "templates, no tool convention tracesim reads yet"
-    ),
-    ("openai-agents-logfire", "keyed"): "the group_id (conversation) is on the root span only",
     ("llama-index-otel", "tool_calls"): (
         "LlamaIndex's own OTel integration records tool calls only as Python repr text "
         "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"

@@ -574,3 +574,36 @@ def test_generic_langchain_tool_class_takes_the_requested_tools_name() -> None:
         ("get_weather", "c1", {"city": "Paris"}),
         ("lookup_order", "c2", {"order_id": "A1"}),
     ]
+
+
+def test_logfire_openai_agents_function_span_and_response_ids() -> None:
+    response = {
+        "object": "response",
+        "output": [
+            {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "get_weather",
+                "arguments": '{"city": "Paris"}',
+            }
+        ],
+    }
+    model = _row(
+        1, "Responses API with {gen_ai.request.model!r}", {"response": json.dumps(response)}
+    )
+    function = {
+        "logfire.msg_template": "Function: {name}",
+        "name": "get_weather",
+        "input": '{"city": "Paris"}',
+        "output": "Sunny",
+    }
+    other = {"logfire.msg_template": "Agent run: {name!r}", "name": "agent", "input": "x"}
+    rows = [model, _row(2, "Function: {name}", function), _row(3, "Agent run", other)]
+    [call] = extract_tool_calls(rows)
+    assert (call.name, call.id, call.arguments, call.result) == (
+        "get_weather",
+        "call_1",
+        {"city": "Paris"},
+        "Sunny",
+    )
