@@ -280,6 +280,11 @@ class LLAMA_INDEX:  # noqa: N801 - the framework's name
     CALL_ID = "tool_id"
     CALL_OUTPUT = "tool_output"
     TOOL_ARGUMENTS = "tool.arguments"  # OpenLLMetry's llama-index step span (JSON object)
+    # LlamaIndex's own OTel integration: step spans whose input event is a ToolCall carry
+    # its Python repr, "ToolCall(tool_name='t', tool_kwargs={...}, tool_id='c1')"
+    STEP_INPUT_EVENT = "llamaindex.step.input_event"
+    STEP_INPUT_SUMMARY = "llamaindex.step.input_summary"
+    TOOL_CALL_EVENT = "ToolCall"
 
 
 PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))

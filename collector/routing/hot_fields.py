@@ -14,6 +14,8 @@ from schemas.conventions import (
     GENAI,
     HAYSTACK,
     LANGFUSE,
+    LLAMA_INDEX,
+    LOGFIRE,
     MLFLOW,
     OPENINFERENCE,
     TRACELOOP,
@@ -136,6 +138,11 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             return _haystack_llm_fields(attrs)
         if operation is None and LANGFUSE.OBSERVATION_TYPE in attrs:
             return _langfuse_fields(name, attrs)
+        if operation is None and (
+            get(LLAMA_INDEX.STEP_INPUT_EVENT) == LLAMA_INDEX.TOOL_CALL_EVENT  # repr only
+            or get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE
+        ):
+            operation = GENAI.OP_EXECUTE_TOOL
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -146,6 +153,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         tool_name = _text(get(TRACELOOP.ENTITY_NAME))
     if tool_name is None and name.startswith(_PREFIX):
         tool_name = name[len(_PREFIX) :].strip() or None
+    if tool_name is None and get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE:
+        tool_name = _text(get(LOGFIRE.AGENTS_FUNCTION_NAME))
     model = (
         _text(get(GENAI.RESPONSE_MODEL))
         or _text(get(GENAI.REQUEST_MODEL))

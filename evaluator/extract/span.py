@@ -16,8 +16,9 @@ from typing import Any
 
 import orjson
 
+from evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LOGFIRE
+from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
 
 __all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -43,6 +44,7 @@ _TOOL_MARKERS = tuple(
         HAYSTACK.TOOL_NAME,
         LANGFUSE.OBSERVATION_TYPE,
         LOGFIRE.AGENTS_FUNCTION_TEMPLATE,  # a value of logfire.msg_template
+        LLAMA_INDEX.TOOL_CALL_EVENT,  # a value of llamaindex.step.input_event
     )
 )
 
@@ -159,6 +161,8 @@ class SpanView:
                 decoded = _EMPTY
             if decoded.get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE:
                 decoded = _agents_function_as_genai(decoded)
+            elif decoded.get(LLAMA_INDEX.STEP_INPUT_EVENT) == LLAMA_INDEX.TOOL_CALL_EVENT:
+                decoded = llama_index_tool_call_as_genai(decoded)
             self._attributes = decoded
         return self._attributes
 

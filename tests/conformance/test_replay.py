@@ -25,10 +25,6 @@ from tests.conformance.replay import (
 RECORDINGS = discover()
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("llama-index-otel", "tool_calls"): (
-        "LlamaIndex's own OTel integration records tool calls only as Python repr text "
-        "(llamaindex.step.input_summary); the span names are generic (FunctionTool.acall)"
-    ),
     ("llama-index-otel", "model_calls"): "its model spans carry no model convention at all",
 }
 """(variant, check) -> why tracesim does not meet that recording's truth yet. A listed check

@@ -607,3 +607,24 @@ def test_logfire_openai_agents_function_span_and_response_ids() -> None:
         {"city": "Paris"},
         "Sunny",
     )
+
+
+def test_llama_index_tool_call_repr_nested_step_spans_are_one_call() -> None:
+    summary = "ToolCall(tool_name='lookup_order', tool_kwargs={'order_id': 'A1'}, tool_id='c1')"
+    attrs = {"llamaindex.step.input_event": "ToolCall", "llamaindex.step.input_summary": summary}
+    step = _row(1, "BaseWorkflowAgent.call_tool", attrs)
+    tool = _row(
+        2,
+        "FunctionTool.acall",
+        attrs,
+        parent_span_id=step["span_id"],
+        status_code="ERROR",
+        status_message="order A1 not found",
+    )
+    truncated = dict(attrs, **{"llamaindex.step.input_summary": summary[:50] + "..."})
+    cut = _row(3, "FunctionTool.acall", truncated)
+    calls = extract_tool_calls([step, tool, cut])
+    assert [(c.name, c.id, c.arguments, c.error) for c in calls] == [
+        ("lookup_order", "c1", {"order_id": "A1"}, "order A1 not found"),
+        ("lookup_order", "", {}, None),  # a truncated repr: the name, nothing made up
+    ]
