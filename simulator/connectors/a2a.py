@@ -40,7 +40,6 @@ from schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse
 from schemas.agent_config import A2AAgentConfig, A2AApiConfig
 from simulator.connectors.a2a_capture import CaptureAccumulator, normalize_struct_numbers
 from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
-from simulator.connectors.groups import scope_groups
 from simulator.connectors.headers import merge_headers, substitute_env
 from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
 
@@ -151,7 +150,7 @@ class A2AConnector(AgentConnector):
                 f"A2A agent at {self._api.endpoint} ended the task in state "
                 f"{accumulator.task_state}: {detail}"
             )
-        return scope_groups(accumulator.response(), turn_id=turn.turn_id)
+        return accumulator.response()
 
     async def _receive(
         self,

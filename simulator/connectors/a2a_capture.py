@@ -208,18 +208,8 @@ class CaptureAccumulator:
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        """Captured calls, artifact by artifact in first-seen order.
-
-        The calls of an artifact listing several share the group `artifact-<id>`
-        (one artifact reports one batch); a lone call gets none.
-        """
-        return [
-            call.model_copy(update={"group": f"artifact-{key}"})
-            if len(artifact.calls) > 1 and not call.group
-            else call
-            for key, artifact in self.artifacts.items()
-            for call in artifact.calls
-        ]
+        """Captured calls, artifact by artifact in first-seen order."""
+        return [call for artifact in self.artifacts.values() for call in artifact.calls]
 
     @property
     def text(self) -> str:

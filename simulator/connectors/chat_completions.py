@@ -11,9 +11,7 @@ OpenAI-compatible servers.
 
 Headers on every request: config headers (`${ENV}` resolved at `open()`)
 then the turn's W3C `traceparent`/`baggage`, which win on a clash.
-The calls of one answer share a `group`, scoped to the turn
-(`turn-<n>-<answer id or msg-0>`) so a server reusing ids across turns
-cannot merge two turns' batches. 429 and 5xx are retried up to `max_retries` times, honouring `Retry-After`.
+429 and 5xx are retried up to `max_retries` times, honouring `Retry-After`.
 All httpx errors become `ConnectorError` in `_translate_errors`, the one
 place where that happens.
 """
@@ -33,7 +31,6 @@ from schemas import AgentResponse
 from schemas.agent_config import ChatCompletionsAgentConfig, ChatCompletionsApiConfig
 from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 from simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
-from simulator.connectors.groups import scope_groups
 from simulator.connectors.headers import merge_headers, substitute_env
 from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
 from simulator.connectors.retry import backoff_delay, is_retryable_status, parse_retry_after
@@ -123,10 +120,9 @@ class ChatCompletionsConnector(AgentConnector):
         while True:
             try:
                 async with self._translate_errors():
-                    response = await asyncio.wait_for(
+                    return await asyncio.wait_for(
                         self._attempt(self._client, payload, headers), timeout=self._api.timeout
                     )
-                return scope_groups(response, turn_id=turn.turn_id)
             except _Retryable as retryable:
                 if attempt >= self._api.max_retries:
                     raise ConnectorError(

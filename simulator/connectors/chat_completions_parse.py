@@ -9,9 +9,7 @@ answer can take are read: one object, or the events of a stream (OpenAI
 `content_block_*` events, Gemini partial responses). Tool calls become
 explicit `ToolCall`s with source `chat_completions` (arksim drops them);
 arguments that are not a JSON object are kept as `{"_raw": text}` so nothing
-the agent said is lost. The calls of an answer carrying several share a
-`group` (one model message requested them together): the answer's id
-(`id`, Gemini `responseId`) when it has one, else "msg-0".
+the agent said is lost.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from schemas import AgentResponse, ToolCall, ToolCallSource
 
 __all__ = [
     "StreamAccumulator",
-    "group_calls",
     "parse_anthropic",
     "parse_arguments",
     "parse_completion",
@@ -114,28 +111,6 @@ def _gemini_call(part: dict[str, Any]) -> ToolCall | None:
     )
 
 
-def _answer_id(body: dict[str, Any]) -> str:
-    """The id of an answer or stream event (OpenAI/Anthropic `id`, Gemini `responseId`)."""
-    for key in ("id", "responseId"):
-        if isinstance(body.get(key), str) and body[key]:
-            return body[key]
-    return ""
-
-
-def group_calls(response: AgentResponse, *, group: str) -> AgentResponse:
-    """Give the calls of a reply that carries several one `group` (calls already grouped kept).
-
-    One answer is one model message, so its calls were requested together.
-    """
-    if len(response.tool_calls) < 2:
-        return response
-    calls = [
-        call if call.group else call.model_copy(update={"group": group})
-        for call in response.tool_calls
-    ]
-    return response.model_copy(update={"tool_calls": calls})
-
-
 def parse_anthropic(body: dict[str, Any]) -> AgentResponse:
     """An Anthropic Messages answer: `text` blocks joined, `tool_use` blocks as calls."""
     text: list[str] = []
@@ -149,8 +124,7 @@ def parse_anthropic(body: dict[str, Any]) -> AgentResponse:
             call = _anthropic_call(block)
             if call is not None:
                 calls.append(call)
-    response = AgentResponse(content="".join(text), tool_calls=calls)
-    return group_calls(response, group=_answer_id(body) or "msg-0")
+    return AgentResponse(content="".join(text), tool_calls=calls)
 
 
 def _gemini_parts(body: dict[str, Any], *, require: bool) -> list[Any]:
@@ -176,8 +150,7 @@ def parse_gemini(body: dict[str, Any]) -> AgentResponse:
         call = _gemini_call(part)
         if call is not None:
             calls.append(call)
-    response = AgentResponse(content="".join(text), tool_calls=calls)
-    return group_calls(response, group=_answer_id(body) or "msg-0")
+    return AgentResponse(content="".join(text), tool_calls=calls)
 
 
 def parse_completion(body: Any) -> AgentResponse:
@@ -209,8 +182,7 @@ def parse_completion(body: Any) -> AgentResponse:
     calls = [
         call for call in map(_tool_call, raw_calls if isinstance(raw_calls, list) else []) if call
     ]
-    response = AgentResponse(content=_content_text(message.get("content")), tool_calls=calls)
-    return group_calls(response, group=_answer_id(body) or "msg-0")
+    return AgentResponse(content=_content_text(message.get("content")), tool_calls=calls)
 
 
 @dataclass
@@ -248,8 +220,6 @@ class StreamAccumulator:
     content: list[str] = field(default_factory=list)
     calls: dict[int, _PartialCall] = field(default_factory=dict)
     whole_calls: list[ToolCall] = field(default_factory=list)
-    answer_id: str = ""
-    """The first id seen (chunk `id`, Anthropic `message_start`'s message id, `responseId`)."""
 
     def add(self, chunk: Any) -> None:
         """Fold one decoded event in; events without content (usage, ping) are ignored.
@@ -260,9 +230,6 @@ class StreamAccumulator:
             raise ValueError(f"expected a JSON object per event, got {type(chunk).__name__}")
         if chunk.get("error"):
             raise ValueError(f"the agent streamed an error: {json.dumps(chunk['error'])[:300]}")
-        if not self.answer_id:
-            message = chunk.get("message") if chunk.get("type") == "message_start" else None
-            self.answer_id = _answer_id(message if isinstance(message, dict) else chunk)
         if chunk.get("type") in _ANTHROPIC_EVENTS:
             self._add_anthropic(chunk)
             return
@@ -345,5 +312,4 @@ class StreamAccumulator:
             for _, partial in sorted(self.calls.items())
             if partial.name
         ]
-        response = AgentResponse(content="".join(self.content), tool_calls=calls + self.whole_calls)
-        return group_calls(response, group=self.answer_id or "msg-0")
+        return AgentResponse(content="".join(self.content), tool_calls=calls + self.whole_calls)

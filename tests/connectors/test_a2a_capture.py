@@ -154,18 +154,3 @@ def test_struct_numbers_are_restored_as_ints() -> None:
         "b": [2, 2.5],
         "c": {"d": "1.0"},
     }
-
-
-def test_calls_of_one_artifact_share_a_group_only_when_it_lists_several() -> None:
-    acc = CaptureAccumulator()
-    acc.on_artifact_update({"artifact": _artifact([_call("a"), _call("b")], artifact_id="x")})
-    acc.on_artifact_update({"artifact": _artifact([_call("c")], artifact_id="y")})
-    acc.on_artifact_update({"artifact": _artifact([_call("d")], artifact_id="z")})
-    acc.on_artifact_update({"append": True, "artifact": _artifact([_call("e")], artifact_id="z")})
-    assert [(c.name, c.group) for c in acc.tool_calls] == [
-        ("a", "artifact-x"),
-        ("b", "artifact-x"),
-        ("c", None),
-        ("d", "artifact-z"),
-        ("e", "artifact-z"),
-    ]
