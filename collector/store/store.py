@@ -22,7 +22,7 @@ from collector.decode.decode import SPAN_FIELDS, SpanBatch
 from collector.decode.decode_logs import LOG_FIELDS, LogBatch
 from collector.errors import StoreLocked
 from collector.store.columns import table_of
-from schemas.conventions import ARKSIM, TRACESIM
+from collector.store.sql import backfill_sql, session_backfill_sql, upsert_sql
 from schemas.ddl import create_all
 
 __all__ = [
@@ -84,33 +84,6 @@ _CONVERSATION_FIELDS = (
     "span_id",
 )
 _LOADED_KEY = "spool_loaded_seq"
-_EXPLICIT_CHAT_KEYS = (TRACESIM.CHAT_ID, ARKSIM.CONVERSATION_ID)
-
-
-def _backfill_sql(table: str) -> str:
-    """UPDATE giving rows of a newly known turn's trace that turn (SPEC §3 rule 3), except
-    rows whose own chat id (rule 1 or 2, on the span or its resource) names another chat:
-    those keep it, as they would had they arrived after the turn span."""
-    explicit = ", ".join(
-        f"nullif({table}.{column} ->> '$.\"{key}\"', '')"
-        for column in ("attributes", "resource_attributes")
-        for key in _EXPLICIT_CHAT_KEYS
-    )
-    return (
-        f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
-        f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
-        f"AND {table}.turn_id IS NULL AND ({table}.chat_id IS NULL "
-        f"OR {table}.chat_id = m.chat_id OR coalesce({explicit}) IS NULL)"
-    )
-
-
-def _session_backfill_sql(table: str) -> str:
-    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
-    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
-    return (
-        f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
-        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
-    )
 
 
 def _keep_first(keys: list[Any]) -> list[int] | None:
@@ -131,15 +104,6 @@ def _select(columns: dict[str, list[Any]], keep: list[int] | None) -> dict[str, 
     if keep is None:
         return columns
     return {name: [values[i] for i in keep] for name, values in columns.items()}
-
-
-def _upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source: str) -> str:
-    """INSERT ... ON CONFLICT (key) DO UPDATE of every other column."""
-    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
-    return (
-        f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {source} "
-        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
-    )
 
 
 @dataclass
@@ -288,10 +252,10 @@ class Store:
             f"INSERT INTO logs ({log_names}, received_at) SELECT {log_names}, "
             "?::TIMESTAMP FROM batch_logs ON CONFLICT DO NOTHING"
         )
-        self._upsert_turns = _upsert_sql(
+        self._upsert_turns = upsert_sql(
             "turns", _TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
         )
-        self._upsert_conversations = _upsert_sql(
+        self._upsert_conversations = upsert_sql(
             "conversations", _CONVERSATION_FIELDS, ("chat_id",), "batch_conversations"
         )
 
@@ -360,11 +324,11 @@ class Store:
                 )
             if batch.backfill is not None:
                 for table in ("spans", "logs"):
-                    self._run_with(batch.backfill, "batch_turnmap", _backfill_sql(table))
+                    self._run_with(batch.backfill, "batch_turnmap", backfill_sql(table))
             if batch.session_backfill is not None:
                 for table in ("spans", "logs"):
                     self._run_with(
-                        batch.session_backfill, "batch_sessionmap", _session_backfill_sql(table)
+                        batch.session_backfill, "batch_sessionmap", session_backfill_sql(table)
                     )
             con.execute(
                 "INSERT INTO tracesim_meta VALUES (?, ?) "

@@ -10,7 +10,9 @@ most one traced call:
    whose id is the id of another explicit call (they belong to that one).
 
 The absorbed traced call fills what the explicit call lacks (id when empty,
-result, error, span_id, start_time, duration_ms) and is not emitted again.
+result, error, span_id, start_time, duration_ms, group) and is not emitted
+again: an explicit call's own `group` wins, else it takes its twin's, so a
+parallel batch seen only in the trace still groups the reported calls.
 Output: the explicit calls in their own order, then the traced calls left
 over in start-time order (unknown times last, stable otherwise). Genuine
 repeats stay: two identical explicit calls absorb two traced calls, one
@@ -31,7 +33,7 @@ from schemas import ToolCall
 
 __all__ = ["merge_tool_calls"]
 
-_FILLED = ("result", "error", "span_id", "start_time", "duration_ms")
+_FILLED = ("result", "error", "span_id", "start_time", "duration_ms", "group")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 

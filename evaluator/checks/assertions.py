@@ -46,11 +46,18 @@ threshold a metric passes only on a full match).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluator.checks.arksim_verdicts import (
+    ARKSIM_ARG_MODES,
+    FAILURE_SEVERITY,
+    MATCH_MODES,
+)
+from evaluator.checks.arksim_verdicts import arksim_call as _arksim_call
+from evaluator.checks.arksim_verdicts import failure_label as _failure_label
+from evaluator.checks.arksim_verdicts import tool_calls_verdict as _tool_calls
 from evaluator.metrics import (
     tool_call_args,
     tool_call_count,
@@ -60,19 +67,16 @@ from evaluator.metrics import (
     tool_call_stats,
     tool_error_rate,
     tool_latency,
-    trajectory,
 )
 from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
 from evaluator.metrics.count import parse_count_spec
 from evaluator.metrics.expected import (
     ExpectedCallError,
-    describe,
     expected_calls,
     not_graded,
 )
 from evaluator.metrics.vocabulary import (
     VocabularyError,
-    names_match,
     resolve_arg_mode,
     resolve_order,
 )
@@ -81,38 +85,13 @@ from schemas import MetricResult, ToolCall
 __all__ = [
     "ARKSIM_ARG_MODES",
     "ASSERTION_TYPES",
+    "FAILURE_SEVERITY",
     "MATCH_MODES",
     "Assertion",
     "AssertionConfigError",
     "check_assertions",
     "parse_assertions",
 ]
-
-MATCH_MODES: dict[str, str] = {
-    "strict": "strict",
-    "exact": "strict",
-    "unordered": "unordered",
-    "any_order": "unordered",
-    "contains": "contains",
-    "superset": "contains",
-    "within": "within",
-    "subset": "within",
-    "in_order": "in_order",
-    "ordered": "in_order",
-    "subsequence": "in_order",
-}
-"""Accepted `match_mode` values -> trajectory modes."""
-
-ARKSIM_ARG_MODES: dict[str, str] = {"partial": "subset"}
-"""arksim's argument-mode words that differ from ours (arksim's `partial` is our `subset`)."""
-
-FAILURE_SEVERITY: dict[str, str] = {
-    "disobey user request": "high",
-    "false information": "critical",
-    "lack of specific information": "medium",
-    "repetition": "low",
-}
-"""Severity of the failure labels a `tool_calls` assertion gives (arksim's mapping)."""
 
 _CALL_LIST_TYPES = (
     "tool_calls",
@@ -189,13 +168,6 @@ def _choice(value: Any, allowed: Sequence[str], fail: Any, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         fail(name, f"{value!r} is not one of {', '.join(allowed)}")
     return value
-
-
-def _arksim_call(item: Any) -> Any:
-    """An expected call with arksim's `arg_match_mode: partial` spelled `subset`."""
-    if isinstance(item, Mapping) and item.get("arg_match_mode") in ARKSIM_ARG_MODES:
-        return {**item, "arg_match_mode": ARKSIM_ARG_MODES[item["arg_match_mode"]]}
-    return item
 
 
 def _parse_one(raw: Any, index: int, where: str) -> Assertion:
@@ -348,89 +320,6 @@ def _evaluate(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
     if kind == "tool_error_rate":
         return tool_error_rate(calls, max_rate=threshold)
     return tool_latency(calls, max_ms=threshold)
-
-
-def _tool_calls(assertion: Assertion, calls: list[ToolCall]) -> MetricResult:
-    """arksim's `tool_calls` verdicts on top of the `trajectory` metric (see module doc)."""
-    expected, banned = list(assertion.expected or []), set(assertion.forbidden)
-    if not expected:
-        hits = [
-            describe(c.name, c.arguments)
-            for c in calls
-            if any(names_match(b, c.name) for b in banned)
-        ]
-        if hits:
-            reason = f"forbidden tools called: {', '.join(hits)}"
-        elif banned:
-            reason = f"no forbidden tool called ({', '.join(sorted(banned))})"
-        else:
-            reason = "no expected tool calls defined"
-        return MetricResult(
-            name="trajectory",
-            value=0.0 if hits else 1.0,
-            passed=not hits,
-            reason=reason,
-            details={"mode": assertion.match_mode, "forbidden": hits, "expected": []},
-        )
-    if assertion.match_mode == "within" and len(calls) > 1:
-        # Membership: any expected call may stand for several actual calls.
-        result = trajectory(
-            calls,
-            expected * len(calls),
-            order="within",
-            arg_mode=assertion.arg_match_mode,
-            forbidden=assertion.forbidden,
-            all_or_nothing=assertion.all_or_nothing,
-            arg_matchers=assertion.arg_matchers,
-        )
-        result.details["missing"] = []
-        return result
-    return trajectory(
-        calls,
-        expected,
-        order=assertion.match_mode,
-        arg_mode=assertion.arg_match_mode,
-        forbidden=assertion.forbidden,
-        all_or_nothing=assertion.all_or_nothing,
-        arg_matchers=assertion.arg_matchers,
-    )
-
-
-def _failure_label(assertion: Assertion, calls: list[ToolCall], result: MetricResult) -> str:
-    """arksim's behaviour-failure label for a failed `tool_calls` assertion.
-
-    Missing calls or tools outside the expected set: `disobey user request`;
-    only extra calls of expected tools: `repetition`; strict order with the
-    right tools but wrong arguments: `false information` (`lack of specific
-    information` when every argument mode was `subset`).
-    """
-    expected = list(assertion.expected or [])
-    pairs = result.details.get("pairs")
-    if result.details.get("forbidden") or not isinstance(pairs, list):
-        return "disobey user request"
-    mode, size = assertion.match_mode, len(expected)
-    wanted_names = [e.name for e in expected]
-    if mode == "strict":
-        if [c.name for c in calls] == wanted_names:
-            modes = {e.arg_match_mode or assertion.arg_match_mode for e in expected}
-            return "false information" if modes - {"subset"} else "lack of specific information"
-        if len(calls) == size:
-            return "disobey user request"
-        missing_count = Counter(wanted_names) - Counter(c.name for c in calls)
-        extra = list((Counter(c.name for c in calls) - Counter(wanted_names)).elements())
-        missing = list(missing_count.elements())
-    else:
-        got_e = {p["expected_index"] % max(size, 1) for p in pairs if "expected_index" in p}
-        got_a = {p["actual_index"] for p in pairs if "actual_index" in p}
-        missing = (
-            [] if mode == "within" else [n for i, n in enumerate(wanted_names) if i not in got_e]
-        )
-        extra = (
-            [] if mode == "contains" else [c.name for j, c in enumerate(calls) if j not in got_a]
-        )
-    if extra and not missing and all(name in wanted_names for name in extra):
-        return "repetition"
-    return "disobey user request"
 
 
 def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult:

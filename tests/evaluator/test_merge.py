@@ -124,3 +124,22 @@ def test_a2a_and_chat_completions_sources_are_explicit_too() -> None:
         ("g", ToolCallSource.CHAT_COMPLETIONS),
     ]
     assert all(c.span_id for c in merged)
+
+
+def test_absorbed_call_keeps_explicit_group_and_fills_a_missing_one():
+    """The explicit group wins; an ungrouped explicit call takes its traced twin's group."""
+    merged = merge_tool_calls(
+        [explicit("a", id="1", group="msg-1"), explicit("b", id="2")],
+        [
+            traced("a", id="1", second=1, group="span-x"),
+            traced("b", id="2", second=2, group="span-x"),
+        ],
+    )
+    assert [(call.name, call.group) for call in merged] == [("a", "msg-1"), ("b", "span-x")]
+    assert all(call.source is EXPLICIT for call in merged)
+
+
+def test_unmatched_traced_call_keeps_its_group():
+    """A leftover traced call is emitted as is, group included."""
+    merged = merge_tool_calls([explicit("a")], [traced("z", second=1, group="span-y")])
+    assert [(call.name, call.group) for call in merged] == [("a", None), ("z", "span-y")]

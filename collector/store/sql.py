@@ -1,0 +1,48 @@
+"""SQL text the store runs per batch: trace backfills and upserts (built, never executed here).
+
+Kept apart from `collector.store.store` (connection and transactions) so the
+attribution rules of SPEC §3 read as SQL in one place.
+"""
+
+from __future__ import annotations
+
+from schemas.conventions import ARKSIM, TRACESIM
+
+__all__ = ["backfill_sql", "session_backfill_sql", "upsert_sql"]
+
+_EXPLICIT_CHAT_KEYS = (TRACESIM.CHAT_ID, ARKSIM.CONVERSATION_ID)
+
+
+def backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a newly known turn's trace that turn (SPEC §3 rule 3), except
+    rows whose own chat id (rule 1 or 2, on the span or its resource) names another chat:
+    those keep it, as they would had they arrived after the turn span."""
+    explicit = ", ".join(
+        f"nullif({table}.{column} ->> '$.\"{key}\"', '')"
+        for column in ("attributes", "resource_attributes")
+        for key in _EXPLICIT_CHAT_KEYS
+    )
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id, turn_id = m.turn_id "
+        f"FROM batch_turnmap m WHERE {table}.trace_id = m.trace_id "
+        f"AND {table}.turn_id IS NULL AND ({table}.chat_id IS NULL "
+        f"OR {table}.chat_id = m.chat_id OR coalesce({explicit}) IS NULL)"
+    )
+
+
+def session_backfill_sql(table: str) -> str:
+    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
+    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
+    return (
+        f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
+        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
+    )
+
+
+def upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source: str) -> str:
+    """INSERT ... ON CONFLICT (key) DO UPDATE of every other column."""
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {source} "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
