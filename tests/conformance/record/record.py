@@ -77,9 +77,11 @@ def _node_versions(env_dir: Path, packages: list[str]) -> dict[str, str]:
 
 
 def record(variant: str, *, reuse: bool) -> Path:
-    agent_dir = HERE / "agents" / variant
-    expected = json.loads((agent_dir / "expected.json").read_text())
-    env_dir = ENVS / variant
+    expected = json.loads((HERE / "agents" / variant / "expected.json").read_text())
+    # Variants of one agent (telemetry modes chosen by `env`) share its script and environment.
+    source = expected.get("agent_from") or variant
+    agent_dir = HERE / "agents" / source
+    env_dir = ENVS / source
     ENVS.mkdir(parents=True, exist_ok=True)
     language = expected.get("language", "python")
     if language == "python":
