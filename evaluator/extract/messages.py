@@ -28,7 +28,7 @@ import orjson
 from evaluator.extract.envelopes import unwrap_value
 from evaluator.extract.fields import is_tool_span, tool_error
 from evaluator.extract.recover import safe_requested_calls
-from evaluator.extract.span import SpanView
+from evaluator.extract.span import SpanView, json_or_none
 from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
 __all__ = ["calls_from_messages", "tool_responses"]
@@ -43,17 +43,8 @@ _MARKERS = (
 )
 
 
-def _loaded(value: Any) -> Any:
-    if isinstance(value, (str, bytes)):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-    return value
-
-
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
-    messages = _loaded(value)
+    messages = json_or_none(value)
     for message in messages if isinstance(messages, list) else ():
         if not isinstance(message, Mapping):
             continue

@@ -44,7 +44,7 @@ import orjson
 
 from evaluator.calls.canonical import canonical_args
 from evaluator.extract.fields import parse_arguments
-from evaluator.extract.span import SpanView
+from evaluator.extract.span import SpanView, json_or_none
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
 from schemas.conventions import (
     HAYSTACK,
@@ -195,7 +195,7 @@ def _from_attributes(
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
-    haystack = _loaded(attributes.get(HAYSTACK.LLM_OUTPUT))
+    haystack = json_or_none(attributes.get(HAYSTACK.LLM_OUTPUT))
     if isinstance(haystack, Mapping):
         for reply in haystack.get("replies") or ():
             for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
@@ -208,38 +208,28 @@ def _from_attributes(
                             "arguments": call.get("arguments"),
                         }
                     )
-    generation = _loaded(attributes.get(LANGFUSE.OUTPUT))
+    generation = json_or_none(attributes.get(LANGFUSE.OUTPUT))
     if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
         raw.extend(_from_output_messages([generation]))
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
     if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
-        raw.extend(_from_langchain_messages(_loaded(entity_output)))
+        raw.extend(_from_langchain_messages(json_or_none(entity_output)))
     response = attributes.get(LOGFIRE.AGENTS_RESPONSE)
     if isinstance(response, str) and '"function_call"' in response:
-        raw.extend(_from_responses_object(_loaded(response)))
-    completion = _loaded(attributes.get(MLFLOW.SPAN_OUTPUTS))
+        raw.extend(_from_responses_object(json_or_none(response)))
+    completion = json_or_none(attributes.get(MLFLOW.SPAN_OUTPUTS))
     if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
         messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
         raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
     if not choice:
         return raw
-    message = _loaded(attributes.get("message"))
+    message = json_or_none(attributes.get("message"))
     if isinstance(message, Mapping):  # {"index", "finish_reason", "message": {"tool_calls"}}
         raw.extend(_from_output_messages([message]))
-    tool_calls = _loaded(attributes.get("tool_calls"))
+    tool_calls = json_or_none(attributes.get("tool_calls"))
     if isinstance(tool_calls, list):
         raw.extend(_from_output_messages([{"tool_calls": tool_calls}]))
     return raw
-
-
-def _loaded(value: Any) -> Any:
-    """JSON text decoded (None when it is not JSON); other values as they are."""
-    if isinstance(value, (str, bytes)):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-    return value
 
 
 def _from_indexed(

@@ -20,7 +20,7 @@ from evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
 
-__all__ = ["SpanView", "row_may_be_tool_span", "view_of"]
+__all__ = ["json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_NAIVE = datetime(1970, 1, 1)
@@ -90,6 +90,16 @@ def _to_datetime(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         return _to_datetime(parsed)
     return None
+
+
+def json_or_none(value: Any) -> Any:
+    """JSON text decoded (None when it is not JSON); other values as they are."""
+    if isinstance(value, (str, bytes)):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+    return value
 
 
 def _decode_json(value: Any, default: Any) -> Any:

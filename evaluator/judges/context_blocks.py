@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from evaluator.checks.context import MetricContext
+from evaluator.extract.span import json_or_none
 from schemas.conventions import GENAI, OPENINFERENCE
 
 __all__ = [
@@ -35,17 +36,8 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
 
 
-def _loads(value: Any) -> Any:
-    if isinstance(value, (str, bytes)):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-    return value
-
-
 def _definition(raw: Any) -> dict[str, Any] | None:
-    raw = _loads(raw)
+    raw = json_or_none(raw)
     if not isinstance(raw, Mapping):
         return None
     inner = raw.get("function") if isinstance(raw.get("function"), Mapping) else raw
@@ -78,10 +70,10 @@ def tool_definitions(ctx: MetricContext) -> list[dict[str, Any]]:
     if found:
         return [found[name] for name in sorted(found)]
     for span in ctx.spans:
-        attributes = _loads(span.get("attributes")) or {}
+        attributes = json_or_none(span.get("attributes")) or {}
         if not isinstance(attributes, Mapping):
             continue
-        listed = _loads(attributes.get(GENAI.TOOL_DEFINITIONS))
+        listed = json_or_none(attributes.get(GENAI.TOOL_DEFINITIONS))
         if isinstance(listed, list):
             for raw in listed:
                 add(raw)
