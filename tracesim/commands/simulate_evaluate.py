@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import click
-
-from tracesim.commands.run import command as run_command
+from tracesim.commands.run_alias import run_alias
 
 __all__ = ["command"]
 
-
-@click.command(
+command = run_alias(
     "simulate-evaluate",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    help_text="Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`).",
 )
-@click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
-@click.pass_context
-def command(ctx: click.Context, config: str, no_progress: bool) -> None:
-    """Simulate, capture and evaluate CONFIG (arksim's `simulate-evaluate` = `tracesim run`)."""
-    args = [config, *ctx.args, *(["--no-progress"] if no_progress else [])]
-    with run_command.make_context(run_command.name, args, parent=ctx) as sub:
-        run_command.invoke(sub)
