@@ -55,6 +55,8 @@ class Collector:
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
     `query_max_bytes`: about the most bytes of rows the endpoint answers (`truncated` then);
     `query_workers`: queries the endpoint runs at once (a few more wait, the rest get 503).
+    `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
+    let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
     Queries run with DuckDB's external access disabled and its configuration locked.
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
@@ -75,6 +77,7 @@ class Collector:
         batch_rows: int = 8192,
         batch_seconds: float = 0.2,
         grpc_workers: int = 4,
+        grpc_max_waiting: int = 64,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
         redaction: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None = None,
@@ -97,6 +100,7 @@ class Collector:
         self._max_pending = max_pending_bytes
         self._batch = (batch_rows, batch_seconds)
         self._grpc_workers = grpc_workers
+        self._grpc_max_waiting = grpc_max_waiting
         self._fsync = fsync
         self._router_capacity = router_capacity
         self.redactor = Redactor.from_config(redaction)
@@ -196,6 +200,7 @@ class Collector:
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
                 workers=self._grpc_workers,
+                max_waiting=self._grpc_max_waiting,
                 tls=self._tls,
             )
             self._grpc.start()

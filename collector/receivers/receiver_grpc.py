@@ -3,14 +3,18 @@
 Handlers take the request bytes undecoded (no deserializer) because the spool
 stores exactly those bytes. Errors map once: InvalidRequest -> INVALID_ARGUMENT,
 Busy -> UNAVAILABLE, oversized -> RESOURCE_EXHAUSTED (by gRPC itself), wrong
-token -> UNAUTHENTICATED. gzip is handled by gRPC. With `tls` the port only
-speaks TLS (plaintext clients fail the handshake).
+token -> UNAUTHENTICATED. Memory: at most `workers` requests are read at once and
+`max_waiting` more calls wait holding a small window each (`grpc_admission`); calls
+past that get UNAVAILABLE. gzip / deflate are decompressed by gRPC, within the size
+limit; a message it cannot inflate whole (corrupt, truncated, several gzip members)
+gets INTERNAL "Decompression failed ..." and nothing of it is stored. With `tls` the
+port only speaks TLS (plaintext clients fail the handshake).
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,6 +24,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from collector.errors import Busy, InvalidRequest
 from collector.ingest import Ingest
+from collector.receivers.grpc_admission import TRANSPORT_OPTIONS, Admission, AdmittingHandlers
 from collector.receivers.responses import logs_response as _logs_response
 from collector.receivers.responses import trace_response as _trace_response
 from collector.receivers.tls import TlsConfig
@@ -42,6 +47,7 @@ class GrpcReceiver:
         auth_token: str | None = None,
         max_request_bytes: int = 16 << 20,
         workers: int = 4,
+        max_waiting: int = 64,
         tls: TlsConfig | None = None,
     ) -> None:
         self._ingest = ingest
@@ -52,30 +58,24 @@ class GrpcReceiver:
             options=[
                 ("grpc.max_receive_message_length", max_request_bytes),
                 ("grpc.so_reuseport", 0),
+                *TRANSPORT_OPTIONS,
             ],
         )
-        handlers = {
-            "Export": grpc.unary_unary_rpc_method_handler(
-                self._handler(ingest.export_traces, _trace_response),
-                response_serializer=ExportTraceServiceResponse.SerializeToString,
-            ),
-        }
-        logs_handlers = {
-            "Export": grpc.unary_unary_rpc_method_handler(
-                self._handler(ingest.export_logs, _logs_response),
-                response_serializer=ExportLogsServiceResponse.SerializeToString,
-            ),
-        }
-        self._server.add_generic_rpc_handlers(
-            (
-                grpc.method_handlers_generic_handler(
-                    "opentelemetry.proto.collector.trace.v1.TraceService", handlers
+        self.admission = Admission(workers + max_waiting)
+        self._handlers = AdmittingHandlers(
+            {
+                TRACE_METHOD: (
+                    self._handler(ingest.export_traces, _trace_response),
+                    ExportTraceServiceResponse.SerializeToString,
                 ),
-                grpc.method_handlers_generic_handler(
-                    "opentelemetry.proto.collector.logs.v1.LogsService", logs_handlers
+                LOGS_METHOD: (
+                    self._handler(ingest.export_logs, _logs_response),
+                    ExportLogsServiceResponse.SerializeToString,
                 ),
-            )
+            },
+            admission=self.admission,
         )
+        self._server.add_generic_rpc_handlers((self._handlers,))
         address = f"{host}:{port}"
         try:
             try:
@@ -102,6 +102,7 @@ class GrpcReceiver:
         server, self._server = self._server, None
         server.stop(None)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._handlers.close()
 
     def _authorized(self, context: grpc.ServicerContext) -> bool:
         """Check the bearer token of a call (constant-time)."""
@@ -115,22 +116,33 @@ class GrpcReceiver:
 
     def _handler(
         self, export: Callable[[bytes], tuple[int, str]], response: Callable[[int, str], Any]
-    ) -> Callable[[bytes, Any], Any]:
-        """Wrap an Ingest export as a unary-unary behaviour on raw bytes."""
+    ) -> Callable[[Iterator[bytes], Any], Any]:
+        """Wrap an Ingest export as a behaviour on the raw request bytes of an admitted
+        call; it reads the request only once the token is checked, and always gives the
+        admission back."""
 
-        def handle(payload: bytes, context: grpc.ServicerContext) -> Any:
-            if not self._authorized(context):
-                context.abort(
-                    grpc.StatusCode.UNAUTHENTICATED,
-                    "missing or wrong bearer token in 'authorization' metadata",
-                )
+        def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Any:
             try:
-                rejected, message = export(payload)
-            except InvalidRequest as error:
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-            except Busy as error:
-                context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
-            return response(rejected, message)
+                if not self._authorized(context):
+                    context.abort(
+                        grpc.StatusCode.UNAUTHENTICATED,
+                        "missing or wrong bearer token in 'authorization' metadata",
+                    )
+                payload = next(requests, None)
+                if payload is None:
+                    context.abort(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "Export takes exactly one request message and got none",
+                    )
+                try:
+                    rejected, message = export(payload)
+                except InvalidRequest as error:
+                    context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+                except Busy as error:
+                    context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+                return response(rejected, message)
+            finally:
+                self.admission.leave()
 
         return handle
 
@@ -141,3 +153,4 @@ class GrpcReceiver:
     def stop(self, grace: float | None = 5.0) -> None:
         """Stop accepting calls and wait up to `grace` s for those in flight."""
         self._server.stop(grace).wait()
+        self._handlers.close()

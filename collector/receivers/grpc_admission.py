@@ -1,0 +1,113 @@
+"""Admission of gRPC calls before their request is read: bounds what waiting calls hold.
+
+gRPC reads a call's request only when a handler thread takes the call; until then the
+HTTP/2 transport keeps what the client sent, up to the stream's flow-control window.
+So the receiver (1) keeps that window small (`TRANSPORT_OPTIONS`: no BDP growth, which
+otherwise lets a waiting stream buffer a whole 16 MiB message) and (2) admits at most
+`limit` calls at once (running + waiting for a thread). Past that a call is answered
+UNAVAILABLE, which OTLP exporters retry, on a thread of its own and without reading it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+
+__all__ = ["Admission", "AdmittingHandlers", "STREAM_WINDOW_BYTES", "TRANSPORT_OPTIONS"]
+
+STREAM_WINDOW_BYTES = 64 << 10
+"""Most bytes the transport takes of a call's request before a handler asks for it."""
+
+TRANSPORT_OPTIONS = [
+    ("grpc.http2.bdp_probe", 0),
+    ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
+]
+"""Server options keeping each stream's receive window at `STREAM_WINDOW_BYTES` until its
+message is asked for (gRPC then opens the window to the message's declared size)."""
+
+
+class Admission:
+    """Counts calls admitted and not yet finished; refuses past `limit`. Thread-safe."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"the admission limit must be at least 1, not {limit}")
+        self.limit = limit
+        self.admitted = 0
+        self.peak = 0  # most calls admitted at once (diagnostics, tests)
+        self.refused = 0  # calls answered UNAVAILABLE because the limit was reached
+        self._lock = threading.Lock()
+
+    def enter(self) -> bool:
+        """Admit one more call, or count a refusal and say no."""
+        with self._lock:
+            if self.admitted >= self.limit:
+                self.refused += 1
+                return False
+            self.admitted += 1
+            self.peak = max(self.peak, self.admitted)
+            return True
+
+    def leave(self) -> None:
+        """A call admitted by `enter` finished (answered, aborted or cancelled)."""
+        with self._lock:
+            self.admitted -= 1
+
+
+class _Refusal:
+    """Answers a call UNAVAILABLE without reading its request. `experimental_thread_pool`
+    makes gRPC run it on its own thread, never queued behind busy handlers."""
+
+    def __init__(self, limit: int) -> None:
+        self.experimental_thread_pool = ThreadPoolExecutor(
+            1, thread_name_prefix="tracesim-grpc-refuse"
+        )
+        self._details = (
+            f"the collector is handling {limit} export calls already (running or waiting); "
+            "retry later"
+        )
+
+    def __call__(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> Any:
+        context.abort(grpc.StatusCode.UNAVAILABLE, self._details)
+
+
+Behavior = Callable[[Iterator[bytes], grpc.ServicerContext], Any]
+"""A stream-unary behavior on raw request bytes; it must call `Admission.leave` once."""
+
+
+class AdmittingHandlers(grpc.GenericRpcHandler):
+    """Finds a call's handler on gRPC's polling thread, before anything reads the call,
+    and hands out the refusal instead when `admission` is full.
+
+    `methods` maps full method names ("/pkg.Service/Method") to stream-unary behaviors
+    taking the request as an iterator: the message is read when the behavior asks for
+    it, so a unary client's call is served the same and a refused one is never read.
+    """
+
+    def __init__(
+        self,
+        methods: dict[str, tuple[Behavior, Callable[[Any], bytes]]],
+        *,
+        admission: Admission,
+    ) -> None:
+        self.admission = admission
+        self._handlers = {
+            name: grpc.stream_unary_rpc_method_handler(behavior, response_serializer=serialize)
+            for name, (behavior, serialize) in methods.items()
+        }
+        self._refusal = _Refusal(admission.limit)
+        self._refuse = grpc.stream_unary_rpc_method_handler(self._refusal)
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Any:
+        handler = self._handlers.get(handler_call_details.method)  # type: ignore[attr-defined]
+        if handler is None:
+            return None  # gRPC answers UNIMPLEMENTED
+        return handler if self.admission.enter() else self._refuse
+
+    def close(self) -> None:
+        """Let the refusal thread go (the server is stopped)."""
+        self._refusal.experimental_thread_pool.shutdown(wait=False, cancel_futures=True)
