@@ -1,0 +1,151 @@
+"""Many large gRPC exports at once cannot fill the collector's memory (SPEC §9): at most
+`grpc_workers + grpc_max_waiting` calls are held, the rest are answered UNAVAILABLE (which
+OTLP exporters retry) without being read, and every acknowledged span is stored."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from collector import Collector
+from collector.ingest import Ingest
+from collector.receivers.grpc_admission import Admission
+from tests.collector.otlp import GrpcClient, span, trace_request
+
+WORKERS, WAITING, CALLS = 2, 2, 10
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Holds every trace export inside the (real) ingest until the event is set."""
+    release = threading.Event()
+    real = Ingest.export_traces
+
+    def gated(self: Ingest, payload: bytes) -> tuple[int, str]:
+        release.wait(60)
+        return real(self, payload)
+
+    monkeypatch.setattr(Ingest, "export_traces", gated)
+    yield release
+    release.set()
+
+
+def _until(condition: Callable[[], bool]) -> bool:
+    """Wait for a condition of the receiver's state (polled; not a timing assertion)."""
+    deadline = time.monotonic() + 60
+    while not condition() and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    return condition()
+
+
+def _export_all(endpoint: str, names: list[str], size: int) -> dict[str, grpc.RpcError | None]:
+    """Export one large request per name at once, each on its own connection."""
+    outcome: dict[str, grpc.RpcError | None] = {}
+
+    def export(name: str) -> None:
+        client = GrpcClient(endpoint)
+        try:
+            client.export(trace_request([span(name, attrs={"pad": "p" * size})]))
+            outcome[name] = None
+        except grpc.RpcError as error:
+            outcome[name] = error
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=export, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(90)
+    return outcome
+
+
+def test_calls_past_the_limit_get_unavailable_and_acknowledged_are_stored(
+    db_path: Path, gate: threading.Event
+) -> None:
+    with Collector(
+        db_path, grpc_port=0, http_port=None, grpc_workers=WORKERS, grpc_max_waiting=WAITING
+    ) as running:
+        assert running._grpc is not None
+        admission: Admission = running._grpc.admission
+        names = [f"big-{i}" for i in range(CALLS)]
+        result: dict[str, dict[str, grpc.RpcError | None]] = {}
+        exports = threading.Thread(
+            target=lambda: result.update(all=_export_all(running.grpc_endpoint, names, 2 << 20))
+        )
+        exports.start()
+        # the admitted calls are held by the gate, so every other one is refused meanwhile
+        assert _until(lambda: admission.refused == CALLS - WORKERS - WAITING)
+        assert admission.admitted == WORKERS + WAITING
+        gate.set()
+        exports.join(120)
+        outcome = result["all"]
+        acknowledged = {name for name, error in outcome.items() if error is None}
+        refused = {name: error for name, error in outcome.items() if error is not None}
+        assert len(acknowledged) == WORKERS + WAITING and admission.peak == WORKERS + WAITING
+        for error in refused.values():
+            assert error.code() == grpc.StatusCode.UNAVAILABLE  # retryable in OTLP
+            assert "retry later" in (error.details() or "")
+        assert admission.admitted == 0  # every admission came back
+        assert running.flush(30)
+        stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
+        assert stored == acknowledged
+        # what an exporter does next: retry the refused ones, which now get through
+        assert all(
+            error is None
+            for error in _export_all(running.grpc_endpoint, sorted(refused), 1000).values()
+        )
+        assert running.flush(30)
+        stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
+        assert stored == set(names)
+
+
+def test_an_unauthenticated_call_gives_its_admission_back(db_path: Path) -> None:
+    with Collector(
+        db_path,
+        grpc_port=0,
+        http_port=None,
+        auth_token="s3cret",
+        grpc_workers=1,
+        grpc_max_waiting=0,
+    ) as running:
+        assert running._grpc is not None
+        admission = running._grpc.admission
+        client = GrpcClient(running.grpc_endpoint, token="wrong")
+        for _ in range(3):  # a leaked admission would refuse the next call (limit 1)
+            with pytest.raises(grpc.RpcError) as caught:
+                client.export(trace_request([span("nope")]))
+            assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        client.close()
+        good = GrpcClient(running.grpc_endpoint, token="s3cret")
+        good.export(trace_request([span("yes")]))
+        good.close()
+        assert admission.admitted == 0 and admission.refused == 0
+
+
+def test_a_call_cancelled_while_waiting_gives_its_admission_back(
+    db_path: Path, gate: threading.Event
+) -> None:
+    with Collector(
+        db_path, grpc_port=0, http_port=None, grpc_workers=1, grpc_max_waiting=1
+    ) as running:
+        assert running._grpc is not None
+        admission = running._grpc.admission
+        client = GrpcClient(running.grpc_endpoint)
+        held = client._traces.future(trace_request([span("held")]), timeout=60)
+        waiting = client._traces.future(trace_request([span("cancelled")]), timeout=60)
+        assert _until(lambda: admission.admitted == 2)
+        waiting.cancel()
+        gate.set()
+        held.result(60)
+        assert _until(lambda: admission.admitted == 0)
+        client.export(trace_request([span("after")]))
+        client.close()
+        assert running.flush(30)
+        stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
+        assert stored == {"held", "after"}
