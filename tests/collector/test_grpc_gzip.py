@@ -1,0 +1,93 @@
+"""gzip over gRPC (SPEC §9 "gzip accepted"): compressed exports are stored whole; a message
+gRPC cannot inflate whole is refused with a clear status, nothing of it stored, and the
+collector keeps serving. gRPC itself inflates (within the size limit): it takes a single
+gzip member per message, so a multi-member one is refused, never stored in part."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from collector import Collector
+from collector.receivers.receiver_grpc import TRACE_METHOD
+from tests.collector.grpc_wire import WireStatus, raw_call
+from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
+
+LIMIT = 1 << 20
+INTERNAL, RESOURCE_EXHAUSTED = grpc.StatusCode.INTERNAL.value[0], 8
+
+
+@pytest.fixture
+def small(db_path: Path) -> Iterator[Collector]:
+    """A collector taking requests of at most 1 MiB (inflated)."""
+    with Collector(db_path, grpc_port=0, http_port=None, max_request_bytes=LIMIT) as running:
+        yield running
+
+
+def _names(running: Collector) -> set[str]:
+    assert running.flush(30)
+    return {row[0] for row in running.query("SELECT name FROM spans")[1]}
+
+
+def _send(running: Collector, message: bytes, *, encoding: str = "gzip") -> WireStatus:
+    assert running.grpc_endpoint is not None
+    return raw_call(
+        running.grpc_endpoint, TRACE_METHOD, message, compressed=True, encoding=encoding
+    )
+
+
+def test_the_grpc_clients_gzip_exports_are_stored(small: Collector) -> None:
+    assert small.grpc_endpoint is not None
+    client = GrpcClient(small.grpc_endpoint, compression=grpc.Compression.Gzip)
+    client.export(trace_request([span("zipped", attrs={"pad": "z" * (LIMIT // 2)})]))
+    # the limit is on the inflated size: 2 MiB that gzip to a few KiB are refused
+    with pytest.raises(grpc.RpcError) as caught:
+        client.export(trace_request([span("too-big", attrs={"pad": "z" * 2 * LIMIT})]))
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "larger than max" in (caught.value.details() or "")
+    client.export_logs(logs_request([log_record("zipped log " * 1000)]))
+    client.close()
+    assert _names(small) == {"zipped"}
+    assert small.query("SELECT count(*) FROM logs")[1] == [[1]]
+
+
+def test_hand_built_compressed_messages_are_stored_whole_or_refused(small: Collector) -> None:
+    one = trace_request([span("one-member")]).SerializeToString()
+    assert _send(small, gzip.compress(one)).code == 0
+    assert (
+        _send(
+            small,
+            zlib.compress(trace_request([span("deflated")]).SerializeToString()),
+            encoding="deflate",
+        ).code
+        == 0
+    )
+    first = trace_request([span("member-1")]).SerializeToString()
+    second = trace_request([span("member-2")]).SerializeToString()
+    whole = gzip.compress(trace_request([span(f"t{i}") for i in range(50)]).SerializeToString())
+    refused = {
+        "two gzip members": gzip.compress(first) + gzip.compress(second),
+        "truncated": whole[: len(whole) - 9],
+        "trailing garbage": gzip.compress(first) + b"garbage!",
+        "corrupt": whole[:10] + bytes(255 - b for b in whole[10:]),
+        "not gzip": b"plain protobuf bytes flagged as compressed",
+    }
+    for case, message in refused.items():
+        status = _send(small, message)
+        assert status.code == INTERNAL, case
+        assert status.message.startswith("Decompression failed"), (case, status.message)
+    bomb = gzip.compress(b"\n\x00" * LIMIT)  # 2 MiB inflated from a few KiB
+    status = _send(small, bomb)
+    assert status.code == RESOURCE_EXHAUSTED and "larger than max" in status.message
+    assert _send(small, gzip.compress(one), encoding="br").code != 0  # unknown encoding
+    # nothing of a refused message was stored, and the collector still serves
+    client = GrpcClient(small.grpc_endpoint or "")
+    client.export(trace_request([span("after")]))
+    client.close()
+    assert _names(small) == {"one-member", "deflated", "after"}
+    assert small._grpc is not None and small._grpc.admission.admitted == 0
