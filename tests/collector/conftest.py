@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from collector import Collector
+from collector.ingest import Ingest
 from tests.collector.otlp import GrpcClient
 
 
@@ -30,3 +32,18 @@ def client(collector: Collector) -> Iterator[GrpcClient]:
     grpc_client = GrpcClient(collector.grpc_endpoint)
     yield grpc_client
     grpc_client.close()
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Holds every trace export inside the (real) ingest until the event is set."""
+    release = threading.Event()
+    real = Ingest.export_traces
+
+    def gated(self: Ingest, payload: bytes) -> tuple[int, str]:
+        release.wait(60)
+        return real(self, payload)
+
+    monkeypatch.setattr(Ingest, "export_traces", gated)
+    yield release
+    release.set()
