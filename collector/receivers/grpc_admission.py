@@ -60,7 +60,8 @@ class Admission:
 
 class _Refusal:
     """Answers a call UNAVAILABLE without reading its request. `experimental_thread_pool`
-    makes gRPC run it on its own thread, never queued behind busy handlers."""
+    (what gRPC's own health service uses) makes gRPC run it on its own thread, never
+    queued behind busy handlers; tests/collector/test_grpc_admission.py checks it."""
 
     def __init__(self, limit: int) -> None:
         self.experimental_thread_pool = ThreadPoolExecutor(
