@@ -72,3 +72,24 @@ def test_collect_command_end_to_end(tmp_path: Path) -> None:
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM spans").fetchone() == (3,)
         assert con.execute("SELECT count(*) FROM logs").fetchone() == (1,)
+
+
+def test_sigint_drains_commits_and_exits_cleanly(tmp_path: Path) -> None:
+    db = tmp_path / "int.duckdb"
+    process = _collect("--db", str(db), "--grpc-port", "0", "--http-port", "-1")
+    try:
+        match = re.search(r"OTLP gRPC on (\S+?),? ", process.stdout.readline())
+        assert match
+        client = GrpcClient(match.group(1))
+        client.export(trace_request([span(f"s{i}") for i in range(100)]))  # acknowledged
+        client.close()
+        process.send_signal(signal.SIGINT)  # Ctrl-C: the same drain as SIGTERM
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0 and "Traceback" not in err, err
+    assert "stored 100 spans" in out
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM spans").fetchone() == (100,)
