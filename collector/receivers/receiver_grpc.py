@@ -50,6 +50,11 @@ class GrpcReceiver:
         max_waiting: int = 64,
         tls: TlsConfig | None = None,
     ) -> None:
+        if workers < 1 or max_waiting < 0:
+            raise ValueError(
+                f"gRPC workers must be at least 1 and max_waiting at least 0, not {workers} "
+                f"and {max_waiting}"
+            )
         self._ingest = ingest
         self._expected = f"Bearer {auth_token}".encode() if auth_token else None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracesim-grpc")

@@ -81,3 +81,9 @@ def test_port_in_use_twice_then_a_free_port_serves(taken_port: int) -> None:
         assert receiver.port > 0
     finally:
         receiver.stop(grace=None)
+
+
+def test_bad_worker_or_waiting_counts_are_refused_before_listening() -> None:
+    for workers, waiting in ((0, 4), (4, -1)):
+        with pytest.raises(ValueError, match="max_waiting at least 0"):
+            GrpcReceiver(_NoIngest(), port=0, workers=workers, max_waiting=waiting)  # type: ignore[arg-type]
