@@ -11,6 +11,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from collector import Collector
 from collector.receivers.grpc_admission import Admission
@@ -133,3 +136,34 @@ def test_a_call_cancelled_while_waiting_gives_its_admission_back(
         assert running.flush(30)
         stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
         assert stored == {"held", "after"}
+
+
+def test_the_official_exporter_retries_a_refused_export_until_it_is_stored(
+    db_path: Path, gate: threading.Event
+) -> None:
+    with Collector(
+        db_path, grpc_port=0, http_port=None, grpc_workers=1, grpc_max_waiting=0
+    ) as running:
+        assert running._grpc is not None
+        admission = running._grpc.admission
+        endpoint = running.grpc_endpoint or ""
+        holder = GrpcClient(endpoint)
+        held = holder._traces.future(trace_request([span("held")]), timeout=60)
+        assert _until(lambda: admission.admitted == 1)  # the only slot is taken
+        provider = TracerProvider()
+        provider.add_span_processor(
+            SimpleSpanProcessor(GrpcExporter(endpoint=endpoint, insecure=True, timeout=60))
+        )
+        emitting = threading.Thread(
+            target=lambda: provider.get_tracer("t").start_span("retried").end()
+        )
+        emitting.start()
+        assert _until(lambda: admission.refused >= 1)  # refused once; the exporter backs off
+        gate.set()
+        held.result(60)
+        emitting.join(90)
+        provider.shutdown()
+        holder.close()
+        assert running.flush(30)
+        stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
+        assert stored == {"held", "retried"}
