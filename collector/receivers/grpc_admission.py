@@ -17,17 +17,29 @@ from typing import Any
 
 import grpc
 
-__all__ = ["Admission", "AdmittingHandlers", "STREAM_WINDOW_BYTES", "TRANSPORT_OPTIONS"]
+__all__ = [
+    "Admission",
+    "AdmittingHandlers",
+    "STREAM_WINDOW_BYTES",
+    "STREAMS_PER_CONNECTION",
+    "TRANSPORT_OPTIONS",
+]
 
 STREAM_WINDOW_BYTES = 64 << 10
 """Most bytes the transport takes of a call's request before a handler asks for it."""
 
+STREAMS_PER_CONNECTION = 16
+"""Calls one connection may have open at once: more wait in the client, so one exporter
+cannot take every admission (OTLP exporters keep a few calls in flight, not 16)."""
+
 TRANSPORT_OPTIONS = [
     ("grpc.http2.bdp_probe", 0),
     ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
+    ("grpc.max_concurrent_streams", STREAMS_PER_CONNECTION),
 ]
 """Server options keeping each stream's receive window at `STREAM_WINDOW_BYTES` until its
-message is asked for (gRPC then opens the window to the message's declared size)."""
+message is asked for (gRPC then opens the window to the message's declared size), and
+a connection's open calls at `STREAMS_PER_CONNECTION`."""
 
 
 class Admission:

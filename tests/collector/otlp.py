@@ -137,7 +137,9 @@ def log_record(
 
 
 class GrpcClient:
-    """Raw OTLP gRPC client (bytes or messages in, responses out); TLS when given the CA."""
+    """Raw OTLP gRPC client (bytes or messages in, responses out); TLS when given the CA.
+    `own_connection`: a TCP connection of its own (gRPC otherwise shares one between
+    channels to the same endpoint)."""
 
     def __init__(
         self,
@@ -146,8 +148,11 @@ class GrpcClient:
         token: str | None = None,
         compression: grpc.Compression | None = None,
         root_certificates: bytes | None = None,
+        own_connection: bool = False,
     ) -> None:
         options = [("grpc.max_send_message_length", 64 << 20)]
+        if own_connection:
+            options.append(("grpc.use_local_subchannel_pool", 1))
         endpoint = endpoint.removeprefix("https://").removeprefix("http://")
         if root_certificates is None:
             self.channel = grpc.insecure_channel(endpoint, options=options, compression=compression)

@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from collector import Collector
-from collector.receivers.grpc_admission import Admission
+from collector.receivers.grpc_admission import STREAMS_PER_CONNECTION, Admission
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 WORKERS, WAITING, CALLS = 2, 2, 10
@@ -37,7 +37,7 @@ def _export_all(
     puts its answer (None: OK) in `outcome` when it has it."""
 
     def export(name: str) -> None:
-        client = GrpcClient(endpoint)
+        client = GrpcClient(endpoint, own_connection=True)
         try:
             client.export(trace_request([span(name, attrs={"pad": "p" * size})]))
             outcome[name] = None
@@ -167,3 +167,27 @@ def test_the_official_exporter_retries_a_refused_export_until_it_is_stored(
         assert running.flush(30)
         stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
         assert stored == {"held", "retried"}
+
+
+def test_one_connection_cannot_take_every_admission(db_path: Path, gate: threading.Event) -> None:
+    with Collector(db_path, grpc_port=0, http_port=None, grpc_workers=1) as running:
+        assert running._grpc is not None
+        admission = running._grpc.admission
+        greedy = GrpcClient(running.grpc_endpoint or "", own_connection=True)
+        calls = [
+            greedy._traces.future(trace_request([span(f"greedy-{i}")]), timeout=60)
+            for i in range(STREAMS_PER_CONNECTION + 4)
+        ]
+        assert _until(lambda: admission.admitted == STREAMS_PER_CONNECTION)
+        other = GrpcClient(running.grpc_endpoint or "", own_connection=True)
+        late = other._traces.future(trace_request([span("other")]), timeout=60)
+        assert _until(lambda: admission.admitted == STREAMS_PER_CONNECTION + 1)
+        gate.set()
+        for call in [*calls, late]:
+            call.result(60)
+        greedy.close()
+        other.close()
+        # the 4 over the connection's limit waited in the client, never admitted meanwhile
+        assert admission.peak == STREAMS_PER_CONNECTION + 1 and admission.refused == 0
+        assert running.flush(30)
+        assert running.query("SELECT count(*) FROM spans")[1] == [[STREAMS_PER_CONNECTION + 5]]
