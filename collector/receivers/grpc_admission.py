@@ -5,7 +5,8 @@ HTTP/2 transport keeps what the client sent, up to the stream's flow-control win
 So the receiver (1) keeps that window small (`TRANSPORT_OPTIONS`: no BDP growth, which
 otherwise lets a waiting stream buffer a whole 16 MiB message) and (2) admits at most
 `limit` calls at once (running + waiting for a thread). Past that a call is answered
-UNAVAILABLE, which OTLP exporters retry, on a thread of its own and without reading it.
+UNAVAILABLE, which OTLP exporters retry, on a thread of its own and without reading it;
+so is a call without the right token (UNAUTHENTICATED), before it takes an admission.
 """
 
 from __future__ import annotations
@@ -71,21 +72,17 @@ class Admission:
 
 
 class _Refusal:
-    """Answers a call UNAVAILABLE without reading its request. `experimental_thread_pool`
-    (what gRPC's own health service uses) makes gRPC run it on its own thread, never
+    """Answers a call with `code` without reading its request. `experimental_thread_pool`
+    (what gRPC's own health service uses) makes gRPC run it on a thread of its own, never
     queued behind busy handlers; tests/collector/test_grpc_admission.py checks it."""
 
-    def __init__(self, limit: int) -> None:
-        self.experimental_thread_pool = ThreadPoolExecutor(
-            1, thread_name_prefix="tracesim-grpc-refuse"
-        )
-        self._details = (
-            f"the collector is handling {limit} export calls already (running or waiting); "
-            "retry later"
-        )
+    def __init__(self, pool: ThreadPoolExecutor, code: grpc.StatusCode, details: str) -> None:
+        self.experimental_thread_pool = pool
+        self._code = code
+        self._details = details
 
     def __call__(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> Any:
-        context.abort(grpc.StatusCode.UNAVAILABLE, self._details)
+        context.abort(self._code, self._details)
 
 
 Behavior = Callable[[Iterator[bytes], grpc.ServicerContext], Any]
@@ -93,8 +90,9 @@ Behavior = Callable[[Iterator[bytes], grpc.ServicerContext], Any]
 
 
 class AdmittingHandlers(grpc.GenericRpcHandler):
-    """Finds a call's handler on gRPC's polling thread, before anything reads the call,
-    and hands out the refusal instead when `admission` is full.
+    """Finds a call's handler on gRPC's polling thread, before anything reads the call:
+    UNAUTHENTICATED when `authorized(metadata)` says no, UNAVAILABLE when `admission` is
+    full (neither takes a handler thread nor an admission), else the method's behavior.
 
     `methods` maps full method names ("/pkg.Service/Method") to stream-unary behaviors
     taking the request as an iterator: the message is read when the behavior asks for
@@ -106,21 +104,38 @@ class AdmittingHandlers(grpc.GenericRpcHandler):
         methods: dict[str, tuple[Behavior, Callable[[Any], bytes]]],
         *,
         admission: Admission,
+        authorized: Callable[[Any], bool],
     ) -> None:
         self.admission = admission
+        self._authorized = authorized
         self._handlers = {
             name: grpc.stream_unary_rpc_method_handler(behavior, response_serializer=serialize)
             for name, (behavior, serialize) in methods.items()
         }
-        self._refusal = _Refusal(admission.limit)
-        self._refuse = grpc.stream_unary_rpc_method_handler(self._refusal)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="tracesim-grpc-refuse")
+        busy = (
+            f"the collector is handling {admission.limit} export calls already (running or "
+            "waiting); retry later"
+        )
+        self._busy = grpc.stream_unary_rpc_method_handler(
+            _Refusal(self._pool, grpc.StatusCode.UNAVAILABLE, busy)
+        )
+        self._unauthenticated = grpc.stream_unary_rpc_method_handler(
+            _Refusal(
+                self._pool,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing or wrong bearer token in 'authorization' metadata",
+            )
+        )
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> Any:
         handler = self._handlers.get(handler_call_details.method)  # type: ignore[attr-defined]
         if handler is None:
             return None  # gRPC answers UNIMPLEMENTED
-        return handler if self.admission.enter() else self._refuse
+        if not self._authorized(handler_call_details.invocation_metadata):  # type: ignore[attr-defined]
+            return self._unauthenticated
+        return handler if self.admission.enter() else self._busy
 
     def close(self) -> None:
         """Let the refusal thread go (the server is stopped)."""
-        self._refusal.experimental_thread_pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown(wait=False, cancel_futures=True)

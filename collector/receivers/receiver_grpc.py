@@ -79,6 +79,7 @@ class GrpcReceiver:
                 ),
             },
             admission=self.admission,
+            authorized=self._authorized,
         )
         self._server.add_generic_rpc_handlers((self._handlers,))
         address = f"{host}:{port}"
@@ -109,11 +110,11 @@ class GrpcReceiver:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._handlers.close()
 
-    def _authorized(self, context: grpc.ServicerContext) -> bool:
-        """Check the bearer token of a call (constant-time)."""
+    def _authorized(self, metadata: Any) -> bool:
+        """Check the bearer token in a call's metadata (constant-time)."""
         if self._expected is None:
             return True
-        for key, value in context.invocation_metadata():
+        for key, value in metadata or ():
             if key == "authorization":
                 given = value.encode() if isinstance(value, str) else value
                 return hmac.compare_digest(given, self._expected)
@@ -122,17 +123,11 @@ class GrpcReceiver:
     def _handler(
         self, export: Callable[[bytes], tuple[int, str]], response: Callable[[int, str], Any]
     ) -> Callable[[Iterator[bytes], Any], Any]:
-        """Wrap an Ingest export as a behaviour on the raw request bytes of an admitted
-        call; it reads the request only once the token is checked, and always gives the
-        admission back."""
+        """Wrap an Ingest export as a behaviour on the raw request bytes of an admitted,
+        authorized call; it always gives the admission back."""
 
         def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Any:
             try:
-                if not self._authorized(context):
-                    context.abort(
-                        grpc.StatusCode.UNAUTHENTICATED,
-                        "missing or wrong bearer token in 'authorization' metadata",
-                    )
                 payload = next(requests, None)
                 if payload is None:
                     context.abort(

@@ -91,7 +91,9 @@ def test_calls_past_the_limit_get_unavailable_and_acknowledged_are_stored(
         assert stored == set(names)
 
 
-def test_an_unauthenticated_call_gives_its_admission_back(db_path: Path) -> None:
+def test_a_call_without_the_token_is_refused_before_admission(
+    db_path: Path, gate: threading.Event
+) -> None:
     with Collector(
         db_path,
         grpc_port=0,
@@ -102,16 +104,26 @@ def test_an_unauthenticated_call_gives_its_admission_back(db_path: Path) -> None
     ) as running:
         assert running._grpc is not None
         admission = running._grpc.admission
-        client = GrpcClient(running.grpc_endpoint, token="wrong")
-        for _ in range(3):  # a leaked admission would refuse the next call (limit 1)
-            with pytest.raises(grpc.RpcError) as caught:
-                client.export(trace_request([span("nope")]))
-            assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        client.close()
         good = GrpcClient(running.grpc_endpoint, token="s3cret")
+        held = good._traces.future(
+            trace_request([span("held")]), metadata=good._metadata, timeout=60
+        )
+        assert _until(lambda: admission.admitted == 1)  # the only slot is taken
+        wrong = GrpcClient(running.grpc_endpoint, token="wrong")
+        for _ in range(3):  # answered while the slot is held: no admission, no handler
+            with pytest.raises(grpc.RpcError) as caught:
+                wrong.export(trace_request([span("nope")], resource={"pad": "p" * (1 << 20)}))
+            assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        wrong.close()
+        assert admission.refused == 0 and admission.peak == 1
+        gate.set()
+        held.result(60)
         good.export(trace_request([span("yes")]))
         good.close()
-        assert admission.admitted == 0 and admission.refused == 0
+        assert admission.admitted == 0
+        assert running.flush(30)
+        stored = {row[0] for row in running.query("SELECT name FROM spans")[1]}
+        assert stored == {"held", "yes"}
 
 
 def test_a_call_cancelled_while_waiting_gives_its_admission_back(
