@@ -78,8 +78,9 @@ def test_sigint_drains_commits_and_exits_cleanly(tmp_path: Path) -> None:
     db = tmp_path / "int.duckdb"
     process = _collect("--db", str(db), "--grpc-port", "0", "--http-port", "-1")
     try:
-        match = re.search(r"OTLP gRPC on (\S+?),? ", process.stdout.readline())
-        assert match
+        banner = process.stdout.readline()
+        match = re.search(r"OTLP gRPC on (\S+?),? ", banner)
+        assert match, banner + (process.stderr.read() if process.poll() is not None else "")
         client = GrpcClient(match.group(1))
         client.export(trace_request([span(f"s{i}") for i in range(100)]))  # acknowledged
         client.close()
