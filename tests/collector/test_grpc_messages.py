@@ -1,7 +1,8 @@
-"""gzip over gRPC (SPEC §9 "gzip accepted"): compressed exports are stored whole; a message
-gRPC cannot inflate whole is refused with a clear status, nothing of it stored, and the
-collector keeps serving. gRPC itself inflates (within the size limit): it takes a single
-gzip member per message, so a multi-member one is refused, never stored in part."""
+"""gRPC request messages as they arrive (SPEC §9 "gzip accepted", malformed requests):
+compressed exports are stored whole; a message gRPC cannot inflate whole is refused with
+a clear status, nothing of it stored, and the collector keeps serving. gRPC itself
+inflates (within the size limit) and takes a single gzip member per message, so a
+multi-member one is refused, never stored in part. A call must carry one message."""
 
 from __future__ import annotations
 
@@ -90,4 +91,15 @@ def test_hand_built_compressed_messages_are_stored_whole_or_refused(small: Colle
     client.export(trace_request([span("after")]))
     client.close()
     assert _names(small) == {"one-member", "deflated", "after"}
+    assert small._grpc is not None and small._grpc.admission.admitted == 0
+
+
+def test_a_call_without_a_message_or_with_an_empty_one(small: Collector) -> None:
+    endpoint = small.grpc_endpoint or ""
+    none = raw_call(endpoint, TRACE_METHOD, None, compressed=False, encoding=None)
+    assert none.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "exactly one request message" in none.message
+    empty = raw_call(endpoint, TRACE_METHOD, b"", compressed=False, encoding=None)
+    assert empty.code == 0  # an empty ExportTraceServiceRequest: nothing to store
+    assert _names(small) == set()
     assert small._grpc is not None and small._grpc.admission.admitted == 0
