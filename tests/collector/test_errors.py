@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import grpc
 import httpx
 import pytest
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from collector import Collector
-from tests.collector.otlp import GrpcClient, span, trace_request
+from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf"}
 
@@ -95,6 +97,30 @@ def test_invalid_spans_rejected_one_by_one(collector: Collector, client: GrpcCli
     _, rows = collector.query("SELECT name FROM spans ORDER BY name")
     assert rows == [["ok-1"], ["ok-2"], ["ok-json"]]
     assert collector.stats().rejected_spans == 8
+
+
+def test_invalid_log_records_rejected_one_by_one(collector: Collector, client: GrpcClient) -> None:
+    request = logs_request(
+        [
+            log_record("ok-1", trace_id=b"\x01" * 16, span_id=b"\x02" * 8),
+            log_record("short-trace", trace_id=b"\x01" * 15),
+            log_record("long-span", span_id=b"\x02" * 9),
+            log_record("ok-2"),
+        ]
+    )
+    response = client.export_logs(request)
+    assert response.partial_success.rejected_log_records == 2
+    assert "trace_id must be empty or 16 bytes" in response.partial_success.error_message
+    http = httpx.post(
+        f"{collector.http_endpoint}/v1/logs", content=request.SerializeToString(), headers=PROTOBUF
+    )
+    assert (
+        ExportLogsServiceResponse.FromString(http.content).partial_success.rejected_log_records == 2
+    )
+    assert collector.flush(10)
+    _, rows = collector.query("SELECT DISTINCT body FROM logs")
+    assert sorted(json.loads(row[0]) for row in rows) == ["ok-1", "ok-2"]  # bodies are JSON
+    assert collector.stats().rejected_logs == 4
 
 
 def test_oversized_requests(db_path: Path) -> None:
