@@ -5,10 +5,11 @@ stores exactly those bytes. Errors map once: InvalidRequest -> INVALID_ARGUMENT,
 Busy -> UNAVAILABLE, oversized -> RESOURCE_EXHAUSTED (by gRPC itself), wrong
 token -> UNAUTHENTICATED. Memory: at most `workers` requests are read at once and
 `max_waiting` more calls wait holding a small window each (`grpc_admission`); calls
-past that get UNAVAILABLE. gzip / deflate are decompressed by gRPC, within the size
-limit; a message it cannot inflate whole (corrupt, truncated, several gzip members)
-gets INTERNAL "Decompression failed ..." and nothing of it is stored. With `tls` the
-port only speaks TLS (plaintext clients fail the handshake).
+past that get UNAVAILABLE. Compressed messages (gzip, every member, or deflate) are
+inflated here, not by gRPC, like HTTP bodies (`inflate`: within the size limit, whole or
+INVALID_ARGUMENT); gRPC's message flag is not visible to Python, so a message is taken
+as compressed when it starts like gzip or zlib, which an OTLP request never does. With
+`tls` the port only speaks TLS (plaintext clients fail the handshake).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from collector.errors import Busy, InvalidRequest
+from collector.errors import Busy, InvalidRequest, TooLarge
 from collector.ingest import Ingest
 from collector.receivers.grpc_admission import TRANSPORT_OPTIONS, Admission, AdmittingHandlers
+from collector.receivers.inflate import inflate, looks_compressed
 from collector.receivers.responses import logs_response as _logs_response
 from collector.receivers.responses import trace_response as _trace_response
 from collector.receivers.tls import TlsConfig
@@ -56,12 +58,14 @@ class GrpcReceiver:
                 f"and {max_waiting}"
             )
         self._ingest = ingest
+        self._max_request_bytes = max_request_bytes
         self._expected = f"Bearer {auth_token}".encode() if auth_token else None
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tracesim-grpc")
         self._server = grpc.server(
             self._pool,
             options=[
                 ("grpc.max_receive_message_length", max_request_bytes),
+                ("grpc.per_message_decompression", 0),  # `inflate` takes every gzip member
                 ("grpc.so_reuseport", 0),
                 *TRANSPORT_OPTIONS,
             ],
@@ -135,9 +139,13 @@ class GrpcReceiver:
                         "Export takes exactly one request message and got none",
                     )
                 try:
+                    if looks_compressed(payload):
+                        payload = inflate(payload, self._max_request_bytes)
                     rejected, message = export(payload)
                 except InvalidRequest as error:
                     context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+                except TooLarge as error:
+                    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
                 except Busy as error:
                     context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
                 return response(rejected, message)

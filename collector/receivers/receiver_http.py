@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -26,6 +25,7 @@ from starlette.routing import Route
 from collector.errors import Busy, InvalidRequest, TooLarge
 from collector.ingest import Ingest
 from collector.query.query import QueryAnswer
+from collector.receivers.inflate import inflate
 from collector.receivers.responses import logs_response as _logs_response
 from collector.receivers.responses import trace_response as _trace_response
 
@@ -46,37 +46,6 @@ def _status_json(code: int, message: str, headers: dict[str, str] | None = None)
         media_type=_JSON,
         headers=headers,
     )
-
-
-def _gunzip(data: bytes, limit: int) -> bytes:
-    """Decompress a whole gzip body, every member of it (RFC 1952 allows several), never
-    holding more than `limit` bytes; a truncated body or trailing garbage is refused, so a
-    request is never stored in part."""
-    out: list[bytes] = []
-    size = 0
-    rest = data
-    while True:
-        inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header
-        try:
-            chunk = inflater.decompress(rest, limit - size + 1)
-        except zlib.error as error:
-            raise InvalidRequest(f"body is not valid gzip: {error}") from None
-        size += len(chunk)
-        if size > limit or inflater.unconsumed_tail:
-            raise TooLarge(f"decompressed body exceeds {limit} bytes")
-        if not inflater.eof:
-            raise InvalidRequest(
-                "gzip body is truncated (its end is missing); send the whole body again"
-            )
-        out.append(chunk)
-        rest = inflater.unused_data
-        if not rest:
-            return b"".join(out)
-        if not rest.startswith(b"\x1f\x8b"):
-            raise InvalidRequest(
-                f"{len(rest)} bytes after the end of the gzip data are not gzip; send only "
-                "the gzip stream"
-            )
 
 
 class _InFlight:
@@ -128,7 +97,7 @@ async def _read_body(request: Request, limit: int, claim: _Claim) -> bytes:
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding == "gzip":
-        inflated = _gunzip(body, limit)
+        inflated = inflate(body, limit)
         claim.take(len(inflated))
         return inflated
     if encoding not in ("identity", ""):

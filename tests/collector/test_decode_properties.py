@@ -12,7 +12,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from collector.decode.decode import SPAN_FIELDS, SpanBatch, decode_traces, span_is_valid
 from collector.decode.decode_logs import LogBatch
-from collector.receivers.receiver_http import _gunzip
+from collector.receivers.inflate import inflate
 from collector.spool.spool import _HEADER, _MAGIC, SpoolRecord, _crc, scan_segment
 from collector.store.columns import table_of
 from collector.store.store import prepare
@@ -115,7 +115,7 @@ def test_spool_scan_keeps_every_record_a_flip_does_not_touch(payloads: list, dat
 @given(st.lists(st.binary(max_size=200), min_size=1, max_size=4))
 def test_gzip_members_are_all_decoded(parts: list) -> None:
     body = b"".join(gzip.compress(part) for part in parts)
-    assert _gunzip(body, 10_000) == b"".join(parts)
+    assert inflate(body, 10_000) == b"".join(parts)
 
 
 def test_strategies_cover_hostile_values() -> None:

@@ -9,28 +9,28 @@ import pytest
 
 from collector import Collector
 from collector.errors import InvalidRequest, TooLarge
-from collector.receivers.receiver_http import _gunzip
+from collector.receivers.inflate import inflate
 from tests.collector.otlp import span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf", "content-encoding": "gzip"}
 
 
 def test_every_gzip_member_is_decoded() -> None:
-    assert _gunzip(gzip.compress(b"first ") + gzip.compress(b"second"), 100) == b"first second"
+    assert inflate(gzip.compress(b"first ") + gzip.compress(b"second"), 100) == b"first second"
 
 
 def test_a_truncated_or_trailing_garbage_body_is_refused() -> None:
     whole = gzip.compress(b"x" * 1000)
     with pytest.raises(InvalidRequest, match="truncated"):
-        _gunzip(whole[: len(whole) // 2], 10_000)
+        inflate(whole[: len(whole) // 2], 10_000)
     with pytest.raises(InvalidRequest):
-        _gunzip(whole + b"garbage!", 10_000)
+        inflate(whole + b"garbage!", 10_000)
 
 
 def test_the_limit_counts_every_member() -> None:
     member = gzip.compress(b"y" * 600)
     with pytest.raises(TooLarge):
-        _gunzip(member + member, 1000)
+        inflate(member + member, 1000)
 
 
 def test_http_receiver_stores_both_members_and_refuses_truncated(collector: Collector) -> None:
