@@ -9,6 +9,7 @@ is UTC), like the DuckDB tables.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -19,7 +20,15 @@ import pyarrow as pa
 from evaluator.store.base import StoreError
 from evaluator.store.url import StoreURL
 
-__all__ = ["ChdbClient", "ClickHouseClient", "HttpClient", "connect", "naive_utc"]
+__all__ = [
+    "ChdbClient",
+    "ClickHouseClient",
+    "HttpClient",
+    "connect",
+    "describe_error",
+    "error_code",
+    "naive_utc",
+]
 
 _INSTALL = "pip install 'tracesim[clickhouse]'"
 _SETTINGS = {"session_timezone": "UTC"}
@@ -76,30 +85,76 @@ class ClickHouseClient:
         return StoreError(describe_error(self.url, exc, doing))
 
 
+_CODE = re.compile(r"\bcode:? (\d+)", re.IGNORECASE)
+_SERVER_TEXT = re.compile(r"Code: \d+\. DB::Exception: .*", re.DOTALL)
+_TRAILER = re.compile(r"( \(version [^)]*\))?( \(for url [^)]*\))?\s*$")
+_UNREACHABLE = ("connection refused", "timed out", "max retries", "name or service not known")
+_FIXES = {
+    "credentials": "check the user and password (in the URL, or CLICKHOUSE_USER / "
+    "CLICKHOUSE_PASSWORD)",
+    "readonly": "this command only reads: run a SELECT",
+    "syntax": "the statement is not valid ClickHouse SQL: correct it",
+    "unreachable": "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)",
+}
+_KIND_BY_CODE = {
+    516: "credentials",  # AUTHENTICATION_FAILED
+    192: "credentials",  # UNKNOWN_USER
+    193: "credentials",  # WRONG_PASSWORD
+    194: "credentials",  # REQUIRED_PASSWORD
+    81: "database",  # UNKNOWN_DATABASE
+    60: "table",  # UNKNOWN_TABLE
+    164: "readonly",  # READONLY
+    62: "syntax",  # SYNTAX_ERROR
+}
+
+
+def error_code(exc: BaseException) -> int | None:
+    """The ClickHouse error code of a driver exception (clickhouse-connect's `code`, or the
+    `Code: N` of the server's text), None for a transport failure."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, int) and code > 0:
+        return code
+    found = _CODE.search(str(exc))
+    return int(found.group(1)) if found else None
+
+
+def _server_text(exc: BaseException) -> str:
+    """What the server said (`Code: N. DB::Exception: ...`), without the driver's wrapping,
+    the server version and the request URL; else the first line of the exception."""
+    text = str(exc).strip()
+    found = _SERVER_TEXT.search(text)
+    if found:
+        text = _TRAILER.sub("", found.group(0).strip())
+    elif "connection refused" in text.lower():
+        return "connection refused"
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
-    """A one-paragraph message for a ClickHouse failure (see `ClickHouseClient.error`)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    """A one-paragraph message for a ClickHouse failure (see `ClickHouseClient.error`): the
+    same text from a server over HTTP as from chdb, with the fix for its error code."""
     lowered = str(exc).lower()
-    if "authentication" in lowered or "code: 516" in lowered or "code: 192" in lowered:
-        fix = "check the user and password (in the URL, or CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)"
-    elif "unknown_database" in lowered or "code: 81" in lowered:
+    kind = _KIND_BY_CODE.get(error_code(exc) or 0, "")
+    if not kind and "authentication" in lowered:
+        kind = "credentials"
+    elif not kind and any(word in lowered for word in _UNREACHABLE):
+        kind = "unreachable"
+    if kind == "database":
         fix = (
             f"database {url.database} does not exist: point the URL at the database the "
             "collector's clickhouse exporter writes (its `database:` setting)"
         )
-    elif "unknown_table" in lowered or "code: 60" in lowered:
+    elif kind == "table":
         fix = (
             "a table is missing: start the OTel Collector with the clickhouse exporter "
             "(deploy/otel-collector.yaml) so it creates its tables, or name them with "
             "?traces_table=...&logs_table=..."
         )
-    elif "readonly" in lowered or "code: 164" in lowered:
-        fix = "this command only reads: run a SELECT"
-    elif any(word in lowered for word in ("connection refused", "timed out", "max retries")):
-        fix = "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)"
     else:
-        fix = "check the URL and that the server is a ClickHouse the exporter writes"
-    return f"{url.label}: {doing} failed: {text}. Fix: {fix}"
+        fix = _FIXES.get(
+            kind, "check the URL and that the server is a ClickHouse the exporter writes"
+        )
+    return f"{url.label}: {doing} failed: {_server_text(exc)}. Fix: {fix}"
 
 
 class HttpClient(ClickHouseClient):
@@ -112,6 +167,9 @@ class HttpClient(ClickHouseClient):
             raise StoreError(
                 f"{url.label}: the ClickHouse client is not installed: {_INSTALL}"
             ) from None
+        # The driver logs a bare "Unexpected Http Driver Exception" warning before raising;
+        # the raised error says it all (translated below), so no stray stderr line.
+        logging.getLogger("clickhouse_connect").addHandler(logging.NullHandler())
         self.url = url
         try:
             self._client: Any = clickhouse_connect.get_client(

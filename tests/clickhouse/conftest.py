@@ -1,9 +1,11 @@
 """ClickHouse tests: the real engine in-process through chdb, tables created and filled
-as the OTel Collector's ClickHouse exporter does (`exporter_mapping`)."""
+as the OTel Collector's ClickHouse exporter does (`exporter_mapping`). `store_db` gives the
+same tables as `chdb://DIR` and, served by `http_server.ChdbHttpServer` (ClickHouse's HTTP
+interface over chdb), as `clickhouse://user:pass@127.0.0.1:PORT/otel`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
 
 from tests.clickhouse.exporter_mapping import create_tables, insert_spans
+from tests.clickhouse.http_server import ChdbHttpServer
 from tests.collector.otlp import key_values
 
 pytest.importorskip("chdb", reason="the clickhouse extra is not installed")
@@ -66,6 +69,75 @@ def exporter_db(tmp_path: Path) -> Callable[..., str]:
         return write_exporter_tables(tmp_path / f"ch{next(counter)}", request, **kwargs)
 
     return make
+
+
+HTTP_USER, HTTP_PASSWORD = "tracesim", "s3cret pass"
+BACKENDS = ("chdb", "http")
+
+
+class StoreDB:
+    """Makes exporter tables for a test, reached as `chdb://DIR` or, served over ClickHouse's
+    HTTP interface, as `clickhouse://` (then created and filled over HTTP too)."""
+
+    def __init__(self, root: Path, backend: str) -> None:
+        self.root, self.backend = root, backend
+        self.server: ChdbHttpServer | None = None
+        self._count = 0
+        self._directory = root
+
+    def __call__(self, request: ExportTraceServiceRequest | None, **kwargs: Any) -> str:
+        """The URL of a fresh store holding `request` (kwargs as `write_exporter_tables`)."""
+        self.close()  # chdb runs one engine per process: one served directory at a time
+        self._count += 1
+        self._directory = self.root / f"store{self._count}"
+        if self.backend == "chdb":
+            return write_exporter_tables(self._directory, request, **kwargs)
+        self._directory.mkdir(parents=True)
+        self.server = ChdbHttpServer(self._directory, user=HTTP_USER, password=HTTP_PASSWORD)
+        self.server.start()
+        database = kwargs.get("database", "otel")
+        traces = kwargs.get("traces", "otel_traces")
+        create_tables(
+            self.execute, database=database, layout=kwargs.get("layout", "map"), traces=traces
+        )
+        self.insert(request, **kwargs)
+        url = self.server.url(database).replace(" ", "%20")
+        return url + (f"?traces_table={traces}" if traces != "otel_traces" else "")
+
+    def execute(self, sql: str) -> bytes:
+        """Run `sql` on the served store as the exporter's client would (UTC session)."""
+        assert self.server is not None
+        return self.server.execute(sql, session_timezone="UTC")
+
+    def insert(self, request: ExportTraceServiceRequest | None, **kwargs: Any) -> None:
+        """Insert `request` into the current store as the exporter would."""
+        if request is None:
+            return
+        if self.backend == "chdb":
+            write_exporter_tables(self._directory, request, **kwargs)
+            return
+        insert_spans(
+            self.execute,
+            request,
+            layout=kwargs.get("layout", "map"),
+            database=kwargs.get("database", "otel"),
+            table=kwargs.get("traces", "otel_traces"),
+        )
+
+    def close(self) -> None:
+        """Stop serving (safe twice)."""
+        if self.server is not None:
+            self.server.shutdown()
+            self.server = None
+
+
+@pytest.fixture(params=BACKENDS)
+def store_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreDB]:
+    """`store_db(request, layout=...)` -> URL of the exporter's tables holding it, as
+    `chdb://DIR` and as `clickhouse://` over ClickHouse's HTTP interface (one test each)."""
+    maker = StoreDB(tmp_path, request.param)
+    yield maker
+    maker.close()
 
 
 def query(url: str, sql: str) -> list[dict[str, Any]]:

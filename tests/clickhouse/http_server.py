@@ -32,19 +32,23 @@ from __future__ import annotations
 
 import base64
 import bz2
+import contextlib
 import gzip
 import json
 import lzma
 import os
 import re
+import socket
 import tempfile
 import threading
+import urllib.error
+import urllib.request
 import uuid
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 __all__ = ["ChdbHttpServer", "ClickHouseError"]
 
@@ -139,6 +143,7 @@ _INSERT = re.compile(rb"^\s*INSERT\b", re.IGNORECASE)
 _INSERT_DATA = re.compile(rb"\b(?:FORMAT\s+(\w+)|(VALUES))\b", re.IGNORECASE)
 _SELECT = re.compile(rb"\b(SELECT|WITH)\b", re.IGNORECASE)
 _NO_EFFECT = re.compile(r"^\s*(SET|USE)\b", re.IGNORECASE)
+_PROBE_SCOPE = re.compile(r":? In scope SELECT formatQuery\(.*\)(?=\. \()", re.DOTALL)
 _CODE = re.compile(r"Code: (\d+)\.")
 _NAME = re.compile(r"\(([A-Z][A-Z0-9_]+)\)")
 
@@ -151,7 +156,7 @@ class ClickHouseError(Exception):
         self.code, self.name, self.message = code, name, message
 
     @classmethod
-    def of(cls, exc: BaseException) -> ClickHouseError:
+    def of(cls, exc: BaseException | str) -> ClickHouseError:
         """The engine's exception (`Code: N. DB::Exception: ... (NAME)`) as a ClickHouseError."""
         text = str(exc).strip()
         code = _CODE.search(text)
@@ -178,6 +183,8 @@ class _Engine:
         self.http_compression_default = compression
 
     def _run(self, sql: str, fmt: str = "TabSeparated", params: dict[str, str] | None = None):
+        if self._session is None:
+            raise ClickHouseError(210, "NETWORK_ERROR", "Code: 210. DB::Exception: shut down.")
         try:
             result = self._session.query(sql, fmt, params=params or None)
         except Exception as exc:  # noqa: BLE001 - every engine error becomes a ClickHouse error
@@ -197,22 +204,24 @@ class _Engine:
         with self._lock:
             self._run(f"USE `{database}`")  # 81 UNKNOWN_DATABASE as the server answers
             if _NO_EFFECT.match(sql):
-                self._run("SELECT formatQuery({q:String})", params={"q": _escaped(sql)})
+                self._check_syntax(sql)
                 return b""  # a session-less request: SET / USE end with it
             if not settings:
                 return self._run(sql, fmt, params)
             clause = " SETTINGS " + ", ".join(f"{k} = {_quote(v)}" for k, v in settings.items())
-            if _TRAILING_FORMAT.search(sql.encode()) or sql.lstrip()[:6].upper() == "INSERT":
-                return self._run(sql + clause, fmt, params)
             # Query-level SETTINGS follow a FORMAT clause (statements with output), or end
             # the statement (DELETE, INSERT SELECT); statements taking neither run as they are.
-            for variant in (f"{sql}\nFORMAT {fmt}{clause}", f"{sql}{clause}"):
+            if _TRAILING_FORMAT.search(sql.encode()) or sql.lstrip()[:6].upper() == "INSERT":
+                variants = [sql + clause]
+            else:
+                variants = [f"{sql}\nFORMAT {fmt}{clause}", f"{sql}{clause}"]
+            for variant in variants:
                 try:
                     return self._run(variant, fmt, params)
                 except ClickHouseError as exc:
                     if exc.name != "SYNTAX_ERROR":
                         raise
-            self._run("SELECT formatQuery({q:String})", params={"q": _escaped(sql)})
+                    self._check_syntax(sql)  # the error of the statement as the client wrote it
             if settings.get("readonly", "0") not in ("", "0"):
                 raise ClickHouseError(
                     164,
@@ -221,9 +230,18 @@ class _Engine:
                 )
             return self._run(sql, fmt, params)
 
+    def _check_syntax(self, sql: str) -> None:
+        """Raise the engine's SYNTAX_ERROR for `sql` itself, if it has one."""
+        try:
+            self._run("SELECT formatQuery({q:String})", params={"q": _escaped(sql)})
+        except ClickHouseError as exc:
+            exc.message = _PROBE_SCOPE.sub("", exc.message)  # the error as the query's own
+            raise
+
     def close(self) -> None:
         with self._lock:
-            self._session.close()
+            session, self._session = self._session, None
+            session.close()
 
 
 def _quote(value: str) -> str:
@@ -431,10 +449,35 @@ def _statement(full: bytes, fmt: str, settings: dict[str, str]) -> tuple[str, st
 
 
 class _Server(ThreadingHTTPServer):
+    """Tracks its open (keep-alive) connections so that shutting down closes them, as a
+    stopped server's would be: the client then sees the server gone, not a stale handler."""
+
     daemon_threads = True
     engine: _Engine
     user: str
     password: str
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        super().__init__(address, _Handler)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            open_sockets, self._open = list(self._open), set()
+        for sock in open_sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
 
 class ChdbHttpServer:
@@ -458,8 +501,24 @@ class ChdbHttpServer:
         secret = self.password if password is None else password
         return f"clickhouse://{self.user}:{secret}@127.0.0.1:{self.port}/{database}"
 
+    def execute(self, sql: str, **settings: str) -> bytes:
+        """POST `sql` (data may follow an INSERT's FORMAT) as a plain HTTP client would;
+        ClickHouseError when the server answers an error."""
+        query = urlencode(settings)
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/?{query}", data=sql.encode(), method="POST"
+        )
+        request.add_header("X-ClickHouse-User", self.user)
+        request.add_header("X-ClickHouse-Key", self.password)
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.read()
+        except urllib.error.HTTPError as exc:
+            code = int(exc.headers.get("X-ClickHouse-Exception-Code", "0"))
+            raise ClickHouseError.of(exc.read().decode()) if code else exc from None
+
     def start(self) -> ChdbHttpServer:
-        server = _Server(("127.0.0.1", 0), _Handler)
+        server = _Server(("127.0.0.1", 0))
         server.engine = _Engine(self.data_dir)
         server.user, server.password = self.user, self.password
         self._server = server
@@ -473,6 +532,7 @@ class ChdbHttpServer:
             return
         server.shutdown()
         server.server_close()
+        server.close_connections()
         server.engine.close()
         if self._thread is not None:
             self._thread.join()

@@ -3,12 +3,11 @@ the views read the newest evaluation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
-from tests.clickhouse.conftest import query, request_of
+from tests.clickhouse.conftest import StoreDB, query, request_of
 from tests.collector.otlp import new_span_id, new_trace_id, span
 
 
@@ -40,8 +39,8 @@ def _request():  # noqa: ANN202 - a protobuf request
     return request_of(({"service.name": "agent"}, spans))
 
 
-def test_reevaluation_replaces_rows(exporter_db: Callable[..., str], tmp_path: Path) -> None:
-    url = exporter_db(_request())
+def test_reevaluation_replaces_rows(store_db: StoreDB, tmp_path: Path) -> None:
+    url = store_db(_request())
     first = evaluate_db(url, config=EvalConfig(), output_dir=tmp_path / "a", progress=False)
     second = evaluate_db(
         url, config=EvalConfig(), output_dir=tmp_path / "b", progress=False, chunk_rows=5
@@ -63,14 +62,12 @@ def test_reevaluation_replaces_rows(exporter_db: Callable[..., str], tmp_path: P
     assert stats == [{"name": "lookup", "calls": 4, "traced": 4}]
 
 
-def test_cli_writes_report_and_junit_from_clickhouse(
-    exporter_db: Callable[..., str], tmp_path: Path
-) -> None:
+def test_cli_writes_report_and_junit_from_clickhouse(store_db: StoreDB, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from tracesim.cli import cli
 
-    url = exporter_db(_request())
+    url = store_db(_request())
     junit = tmp_path / "junit.xml"
     result = CliRunner().invoke(
         cli,
