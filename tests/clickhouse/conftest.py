@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -71,7 +72,8 @@ def exporter_db(tmp_path: Path) -> Callable[..., str]:
     return make
 
 
-HTTP_USER, HTTP_PASSWORD = "tracesim", "s3cret pass"
+HTTP_USER, HTTP_PASSWORD = "tracesim", "s3cret p@ss:w/rd"
+"""The server's one user; the password needs URL quoting (`quote(..., safe="")`)."""
 BACKENDS = ("chdb", "http")
 
 
@@ -101,7 +103,7 @@ class StoreDB:
             self.execute, database=database, layout=kwargs.get("layout", "map"), traces=traces
         )
         self.insert(request, **kwargs)
-        url = self.server.url(database).replace(" ", "%20")
+        url = self.server.url(database, password=quote(HTTP_PASSWORD, safe=""))
         return url + (f"?traces_table={traces}" if traces != "otel_traces" else "")
 
     def execute(self, sql: str) -> bytes:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
 
 from evaluator.store import StoreError, parse_store_url
 from evaluator.store.clickhouse_client import describe_error
-from tests.clickhouse.conftest import request_of
+from tests.clickhouse.conftest import HTTP_PASSWORD, StoreDB, request_of
 from tracesim.cli import cli
 
 
@@ -27,6 +28,31 @@ def _evaluate(db: str, tmp_path: Path) -> tuple[int, str]:
         cli, ["evaluate", "--db", db, "--output-dir", str(tmp_path / "out"), "--no-progress"]
     )
     return result.exit_code, result.output
+
+
+def test_http_bad_credentials_database_table_and_stopped_server_exit_2(tmp_path: Path) -> None:
+    store = StoreDB(tmp_path, "http")
+    url = store(request_of(), database="traces")
+    base, _, _ = url.rpartition("/")
+    label = f"clickhouse://tracesim@127.0.0.1:{store.server.port}"
+    try:
+        code, output = _evaluate(url.replace(quote(HTTP_PASSWORD, safe=""), "nope"), tmp_path)
+        assert code == 2 and f"{label}/traces (http): connecting failed" in output
+        assert "AUTHENTICATION_FAILED" in output and "CLICKHOUSE_PASSWORD" in output
+        assert "nope" not in output
+        code, output = _evaluate(f"{base}/otel", tmp_path)
+        assert code == 2 and f"{label}/otel (http): database 'otel' does not exist" in output
+        code, output = _evaluate(f"{url}?traces_table=spans_x", tmp_path)
+        assert code == 2 and "traces.spans_x does not exist" in output
+        assert "deploy/otel-collector.yaml" in output
+        code, output = _evaluate(url, tmp_path)
+        assert code == 0, output
+    finally:
+        store.close()
+    code, output = _evaluate(url, tmp_path)  # the server is gone: its port is closed
+    assert code == 2 and f"{label}/traces (http): connecting failed: connection refused" in output
+    assert "not reachable" in output and "Traceback" not in output
+    assert "Unexpected Http Driver Exception" not in output
 
 
 def test_unreachable_server_exits_2_naming_the_url(tmp_path: Path) -> None:
@@ -68,10 +94,14 @@ def test_unknown_layout_exits_2(tmp_path: Path) -> None:
     assert "not a table layout tracesim knows" in output and "Timestamp" in output
 
 
-def test_sql_refuses_writes_with_exit_2(exporter_db: Callable[..., str]) -> None:
-    url = exporter_db(request_of())
-    result = CliRunner().invoke(cli, ["sql", "--db", url, "DROP TABLE otel_traces"])
-    assert result.exit_code == 2 and "only reads" in result.output
+def test_sql_refuses_writes_with_exit_2(store_db: StoreDB) -> None:
+    url = store_db(request_of())
+    for write in ("DROP TABLE otel_traces", "INSERT INTO otel_traces (TraceId) VALUES ('x')"):
+        result = CliRunner().invoke(cli, ["sql", "--db", url, write])
+        assert result.exit_code == 2 and "only reads" in result.output
+        assert "Code: 164" in result.output  # refused by the engine, not by tracesim
+    result = CliRunner().invoke(cli, ["sql", "--db", url, "SELECT count( FROM otel_traces"])
+    assert result.exit_code == 2 and "not valid ClickHouse SQL" in result.output
     result = CliRunner().invoke(
         cli, ["sql", "--db", url, "--format", "csv", "SELECT count() AS n FROM otel_traces"]
     )
