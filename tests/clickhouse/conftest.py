@@ -14,8 +14,8 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
 
+from tests.clickhouse.chdb_http import ChdbHttpServer
 from tests.clickhouse.exporter_mapping import create_tables, insert_spans
-from tests.clickhouse.http_server import ChdbHttpServer
 from tests.collector.otlp import key_values
 
 pytest.importorskip("chdb", reason="the clickhouse extra is not installed")

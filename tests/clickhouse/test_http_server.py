@@ -16,7 +16,7 @@ import pytest
 
 from evaluator.store import StoreError, parse_store_url
 from evaluator.store.clickhouse_client import HttpClient
-from tests.clickhouse.http_server import ChdbHttpServer
+from tests.clickhouse.chdb_http import ChdbHttpServer
 
 USER, PASSWORD = "alice", "pw"
 
