@@ -88,6 +88,11 @@ class ClickHouseClient:
 _CODE = re.compile(r"\bcode:? (\d+)", re.IGNORECASE)
 _SERVER_TEXT = re.compile(r"Code: \d+\. DB::Exception: .*", re.DOTALL)
 _TRAILER = re.compile(r"( \(version [^)]*\))?( \(for url [^)]*\))?\s*$")
+_TLS_UNTRUSTED = ("certificate verify failed", "certificate_verify_failed")
+_TLS_TO_PLAIN = ("wrong version number", "wrong_version_number", "record layer failure")
+_PLAIN_TO_TLS = ("remotedisconnected", "connection aborted", "connection reset", "badstatusline")
+_SSL_REASON = re.compile(r"\[SSL: \w+\] ([^(]+) \(_ssl")
+_SOCKET_REASON = re.compile(r"(?:Disconnected|Error)\((?:\d+, )?'([^'\[]+)'\)")
 _UNREACHABLE = ("connection refused", "timed out", "max retries", "name or service not known")
 _FIXES = {
     "credentials": "check the user and password (in the URL, or CLICKHOUSE_USER / "
@@ -95,6 +100,12 @@ _FIXES = {
     "readonly": "this command only reads: run a SELECT",
     "syntax": "the statement is not valid ClickHouse SQL: correct it",
     "unreachable": "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)",
+    "untrusted": "the server's TLS certificate is not trusted here: give the CA that signed "
+    "it as ?ca_cert=/path/to/ca.pem",
+    "tls_to_plain": "that port speaks plain HTTP: use clickhouse:// without secure "
+    "(8123), or the server's HTTPS port (8443)",
+    "plain_to_tls": "the server closed the connection: if that port serves HTTPS (8443), "
+    "use clickhouses:// (or ?secure=1)",
 }
 _KIND_BY_CODE = {
     516: "credentials",  # AUTHENTICATION_FAILED
@@ -127,6 +138,8 @@ def _server_text(exc: BaseException) -> str:
         text = _TRAILER.sub("", found.group(0).strip())
     elif "connection refused" in text.lower():
         return "connection refused"
+    elif found := _SSL_REASON.search(text) or _SOCKET_REASON.search(text):
+        return found.group(1).strip()  # the reason inside urllib3's wrapping
     return text.splitlines()[0] if text else type(exc).__name__
 
 
@@ -137,8 +150,14 @@ def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
     kind = _KIND_BY_CODE.get(error_code(exc) or 0, "")
     if not kind and "authentication" in lowered:
         kind = "credentials"
+    elif not kind and any(word in lowered for word in _TLS_UNTRUSTED):
+        kind = "untrusted"
+    elif not kind and any(word in lowered for word in _TLS_TO_PLAIN):
+        kind = "tls_to_plain"
     elif not kind and any(word in lowered for word in _UNREACHABLE):
         kind = "unreachable"
+    elif not kind and any(word in lowered for word in _PLAIN_TO_TLS):
+        kind = "plain_to_tls"
     if kind == "database":
         fix = (
             f"database {url.database} does not exist: point the URL at the database the "
@@ -178,6 +197,8 @@ class HttpClient(ClickHouseClient):
                 username=url.username,
                 password=url.password,
                 secure=url.secure,
+                verify=url.verify,
+                ca_cert=url.ca_cert or None,
                 connect_timeout=connect_timeout,
                 settings=_SETTINGS,
                 # No server session: the evaluation streams three queries and writes while

@@ -16,7 +16,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
 
 from tests.clickhouse.chdb_http import ChdbHttpServer
 from tests.clickhouse.exporter_mapping import create_tables, insert_spans
-from tests.collector.otlp import key_values
+from tests.collector.otlp import key_values, new_span_id, new_trace_id, span
 
 pytest.importorskip("chdb", reason="the clickhouse extra is not installed")
 
@@ -33,6 +33,35 @@ def request_of(*resources: tuple[dict[str, Any], list[Any]]) -> ExportTraceServi
         scope_spans.spans.extend(spans)
         request.resource_spans.append(resource_spans)
     return request
+
+
+def two_chats_request() -> ExportTraceServiceRequest:
+    """Chats c1 and c2, two turns each, one traced `lookup` tool call per turn."""
+    spans = []
+    for chat in ("c1", "c2"):
+        for turn in range(2):
+            trace, root = new_trace_id(), new_span_id()
+            spans.append(
+                span(
+                    "tracesim.turn",
+                    trace_id=trace,
+                    span_id=root,
+                    attrs={
+                        "tracesim.chat_id": chat,
+                        "tracesim.turn_id": turn,
+                        "tracesim.run_id": "run-1",
+                    },
+                )
+            )
+            spans.append(
+                span(
+                    "execute_tool lookup",
+                    trace_id=trace,
+                    parent=root,
+                    attrs={"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": "{}"},
+                )
+            )
+    return request_of(({"service.name": "agent"}, spans))
 
 
 def write_exporter_tables(

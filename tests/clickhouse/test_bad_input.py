@@ -139,6 +139,9 @@ def test_url_forms() -> None:
         "t",
         "l",
     )
+    url = parse_store_url("clickhouses://h/db?ca_cert=/etc/ca.pem", env={})
+    assert (url.secure, url.ca_cert, url.verify, url.port) == (True, "/etc/ca.pem", True, 8443)
+    assert parse_store_url("clickhouse://h/db?secure=1&verify=0", env={}).verify is False
     env = {"CLICKHOUSE_USER": "svc", "CLICKHOUSE_PASSWORD": "pw"}
     url = parse_store_url("clickhouse://ch", env=env)
     assert (url.username, url.password, url.port, url.database) == ("svc", "pw", 8123, "otel")
