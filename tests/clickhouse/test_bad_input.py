@@ -47,6 +47,11 @@ def test_http_bad_credentials_database_table_and_stopped_server_exit_2(tmp_path:
         assert "deploy/otel-collector.yaml" in output
         code, output = _evaluate(url, tmp_path)
         assert code == 0, output
+        report = tmp_path / "report.html"
+        result = CliRunner().invoke(cli, ["report", "--db", url, "--out", str(report)])
+        assert result.exit_code == 0 and report.stat().st_size > 0, result.output
+        result = CliRunner().invoke(cli, ["inspect", "--db", url, "--format", "json"])
+        assert result.exit_code == 0 and '"groups"' in result.output, result.output
     finally:
         store.close()
     code, output = _evaluate(url, tmp_path)  # the server is gone: its port is closed

@@ -46,7 +46,11 @@ def _normal(rows: list[tuple]) -> list[tuple]:
     return [tuple(round(v, 9) if isinstance(v, float) else v for v in row) for row in rows]
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("layout", "store_db"),  # every layout in chdb; over HTTP the Map and the JSON schema
+    [*((layout, "chdb") for layout in LAYOUTS), ("map", "http"), ("json", "http")],
+    indirect=["store_db"],
+)
 def test_clickhouse_gives_the_duckdb_answers(
     captured: RunOutcome, layout: str, store_db: StoreDB, tmp_path: Path
 ) -> None:
