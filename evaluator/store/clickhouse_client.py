@@ -210,7 +210,8 @@ class HttpClient(ClickHouseClient):
 
     def query(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         try:
-            return naive_utc(self._client.query_arrow(sql, parameters=dict(params or {})))
+            sql, bound, settings = _bind_for_http(sql, params)
+            return naive_utc(self._client.query_arrow(sql, parameters=bound, settings=settings))
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "a query") from None
 
@@ -218,7 +219,10 @@ class HttpClient(ClickHouseClient):
         self, sql: str, params: Mapping[str, Any] | None = None, *, rows: int = 20_000
     ) -> Iterator[pa.Table]:
         try:
-            with self._client.query_arrow_stream(sql, parameters=dict(params or {})) as batches:
+            sql, bound, settings = _bind_for_http(sql, params)
+            with self._client.query_arrow_stream(
+                sql, parameters=bound, settings=settings
+            ) as batches:
                 for batch in batches:
                     yield naive_utc(batch)
         except StoreError:
@@ -228,7 +232,8 @@ class HttpClient(ClickHouseClient):
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         try:
-            self._client.command(sql, parameters=dict(params or {}))
+            sql, bound, settings = _bind_for_http(sql, params)
+            self._client.command(sql, parameters=bound, settings=settings)
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "a statement") from None
 
@@ -250,6 +255,26 @@ class HttpClient(ClickHouseClient):
 
 
 _PARAM = re.compile(r"\{(\w+):([^}]+)\}")
+_PARAMS_BUDGET = 64 * 1024
+"""Parameter text sent as parameters at most. ClickHouse takes parameters as URL or form
+fields, each capped by `http_max_field_value_size` (128 KiB by default) and the URL by
+`http_max_uri_size`; past the budget they are written into the statement instead."""
+_MAX_QUERY_SIZE = 262_144  # ClickHouse's default `max_query_size`
+
+
+def _bind_for_http(
+    sql: str, params: Mapping[str, Any] | None
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(statement, parameters, settings) for clickhouse-connect: small parameters as server
+    parameters; large ones (a chunk's chat ids, a store's trace ids) as typed literals in the
+    statement, which travels in the request body, with `max_query_size` raised to fit it."""
+    if not params:
+        return sql, {}, {}
+    if sum(len(_literal(value)) for value in params.values()) <= _PARAMS_BUDGET:
+        return sql, dict(params), {}
+    inlined = _inline(sql, params)
+    size = len(inlined.encode()) + 1024  # and the FORMAT / LIMIT the driver appends
+    return inlined, {}, {"max_query_size": size} if size > _MAX_QUERY_SIZE else {}
 
 
 class ChdbClient(ClickHouseClient):

@@ -127,3 +127,29 @@ def test_http_client_round_trips_through_the_server(server: ChdbHttpServer) -> N
     finally:
         client.close()
         client.close()
+
+
+def test_large_parameters_travel_in_the_statement(server: ChdbHttpServer) -> None:
+    # ClickHouse caps each URL or form field (http_max_field_value_size, 128 KiB) ...
+    status, headers, body = _post(server, "query=SELECT+{x:String}&param_x=" + "a" * 140_000)
+    assert (status, headers["X-ClickHouse-Exception-Code"]) == (500, "1000")
+    assert b"Field value too long" in body
+    assert _post(server, "query=SELECT+1&x=" + "a" * (1 << 20))[0] == 400  # http_max_uri_size
+    # ... so a chunk's chat ids past that go into the statement, in the request body
+    ids = [f"chat-{i:032d}" for i in range(20_000)]  # ~800 KB of parameter text
+    url = parse_store_url(f"clickhouse://{USER}:{PASSWORD}@127.0.0.1:{server.port}/otel")
+    client = HttpClient(url)
+    try:
+        client.use_database()
+        chats = "concat('chat-', leftPad(toString(number), 32, '0'))"
+        sql = f"SELECT count() AS n FROM numbers(30000) WHERE {chats} IN {{ids:Array(String)}}"
+        assert client.query(sql, {"ids": ids}).column("n").to_pylist() == [20_000]
+        assert [b.column("n").to_pylist() for b in client.stream(sql, {"ids": ids})] == [[20_000]]
+        client.command(
+            "INSERT INTO t (id) SELECT number FROM numbers(30000) "
+            f"WHERE {chats} IN {{ids:Array(String)}}",
+            {"ids": ids},
+        )
+        assert client.query("SELECT count() AS n FROM t").column("n").to_pylist() == [20_000]
+    finally:
+        client.close()

@@ -5,15 +5,21 @@ Content-Encoding both ways."""
 from __future__ import annotations
 
 import bz2
+import email.parser
+import email.policy
 import gzip
 import lzma
 import re
 import tempfile
 import zlib
 from typing import Any
+from urllib.parse import unquote_plus
 
 __all__ = [
     "CONTENT_TYPES",
+    "MAX_FIELD_VALUE_SIZE",
+    "MAX_URI_SIZE",
+    "request_fields",
     "TRAILING_FORMAT",
     "TRANSPORT_PARAMS",
     "ClickHouseError",
@@ -23,6 +29,10 @@ __all__ = [
     "statement",
 ]
 
+MAX_URI_SIZE = 1 << 20
+"""ClickHouse's `http_max_uri_size` default: a longer request line is answered 400."""
+MAX_FIELD_VALUE_SIZE = 128 * 1024
+"""`http_max_field_value_size` default: the longest value of a URL or form field (HTMLForm)."""
 TRANSPORT_PARAMS = {
     "query",
     "database",
@@ -212,3 +222,38 @@ def statement(full: bytes, fmt: str, settings: dict[str, str]) -> tuple[str, str
     text = full.decode().strip().rstrip(";").rstrip()
     named = TRAILING_FORMAT.search(text.encode())
     return text, named.group(1).decode() if named else fmt, None
+
+
+def request_fields(raw_query: str, body: bytes, content_type: str) -> tuple[dict[str, str], bytes]:
+    """The request's fields (URL, then a multipart/form-data body's) and what is left of the
+    body; a value past `http_max_field_value_size` is refused as HTMLForm refuses it."""
+    fields: dict[str, str] = {}
+    for pair in raw_query.split("&") if raw_query else []:
+        name, _, value = pair.partition("=")
+        _check_size(value)
+        fields[unquote_plus(name)] = unquote_plus(value)
+    if not content_type.lower().startswith("multipart/form-data"):
+        return fields, body
+    head = f"Content-Type: {content_type}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
+    for part in message.iter_parts():
+        if part.get_filename():
+            raise ClickHouseError(
+                48,
+                "NOT_IMPLEMENTED",
+                "Code: 48. DB::Exception: external data (multipart files) is not implemented by "
+                "this test server. (NOT_IMPLEMENTED)",
+            )
+        value = part.get_payload(decode=True) or b""
+        _check_size(value)
+        fields[str(part.get_param("name", header="content-disposition"))] = value.decode()
+    return fields, b""
+
+
+def _check_size(value: str | bytes) -> None:
+    if len(value) > MAX_FIELD_VALUE_SIZE:  # Poco's HTMLFormException, code POCO_EXCEPTION
+        raise ClickHouseError(
+            1000,
+            "POCO_EXCEPTION",
+            "Code: 1000. DB::Exception: Field value too long. (POCO_EXCEPTION)",
+        )
