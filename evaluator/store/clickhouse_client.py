@@ -97,7 +97,8 @@ _UNREACHABLE = ("connection refused", "timed out", "max retries", "name or servi
 _FIXES = {
     "credentials": "check the user and password (in the URL, or CLICKHOUSE_USER / "
     "CLICKHOUSE_PASSWORD)",
-    "readonly": "this command only reads: run a SELECT",
+    "readonly": "a read-only session or user: `tracesim sql` runs SELECTs only; `evaluate` "
+    "needs a ClickHouse user allowed to CREATE and INSERT in the database",
     "syntax": "the statement is not valid ClickHouse SQL: correct it",
     "unreachable": "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)",
     "untrusted": "the server's TLS certificate is not trusted here: give the CA that signed "
@@ -200,13 +201,22 @@ class HttpClient(ClickHouseClient):
                 verify=url.verify,
                 ca_cert=url.ca_cert or None,
                 connect_timeout=connect_timeout,
-                settings=_SETTINGS,
                 # No server session: the evaluation streams three queries and writes while
                 # they are open, which one session refuses ("locked by a concurrent client").
                 autogenerate_session_id=False,
             )
         except Exception as exc:  # noqa: BLE001 - translated in one place
             raise self.error(exc, "connecting") from None
+        for key, value in _SETTINGS.items():
+            self._set_if_writable(key, value)
+
+    def _set_if_writable(self, key: str, value: str) -> None:
+        """Set `key` for every request unless the server says this user may not change it (a
+        `readonly = 1` profile, as analysts' accounts have): such a user can still read, and
+        Arrow timestamps are instants, so they come back as UTC without `session_timezone`."""
+        setting = self._client.server_settings.get(key)
+        if setting is None or not setting.readonly:
+            self._client.set_client_setting(key, value)
 
     def query(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         try:
@@ -245,8 +255,8 @@ class HttpClient(ClickHouseClient):
 
     def use_database(self, *, read_only: bool = False) -> None:
         self._client.database = self.url.database
-        if read_only:
-            self._client.set_client_setting("readonly", "2")
+        if read_only:  # a readonly = 1 user is stricter already, and may not set it
+            self._set_if_writable("readonly", "2")
 
     def close(self) -> None:
         if self._client is not None:

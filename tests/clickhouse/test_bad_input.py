@@ -103,7 +103,7 @@ def test_sql_refuses_writes_with_exit_2(store_db: StoreDB) -> None:
     url = store_db(request_of())
     for write in ("DROP TABLE otel_traces", "INSERT INTO otel_traces (TraceId) VALUES ('x')"):
         result = CliRunner().invoke(cli, ["sql", "--db", url, write])
-        assert result.exit_code == 2 and "only reads" in result.output
+        assert result.exit_code == 2 and "SELECTs only" in result.output
         assert "Code: 164" in result.output  # refused by the engine, not by tracesim
     result = CliRunner().invoke(cli, ["sql", "--db", url, "SELECT count( FROM otel_traces"])
     assert result.exit_code == 2 and "not valid ClickHouse SQL" in result.output

@@ -121,7 +121,7 @@ def test_http_client_round_trips_through_the_server(server: ChdbHttpServer) -> N
         batches = list(client.stream("SELECT number FROM numbers(50000)"))
         assert sum(batch.num_rows for batch in batches) == 50000
         client.use_database(read_only=True)
-        with pytest.raises(StoreError, match="Code: 164.*Fix: this command only reads"):
+        with pytest.raises(StoreError, match="Code: 164.*Fix: a read-only session or user"):
             client.command("TRUNCATE TABLE t")
         assert client.query("SELECT count() AS n FROM t").column("n").to_pylist() == [2]
     finally:
@@ -153,3 +153,48 @@ def test_large_parameters_travel_in_the_statement(server: ChdbHttpServer) -> Non
         assert client.query("SELECT count() AS n FROM t").column("n").to_pylist() == [20_000]
     finally:
         client.close()
+
+
+def test_a_read_only_user_connects_reads_and_is_refused_writes(server: ChdbHttpServer) -> None:
+    # a `readonly = 1` profile (analysts' accounts) may change no setting, not even
+    # session_timezone: the client then leaves them alone, and timestamps stay UTC instants
+    server.execute("INSERT INTO otel.t (id, ts) VALUES (1, '2024-05-06 07:08:09.123456')")
+    name, password = server.viewer
+    url = parse_store_url(f"clickhouse://{name}:{password}@127.0.0.1:{server.port}/otel")
+    client = HttpClient(url)
+    try:
+        client.use_database(read_only=True)
+        table = client.query("SELECT id, ts FROM t")
+        assert table.to_pylist() == [{"id": 1, "ts": datetime(2024, 5, 6, 7, 8, 9, 123456)}]
+        with pytest.raises(StoreError, match="viewer: Cannot execute query in readonly mode"):
+            client.command("TRUNCATE TABLE t")
+    finally:
+        client.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="sql/report/inspect run ClickHouseStore.prepare() (CREATE OR REPLACE VIEW ...), "
+    "which a read-only user may not: reading commands should use the views evaluate created",
+)
+def test_sql_with_a_read_only_user(server: ChdbHttpServer, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tests.clickhouse.conftest import two_chats_request
+    from tests.clickhouse.exporter_mapping import create_tables, insert_spans
+    from tracesim.cli import cli
+
+    create_tables(server.execute)
+    insert_spans(server.execute, two_chats_request())
+    runner = CliRunner()
+    writer = server.url()
+    assert (
+        runner.invoke(
+            cli, ["evaluate", "--db", writer, "--no-progress", "--output-dir", str(tmp_path)]
+        ).exit_code
+        == 0
+    )
+    name, password = server.viewer
+    viewer = f"clickhouse://{name}:{password}@127.0.0.1:{server.port}/otel"
+    result = runner.invoke(cli, ["sql", "--db", viewer, "SELECT count() AS n FROM tool_calls"])
+    assert result.exit_code == 0, result.output

@@ -27,6 +27,9 @@ class Engine:
         row = self._run("SELECT version(), timezone(), getSetting('enable_http_compression')")
         self.version, self.timezone, compression = row.decode().rstrip("\n").split("\t")
         self.http_compression_default = compression
+        rows = self._run("SELECT name, value FROM system.settings").decode().splitlines()
+        self.defaults = dict(row.split("\t", 1) for row in rows)
+        """Every setting's value at start (a readonly=1 user may only "set" these)."""
 
     def _run(self, sql: str, fmt: str = "TabSeparated", params: dict[str, str] | None = None):
         if self._session is None:

@@ -95,7 +95,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = decode_body(raw_body, self.headers.get("Content-Encoding", ""))
             params, body = request_fields(parts.query, body, self.headers.get("Content-Type", ""))
             user = self._authenticate(params)
-            self._answer(params, body)
+            self._answer(params, body, viewer=user == self.server.viewer[0])
         except ClickHouseError as exc:
             # chdb runs as its `default` user; the server names the one who asked
             message = exc.message.replace("DB::Exception: default: ", f"DB::Exception: {user}: ")
@@ -118,7 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
             user, _, password = base64.b64decode(auth[6:]).decode().partition(":")
         if user is None:
             user, password = params.get("user", "default"), params.get("password", "")
-        if (user, password or "") != (self.server.user, self.server.password):
+        known = {(self.server.user, self.server.password), self.server.viewer}
+        if (user, password or "") not in known:
             raise ClickHouseError(
                 516,
                 "AUTHENTICATION_FAILED",
@@ -127,7 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
         return user
 
-    def _answer(self, params: dict[str, str], body: bytes) -> None:
+    def _answer(self, params: dict[str, str], body: bytes, *, viewer: bool) -> None:
         engine = self.server.engine
         query = params.get("query", "").encode()
         full = (query + b"\n" if query else b"") + body
@@ -136,7 +137,17 @@ class _Handler(BaseHTTPRequestHandler):
             for k, v in params.items()
             if k not in TRANSPORT_PARAMS and not k.startswith("param_")
         }
-        if self.command == "GET" and settings.get("readonly", "0") in ("", "0"):
+        if viewer:  # the `readonly = 1` profile: no setting may change, the engine refuses writes
+            for name, value in settings.items():
+                if engine.defaults.get(name, value) != value:
+                    raise ClickHouseError(
+                        164,
+                        "READONLY",
+                        f"Code: 164. DB::Exception: Cannot modify '{name}' setting in readonly "
+                        "mode. (READONLY)",
+                    )
+            settings = {"readonly": "1", **settings}
+        elif self.command == "GET" and settings.get("readonly", "0") in ("", "0"):
             settings["readonly"] = "2"
         query_params = {k[6:]: v for k, v in params.items() if k.startswith("param_")}
         database = self.headers.get("X-ClickHouse-Database") or params.get("database") or "default"
@@ -188,6 +199,7 @@ class _Server(ThreadingHTTPServer):
     engine: Engine
     user: str
     password: str
+    viewer: tuple[str, str]
 
     def __init__(self, address: tuple[str, int]) -> None:
         super().__init__(address, _Handler)
@@ -216,7 +228,9 @@ class ChdbHttpServer:
     """`ChdbHttpServer(data_dir, user=..., password=...).start()` serves ClickHouse's HTTP
     interface on 127.0.0.1 (a free port) over the chdb data directory; `shutdown()` is safe
     twice. One per process at a time (chdb runs one engine per process). With `tls=(cert,
-    key)` it serves HTTPS (ClickHouse's 8443), as a `clickhouses://` URL."""
+    key)` it serves HTTPS (ClickHouse's 8443), as a `clickhouses://` URL. `viewer` is a second
+    user with a `readonly = 1` profile, as a team gives analysts: it may change no setting
+    (code 164) and the engine refuses its writes."""
 
     def __init__(
         self,
@@ -225,9 +239,11 @@ class ChdbHttpServer:
         user: str = "default",
         password: str = "",
         tls: tuple[Path, Path] | None = None,
+        viewer: tuple[str, str] = ("viewer", "viewer-pw"),
     ) -> None:
         self.data_dir = Path(data_dir)
         self.user, self.password = user, password
+        self.viewer = viewer
         self.tls = tls
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -268,7 +284,7 @@ class ChdbHttpServer:
             context.load_cert_chain(*map(str, self.tls))
             server.socket = context.wrap_socket(server.socket, server_side=True)
         server.engine = Engine(self.data_dir)
-        server.user, server.password = self.user, self.password
+        server.user, server.password, server.viewer = self.user, self.password, self.viewer
         self._server = server
         self._thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
