@@ -104,6 +104,8 @@ def exporter_db(tmp_path: Path) -> Callable[..., str]:
 HTTP_USER, HTTP_PASSWORD = "tracesim", "s3cret p@ss:w/rd"
 """The server's one user; the password needs URL quoting (`quote(..., safe="")`)."""
 BACKENDS = ("chdb", "http")
+SERVER_TIMEZONE = "America/New_York"
+"""The served stores' server timezone: not UTC, as production servers often are not."""
 
 
 class StoreDB:
@@ -124,7 +126,9 @@ class StoreDB:
         if self.backend == "chdb":
             return write_exporter_tables(self._directory, request, **kwargs)
         self._directory.mkdir(parents=True)
-        self.server = ChdbHttpServer(self._directory, user=HTTP_USER, password=HTTP_PASSWORD)
+        self.server = ChdbHttpServer(
+            self._directory, user=HTTP_USER, password=HTTP_PASSWORD, timezone=SERVER_TIMEZONE
+        )
         self.server.start()
         database = kwargs.get("database", "otel")
         traces = kwargs.get("traces", "otel_traces")

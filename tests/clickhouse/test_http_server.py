@@ -23,7 +23,9 @@ USER, PASSWORD = "alice", "pw"
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ChdbHttpServer]:
-    served = ChdbHttpServer(tmp_path / "ch", user=USER, password=PASSWORD).start()
+    served = ChdbHttpServer(
+        tmp_path / "ch", user=USER, password=PASSWORD, timezone="America/New_York"
+    ).start()
     served.execute("CREATE DATABASE otel")
     served.execute(
         "CREATE TABLE otel.t (id UInt32, attrs Map(LowCardinality(String), String), "
@@ -75,6 +77,8 @@ def test_errors_carry_the_status_code_header_and_text(server: ChdbHttpServer) ->
     assert _post(server, "query=EXISTS+TABLE+otel.t", method="GET")[2] == b"1\n"
     status, _, body = _post(server, "", method="GET")
     assert (status, body) == (200, b"Ok.\n")
+    status, headers, body = _post(server, "query=SELECT+timezone()")
+    assert (body, headers["X-ClickHouse-Timezone"]) == (b"America/New_York\n", "America/New_York")
 
 
 def test_compression_both_ways_and_insert_data_after_the_query(server: ChdbHttpServer) -> None:
@@ -157,8 +161,12 @@ def test_large_parameters_travel_in_the_statement(server: ChdbHttpServer) -> Non
 
 def test_a_read_only_user_connects_reads_and_is_refused_writes(server: ChdbHttpServer) -> None:
     # a `readonly = 1` profile (analysts' accounts) may change no setting, not even
-    # session_timezone: the client then leaves them alone, and timestamps stay UTC instants
-    server.execute("INSERT INTO otel.t (id, ts) VALUES (1, '2024-05-06 07:08:09.123456')")
+    # session_timezone: the client then leaves them alone, and timestamps still come back
+    # in UTC from a server in New York
+    server.execute(
+        "INSERT INTO otel.t (id, ts) VALUES (1, '2024-05-06 07:08:09.123456')",
+        session_timezone="UTC",
+    )
     name, password = server.viewer
     url = parse_store_url(f"clickhouse://{name}:{password}@127.0.0.1:{server.port}/otel")
     client = HttpClient(url)

@@ -230,7 +230,8 @@ class ChdbHttpServer:
     twice. One per process at a time (chdb runs one engine per process). With `tls=(cert,
     key)` it serves HTTPS (ClickHouse's 8443), as a `clickhouses://` URL. `viewer` is a second
     user with a `readonly = 1` profile, as a team gives analysts: it may change no setting
-    (code 164) and the engine refuses its writes."""
+    (code 164) and the engine refuses its writes. `timezone` is the server's own (default:
+    this machine's)."""
 
     def __init__(
         self,
@@ -240,10 +241,12 @@ class ChdbHttpServer:
         password: str = "",
         tls: tuple[Path, Path] | None = None,
         viewer: tuple[str, str] = ("viewer", "viewer-pw"),
+        timezone: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.user, self.password = user, password
         self.viewer = viewer
+        self.timezone = timezone
         self.tls = tls
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -283,7 +286,7 @@ class ChdbHttpServer:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*map(str, self.tls))
             server.socket = context.wrap_socket(server.socket, server_side=True)
-        server.engine = Engine(self.data_dir)
+        server.engine = Engine(self.data_dir, timezone=self.timezone)
         server.user, server.password, server.viewer = self.user, self.password, self.viewer
         self._server = server
         self._thread = threading.Thread(
