@@ -280,8 +280,9 @@ class ChdbHttpServer:
             code = int(exc.headers.get("X-ClickHouse-Exception-Code", "0"))
             raise ClickHouseError.of(exc.read().decode()) if code else exc from None
 
-    def start(self) -> ChdbHttpServer:
-        server = _Server(("127.0.0.1", 0))
+    def start(self, *, port: int = 0) -> ChdbHttpServer:
+        """Serve on 127.0.0.1:`port` (0: a free one) in a background thread."""
+        server = _Server(("127.0.0.1", port))
         if self.tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*map(str, self.tls))
