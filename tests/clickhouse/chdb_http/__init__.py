@@ -19,13 +19,20 @@ What it follows from the real server (src/Server/HTTPHandler.cpp and its docs):
 - errors as `Code: N. DB::Exception: ... (NAME) (version V)` with `X-ClickHouse-Exception-Code`
   and the HTTP status of `exceptionCodeToHTTPStatus` (404 unknown table/database, 400 syntax,
   500 otherwise, e.g. readonly);
+- fields from the URL and from a multipart/form-data body (clickhouse-connect's route for
+  parameters past 4 KiB), each value at most `http_max_field_value_size` (128 KiB: "Field
+  value too long", code 1000), the request line at most `http_max_uri_size` (1 MiB: 400);
+  the statement's length is the engine's `max_query_size` check;
 - request bodies decoded per Content-Encoding (gzip, deflate, zstd, lz4, xz, bz2); responses
   compressed when `enable_http_compression` is 1, method chosen from Accept-Encoding in the
-  server's order (zstd, br, lz4, gzip, deflate); `/ping`.
+  server's order (zstd, br, lz4, gzip, deflate); `/ping`; HTTPS with `tls=(cert, key)`;
+- a second user, `viewer`, with a `readonly = 1` profile (no setting may change: 164);
+  the server's own timezone (`timezone=`).
 Not implemented: HTTP sessions (`session_id` is ignored: each request is session-less, so a
-`SET`/`USE` statement has no effect past its request), multipart external data, `compress`/
-`decompress` (ClickHouse-native block compression), progress headers, result streaming
-(each result is computed whole under the lock, then sent).
+`SET`/`USE` statement has no effect past its request), external data (multipart files),
+`compress`/`decompress` (ClickHouse-native block compression), progress headers, summary
+counts, result streaming (each result is computed whole under the lock, then sent), and the
+rest of users/roles/quotas. `python -m tests.clickhouse.chdb_http DIR` serves by hand.
 """
 
 from tests.clickhouse.chdb_http.protocol import ClickHouseError

@@ -96,7 +96,11 @@ class _Handler(BaseHTTPRequestHandler):
             params, body = request_fields(parts.query, body, self.headers.get("Content-Type", ""))
             user = self._authenticate(params)
             self._answer(params, body, viewer=user == self.server.viewer[0])
-        except ClickHouseError as exc:
+        except Exception as exc:  # noqa: BLE001 - the server answers every failure
+            if not isinstance(exc, ClickHouseError):  # as ClickHouse does an internal one
+                exc = ClickHouseError(
+                    1001, "STD_EXCEPTION", f"Code: 1001. DB::Exception: {exc!r}. (STD_EXCEPTION)"
+                )
             # chdb runs as its `default` user; the server names the one who asked
             message = exc.message.replace("DB::Exception: default: ", f"DB::Exception: {user}: ")
             if "(version " not in message:
