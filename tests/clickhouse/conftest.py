@@ -140,9 +140,18 @@ class StoreDB:
         return url + (f"?traces_table={traces}" if traces != "otel_traces" else "")
 
     def execute(self, sql: str) -> bytes:
-        """Run `sql` on the served store as the exporter's client would (UTC session)."""
-        assert self.server is not None
-        return self.server.execute(sql, session_timezone="UTC")
+        """Run `sql` on the current store as the exporter's client would (UTC session):
+        over HTTP, or in a chdb session of its own (no other may be open then)."""
+        if self.server is not None:
+            return self.server.execute(sql, session_timezone="UTC")
+        from chdb import session
+
+        sess = session.Session(str(self._directory))
+        try:
+            sess.query("SET session_timezone = 'UTC'")
+            return sess.query(sql).bytes()
+        finally:
+            sess.close()
 
     def insert(self, request: ExportTraceServiceRequest | None, **kwargs: Any) -> None:
         """Insert `request` into the current store as the exporter would."""
