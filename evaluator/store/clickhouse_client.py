@@ -9,6 +9,7 @@ is UTC), like the DuckDB tables.
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from evaluator.store.base import StoreError
+from evaluator.store.http_spool import Spool
 from evaluator.store.url import StoreURL
 
 __all__ = [
@@ -31,7 +33,8 @@ __all__ = [
 ]
 
 _INSTALL = "pip install 'tracesim[clickhouse]'"
-_SETTINGS = {"session_timezone": "UTC"}
+_SETTINGS = {"session_timezone": "UTC", "output_format_arrow_string_as_string": "1"}
+_SPOOL_READ = 1 << 20
 
 
 def naive_utc(table: pa.Table | pa.RecordBatch) -> pa.Table:
@@ -230,10 +233,11 @@ class HttpClient(ClickHouseClient):
     ) -> Iterator[pa.Table]:
         try:
             sql, bound, settings = _bind_for_http(sql, params)
-            with self._client.query_arrow_stream(
-                sql, parameters=bound, settings=settings
-            ) as batches:
-                for batch in batches:
+            response = self._client.raw_stream(
+                sql, parameters=bound, settings=settings, fmt="ArrowStream"
+            )
+            with Spool(response) as spool:  # the server never waits on the evaluation
+                for batch in pa.ipc.open_stream(io.BufferedReader(spool, _SPOOL_READ)):
                     yield naive_utc(batch)
         except StoreError:
             raise

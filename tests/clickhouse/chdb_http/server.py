@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import ssl
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -32,6 +33,8 @@ from tests.clickhouse.chdb_http.protocol import (
 
 __all__ = ["ChdbHttpServer"]
 
+_PIECE = 64 * 1024
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -39,6 +42,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Quiet: tests read answers, not access logs."""
+
+    def setup(self) -> None:
+        """The connection's socket timeout is ClickHouse's `http_send_timeout` and
+        `http_receive_timeout` (30 s each by default): a client that reads nothing for that
+        long while the answer waits in full socket buffers loses its query."""
+        self.timeout = self.server.socket_timeout
+        super().setup()
 
     def handle_one_request(self) -> None:
         """The stdlib's loop with ClickHouse's URI limit (1 MiB, answered 400 Bad Request)
@@ -191,8 +201,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Keep-Alive", "timeout=10")
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        if self.command == "HEAD":
+            return
+        for start in range(0, len(body), _PIECE):  # the timeout bounds each send, not the whole
+            self.wfile.write(body[start : start + _PIECE])
+        self.server.answered(len(body))
 
 
 class _Server(ThreadingHTTPServer):
@@ -205,10 +218,32 @@ class _Server(ThreadingHTTPServer):
     password: str
     viewer: tuple[str, str]
 
-    def __init__(self, address: tuple[str, int]) -> None:
+    def __init__(self, address: tuple[str, int], *, socket_timeout: float) -> None:
         super().__init__(address, _Handler)
+        self.socket_timeout = socket_timeout
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
+        self._answers: list[int] = []
+        self._answered = threading.Condition()
+
+    def answered(self, size: int) -> None:
+        """Record that an answer of `size` bytes left the server in full."""
+        with self._answered:
+            self._answers.append(size)
+            self._answered.notify_all()
+
+    def wait_for_answer(self, min_bytes: int, timeout: float) -> bool:
+        """True once an answer of at least `min_bytes` has been sent in full."""
+        with self._answered:
+            return self._answered.wait_for(
+                lambda: any(size >= min_bytes for size in self._answers), timeout
+            )
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client gone or too slow (the send timeout) ends its connection, as in
+        ClickHouse; anything else is reported as the stdlib does."""
+        if not isinstance(sys.exc_info()[1], (TimeoutError, ConnectionError)):
+            super().handle_error(request, client_address)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
@@ -235,7 +270,7 @@ class ChdbHttpServer:
     key)` it serves HTTPS (ClickHouse's 8443), as a `clickhouses://` URL. `viewer` is a second
     user with a `readonly = 1` profile, as a team gives analysts: it may change no setting
     (code 164) and the engine refuses its writes. `timezone` is the server's own (default:
-    this machine's)."""
+    this machine's); `socket_timeout` is its `http_send_timeout` / `http_receive_timeout`."""
 
     def __init__(
         self,
@@ -246,11 +281,13 @@ class ChdbHttpServer:
         tls: tuple[Path, Path] | None = None,
         viewer: tuple[str, str] = ("viewer", "viewer-pw"),
         timezone: str | None = None,
+        socket_timeout: float = 30,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.user, self.password = user, password
         self.viewer = viewer
         self.timezone = timezone
+        self.socket_timeout = socket_timeout
         self.tls = tls
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -286,7 +323,7 @@ class ChdbHttpServer:
 
     def start(self, *, port: int = 0) -> ChdbHttpServer:
         """Serve on 127.0.0.1:`port` (0: a free one) in a background thread."""
-        server = _Server(("127.0.0.1", port))
+        server = _Server(("127.0.0.1", port), socket_timeout=self.socket_timeout)
         if self.tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*map(str, self.tls))
@@ -299,6 +336,12 @@ class ChdbHttpServer:
         )
         self._thread.start()
         return self
+
+    def wait_for_answer(self, min_bytes: int, *, timeout: float = 60) -> bool:
+        """True once this server has sent an answer of at least `min_bytes` in full (False
+        after `timeout` seconds)."""
+        assert self._server is not None, "start() the server first"
+        return self._server.wait_for_answer(min_bytes, timeout)
 
     def shutdown(self) -> None:
         server, self._server = self._server, None
