@@ -104,6 +104,8 @@ _FIXES = {
     "needs a ClickHouse user allowed to CREATE and INSERT in the database",
     "syntax": "the statement is not valid ClickHouse SQL: correct it",
     "unreachable": "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)",
+    "slow": "the server was reached but sent nothing for 300 s: check its load "
+    "(system.processes) and that the connection is not cut by a proxy",
     "untrusted": "the server's TLS certificate is not trusted here: give the CA that signed "
     "it as ?ca_cert=/path/to/ca.pem",
     "tls_to_plain": "that port speaks plain HTTP: use clickhouse:// without secure "
@@ -158,6 +160,8 @@ def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
         kind = "untrusted"
     elif not kind and any(word in lowered for word in _TLS_TO_PLAIN):
         kind = "tls_to_plain"
+    elif not kind and "read timed out" in lowered:
+        kind = "slow"
     elif not kind and any(word in lowered for word in _UNREACHABLE):
         kind = "unreachable"
     elif not kind and any(word in lowered for word in _PLAIN_TO_TLS):

@@ -129,6 +129,19 @@ def test_wrong_credentials_message_says_which_and_how() -> None:
     assert "CLICKHOUSE_PASSWORD" in message and "nope" not in message
 
 
+def test_read_timeout_is_not_called_unreachable() -> None:
+    url = parse_store_url("clickhouse://bob@db.internal/otel")
+    message = describe_error(
+        url,
+        Exception(
+            "Error HTTPConnectionPool(host='db.internal', port=8123): Read timed out. "
+            "(read timeout=300) executing HTTP request attempt 1 (http://db.internal:8123)"
+        ),
+        "a query",
+    )
+    assert "sent nothing for 300 s" in message and "not reachable" not in message
+
+
 def test_url_forms() -> None:
     url = parse_store_url("clickhouses://u%40x:p@h:9440/traces?traces_table=t&logs_table=l", env={})
     assert (url.kind, url.host, url.port, url.username, url.password) == (
