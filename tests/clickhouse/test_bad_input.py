@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from evaluator.store import StoreError, parse_store_url
-from evaluator.store.clickhouse_client import describe_error
+from evaluator.store.clickhouse_errors import describe_error
 from tests.clickhouse.conftest import HTTP_PASSWORD, StoreDB, request_of
 from tracesim.cli import cli
 
