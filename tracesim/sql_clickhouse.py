@@ -2,7 +2,8 @@
 
 The query runs with ClickHouse's `readonly = 2` (the server refuses writes),
 unqualified names resolving in the store's database, after tracesim's views
-(`spans`, `turns`, `tool_stats`, ...) are created when missing.
+(`spans`, `turns`, `tool_stats`, ...) are created when missing (a read-only
+user reads those an evaluation created).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ __all__ = ["query_clickhouse"]
 def query_clickhouse(db: str, sql: str) -> QueryResult:
     """Run `sql` on the ClickHouse store `db`; SqlError naming the URL on any failure."""
     from evaluator.store import StoreError, open_clickhouse
+    from evaluator.store.clickhouse_readonly import prepare_for_reading
 
     try:
         store = open_clickhouse(db)
     except StoreError as exc:
         raise SqlError(str(exc)) from None
     try:
-        store.prepare()
+        prepare_for_reading(store)
         client = store._c
         client.use_database(read_only=True)
         table = client.query(sql)

@@ -9,6 +9,8 @@ is UTC), like the DuckDB tables.
 
 from __future__ import annotations
 
+import io
+import logging
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,12 +19,23 @@ from typing import Any
 import pyarrow as pa
 
 from evaluator.store.base import StoreError
+from evaluator.store.clickhouse_errors import describe_error, error_code
+from evaluator.store.http_spool import Spool
 from evaluator.store.url import StoreURL
 
-__all__ = ["ChdbClient", "ClickHouseClient", "HttpClient", "connect", "naive_utc"]
+__all__ = [
+    "ChdbClient",
+    "ClickHouseClient",
+    "HttpClient",
+    "connect",
+    "describe_error",
+    "error_code",
+    "naive_utc",
+]
 
 _INSTALL = "pip install 'tracesim[clickhouse]'"
-_SETTINGS = {"session_timezone": "UTC"}
+_SETTINGS = {"session_timezone": "UTC", "output_format_arrow_string_as_string": "1"}
+_SPOOL_READ = 1 << 20
 
 
 def naive_utc(table: pa.Table | pa.RecordBatch) -> pa.Table:
@@ -76,32 +89,6 @@ class ClickHouseClient:
         return StoreError(describe_error(self.url, exc, doing))
 
 
-def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
-    """A one-paragraph message for a ClickHouse failure (see `ClickHouseClient.error`)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    lowered = str(exc).lower()
-    if "authentication" in lowered or "code: 516" in lowered or "code: 192" in lowered:
-        fix = "check the user and password (in the URL, or CLICKHOUSE_USER / CLICKHOUSE_PASSWORD)"
-    elif "unknown_database" in lowered or "code: 81" in lowered:
-        fix = (
-            f"database {url.database} does not exist: point the URL at the database the "
-            "collector's clickhouse exporter writes (its `database:` setting)"
-        )
-    elif "unknown_table" in lowered or "code: 60" in lowered:
-        fix = (
-            "a table is missing: start the OTel Collector with the clickhouse exporter "
-            "(deploy/otel-collector.yaml) so it creates its tables, or name them with "
-            "?traces_table=...&logs_table=..."
-        )
-    elif "readonly" in lowered or "code: 164" in lowered:
-        fix = "this command only reads: run a SELECT"
-    elif any(word in lowered for word in ("connection refused", "timed out", "max retries")):
-        fix = "ClickHouse is not reachable there: check host and port (HTTP, 8123 / 8443)"
-    else:
-        fix = "check the URL and that the server is a ClickHouse the exporter writes"
-    return f"{url.label}: {doing} failed: {text}. Fix: {fix}"
-
-
 class HttpClient(ClickHouseClient):
     """A ClickHouse server over HTTP(S) via clickhouse-connect."""
 
@@ -112,6 +99,9 @@ class HttpClient(ClickHouseClient):
             raise StoreError(
                 f"{url.label}: the ClickHouse client is not installed: {_INSTALL}"
             ) from None
+        # The driver logs a bare "Unexpected Http Driver Exception" warning before raising;
+        # the raised error says it all (translated below), so no stray stderr line.
+        logging.getLogger("clickhouse_connect").addHandler(logging.NullHandler())
         self.url = url
         try:
             self._client: Any = clickhouse_connect.get_client(
@@ -120,18 +110,30 @@ class HttpClient(ClickHouseClient):
                 username=url.username,
                 password=url.password,
                 secure=url.secure,
+                verify=url.verify,
+                ca_cert=url.ca_cert or None,
                 connect_timeout=connect_timeout,
-                settings=_SETTINGS,
                 # No server session: the evaluation streams three queries and writes while
                 # they are open, which one session refuses ("locked by a concurrent client").
                 autogenerate_session_id=False,
             )
         except Exception as exc:  # noqa: BLE001 - translated in one place
             raise self.error(exc, "connecting") from None
+        for key, value in _SETTINGS.items():
+            self._set_if_writable(key, value)
+
+    def _set_if_writable(self, key: str, value: str) -> None:
+        """Set `key` for every request unless the server says this user may not change it (a
+        `readonly = 1` profile, as analysts' accounts have): such a user can still read, and
+        Arrow timestamps are instants, so they come back as UTC without `session_timezone`."""
+        setting = self._client.server_settings.get(key)
+        if setting is None or not setting.readonly:
+            self._client.set_client_setting(key, value)
 
     def query(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         try:
-            return naive_utc(self._client.query_arrow(sql, parameters=dict(params or {})))
+            sql, bound, settings = _bind_for_http(sql, params)
+            return naive_utc(self._client.query_arrow(sql, parameters=bound, settings=settings))
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "a query") from None
 
@@ -139,8 +141,12 @@ class HttpClient(ClickHouseClient):
         self, sql: str, params: Mapping[str, Any] | None = None, *, rows: int = 20_000
     ) -> Iterator[pa.Table]:
         try:
-            with self._client.query_arrow_stream(sql, parameters=dict(params or {})) as batches:
-                for batch in batches:
+            sql, bound, settings = _bind_for_http(sql, params)
+            response = self._client.raw_stream(
+                sql, parameters=bound, settings=settings, fmt="ArrowStream"
+            )
+            with Spool(response) as spool:  # the server never waits on the evaluation
+                for batch in pa.ipc.open_stream(io.BufferedReader(spool, _SPOOL_READ)):
                     yield naive_utc(batch)
         except StoreError:
             raise
@@ -149,7 +155,8 @@ class HttpClient(ClickHouseClient):
 
     def command(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         try:
-            self._client.command(sql, parameters=dict(params or {}))
+            sql, bound, settings = _bind_for_http(sql, params)
+            self._client.command(sql, parameters=bound, settings=settings)
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "a statement") from None
 
@@ -161,8 +168,8 @@ class HttpClient(ClickHouseClient):
 
     def use_database(self, *, read_only: bool = False) -> None:
         self._client.database = self.url.database
-        if read_only:
-            self._client.set_client_setting("readonly", "2")
+        if read_only:  # a readonly = 1 user is stricter already, and may not set it
+            self._set_if_writable("readonly", "2")
 
     def close(self) -> None:
         if self._client is not None:
@@ -171,6 +178,26 @@ class HttpClient(ClickHouseClient):
 
 
 _PARAM = re.compile(r"\{(\w+):([^}]+)\}")
+_PARAMS_BUDGET = 64 * 1024
+"""Parameter text sent as parameters at most. ClickHouse takes parameters as URL or form
+fields, each capped by `http_max_field_value_size` (128 KiB by default) and the URL by
+`http_max_uri_size`; past the budget they are written into the statement instead."""
+_MAX_QUERY_SIZE = 262_144  # ClickHouse's default `max_query_size`
+
+
+def _bind_for_http(
+    sql: str, params: Mapping[str, Any] | None
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(statement, parameters, settings) for clickhouse-connect: small parameters as server
+    parameters; large ones (a chunk's chat ids, a store's trace ids) as typed literals in the
+    statement, which travels in the request body, with `max_query_size` raised to fit it."""
+    if not params:
+        return sql, {}, {}
+    if sum(len(_literal(value)) for value in params.values()) <= _PARAMS_BUDGET:
+        return sql, dict(params), {}
+    inlined = _inline(sql, params)
+    size = len(inlined.encode()) + 1024  # and the FORMAT / LIMIT the driver appends
+    return inlined, {}, {"max_query_size": size} if size > _MAX_QUERY_SIZE else {}
 
 
 class ChdbClient(ClickHouseClient):

@@ -7,6 +7,7 @@ from typing import Any
 
 from evaluator.inspect.inspect import Inspection, inspect_db
 from evaluator.inspect.inspect_sql import INSPECT_SQL
+from evaluator.store.clickhouse_readonly import prepare_for_reading
 from evaluator.store.clickhouse_rows import flatten_json_span
 from evaluator.store.clickhouse_store import ClickHouseStore
 
@@ -66,6 +67,6 @@ class _Cursor:
 
 def inspect_store(store: ClickHouseStore) -> Inspection:
     """What tracesim understood of the spans a ClickHouse store holds."""
-    store.prepare()
+    prepare_for_reading(store)
     store._c.use_database()
     return inspect_db(_Cursor(store), sql=CLICKHOUSE_INSPECT_SQL)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.store.base import StoreError
+from evaluator.store.clickhouse_readonly import prepare_for_reading
 from evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = ["evaluation_snapshot", "snapshot_for_report", "write_store_report"]
@@ -49,7 +50,7 @@ def snapshot_for_report(store: ClickHouseStore, path: Path, *, eval_id: str | No
 
     from schemas import create_all
 
-    store.prepare()
+    prepare_for_reading(store)
     if eval_id is None:
         latest = store._c.query(f"SELECT eval_id FROM {store._t('latest_eval')}")
         if not latest.num_rows:

@@ -2,7 +2,8 @@
 
 Parsing is pure; credentials may come from the URL or from the environment
 (`CLICKHOUSE_USER`, `CLICKHOUSE_PASSWORD`); `?secure=1` (or `clickhouses://`)
-asks for TLS, `?traces_table=` / `?logs_table=` name the exporter's tables.
+asks for TLS, `?ca_cert=PEM` trusts a private CA (`?verify=0` skips the check),
+`?traces_table=` / `?logs_table=` name the exporter's tables.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class StoreURL:
     password: str = field(default="", repr=False)
     database: str = DEFAULT_DATABASE
     secure: bool = False
+    ca_cert: str = ""
+    """PEM file of the CA that signed the server's certificate; empty: the system's CAs."""
+    verify: bool = True
+    """False (`?verify=0`) accepts any certificate: for a test server, never production."""
     traces_table: str = DEFAULT_TRACES_TABLE
     logs_table: str = DEFAULT_LOGS_TABLE
 
@@ -107,5 +112,7 @@ def parse_store_url(value: str, *, env: Mapping[str, str] | None = None) -> Stor
             else env.get("CLICKHOUSE_PASSWORD", "")
         ),
         secure=secure,
+        ca_cert=_one(query, "ca_cert", ""),
+        verify=_one(query, "verify", "1").lower() not in ("0", "false", "no", "off"),
         **names,
     )

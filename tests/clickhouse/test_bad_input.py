@@ -6,13 +6,14 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
 
 from evaluator.store import StoreError, parse_store_url
-from evaluator.store.clickhouse_client import describe_error
-from tests.clickhouse.conftest import request_of
+from evaluator.store.clickhouse_errors import describe_error
+from tests.clickhouse.conftest import HTTP_PASSWORD, StoreDB, request_of
 from tracesim.cli import cli
 
 
@@ -27,6 +28,36 @@ def _evaluate(db: str, tmp_path: Path) -> tuple[int, str]:
         cli, ["evaluate", "--db", db, "--output-dir", str(tmp_path / "out"), "--no-progress"]
     )
     return result.exit_code, result.output
+
+
+def test_http_bad_credentials_database_table_and_stopped_server_exit_2(tmp_path: Path) -> None:
+    store = StoreDB(tmp_path, "http")
+    url = store(request_of(), database="traces")
+    base, _, _ = url.rpartition("/")
+    label = f"clickhouse://tracesim@127.0.0.1:{store.server.port}"
+    try:
+        code, output = _evaluate(url.replace(quote(HTTP_PASSWORD, safe=""), "nope"), tmp_path)
+        assert code == 2 and f"{label}/traces (http): connecting failed" in output
+        assert "AUTHENTICATION_FAILED" in output and "CLICKHOUSE_PASSWORD" in output
+        assert "nope" not in output
+        code, output = _evaluate(f"{base}/otel", tmp_path)
+        assert code == 2 and f"{label}/otel (http): database 'otel' does not exist" in output
+        code, output = _evaluate(f"{url}?traces_table=spans_x", tmp_path)
+        assert code == 2 and "traces.spans_x does not exist" in output
+        assert "deploy/otel-collector.yaml" in output
+        code, output = _evaluate(url, tmp_path)
+        assert code == 0, output
+        report = tmp_path / "report.html"
+        result = CliRunner().invoke(cli, ["report", "--db", url, "--out", str(report)])
+        assert result.exit_code == 0 and report.stat().st_size > 0, result.output
+        result = CliRunner().invoke(cli, ["inspect", "--db", url, "--format", "json"])
+        assert result.exit_code == 0 and '"groups"' in result.output, result.output
+    finally:
+        store.close()
+    code, output = _evaluate(url, tmp_path)  # the server is gone: its port is closed
+    assert code == 2 and f"{label}/traces (http): connecting failed: connection refused" in output
+    assert "not reachable" in output and "Traceback" not in output
+    assert "Unexpected Http Driver Exception" not in output
 
 
 def test_unreachable_server_exits_2_naming_the_url(tmp_path: Path) -> None:
@@ -68,10 +99,14 @@ def test_unknown_layout_exits_2(tmp_path: Path) -> None:
     assert "not a table layout tracesim knows" in output and "Timestamp" in output
 
 
-def test_sql_refuses_writes_with_exit_2(exporter_db: Callable[..., str]) -> None:
-    url = exporter_db(request_of())
-    result = CliRunner().invoke(cli, ["sql", "--db", url, "DROP TABLE otel_traces"])
-    assert result.exit_code == 2 and "only reads" in result.output
+def test_sql_refuses_writes_with_exit_2(store_db: StoreDB) -> None:
+    url = store_db(request_of())
+    for write in ("DROP TABLE otel_traces", "INSERT INTO otel_traces (TraceId) VALUES ('x')"):
+        result = CliRunner().invoke(cli, ["sql", "--db", url, write])
+        assert result.exit_code == 2 and "SELECTs only" in result.output
+        assert "Code: 164" in result.output  # refused by the engine, not by tracesim
+    result = CliRunner().invoke(cli, ["sql", "--db", url, "SELECT count( FROM otel_traces"])
+    assert result.exit_code == 2 and "not valid ClickHouse SQL" in result.output
     result = CliRunner().invoke(
         cli, ["sql", "--db", url, "--format", "csv", "SELECT count() AS n FROM otel_traces"]
     )
@@ -94,6 +129,19 @@ def test_wrong_credentials_message_says_which_and_how() -> None:
     assert "CLICKHOUSE_PASSWORD" in message and "nope" not in message
 
 
+def test_read_timeout_is_not_called_unreachable() -> None:
+    url = parse_store_url("clickhouse://bob@db.internal/otel")
+    message = describe_error(
+        url,
+        Exception(
+            "Error HTTPConnectionPool(host='db.internal', port=8123): Read timed out. "
+            "(read timeout=300) executing HTTP request attempt 1 (http://db.internal:8123)"
+        ),
+        "a query",
+    )
+    assert "sent nothing for 300 s" in message and "not reachable" not in message
+
+
 def test_url_forms() -> None:
     url = parse_store_url("clickhouses://u%40x:p@h:9440/traces?traces_table=t&logs_table=l", env={})
     assert (url.kind, url.host, url.port, url.username, url.password) == (
@@ -109,6 +157,9 @@ def test_url_forms() -> None:
         "t",
         "l",
     )
+    url = parse_store_url("clickhouses://h/db?ca_cert=/etc/ca.pem", env={})
+    assert (url.secure, url.ca_cert, url.verify, url.port) == (True, "/etc/ca.pem", True, 8443)
+    assert parse_store_url("clickhouse://h/db?secure=1&verify=0", env={}).verify is False
     env = {"CLICKHOUSE_USER": "svc", "CLICKHOUSE_PASSWORD": "pw"}
     url = parse_store_url("clickhouse://ch", env=env)
     assert (url.username, url.password, url.port, url.database) == ("svc", "pw", 8123, "otel")

@@ -3,45 +3,15 @@ the views read the newest evaluation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
-from tests.clickhouse.conftest import query, request_of
-from tests.collector.otlp import new_span_id, new_trace_id, span
+from tests.clickhouse.conftest import StoreDB, query, two_chats_request
 
 
-def _request():  # noqa: ANN202 - a protobuf request
-    spans = []
-    for chat in ("c1", "c2"):
-        for turn in range(2):
-            trace, root = new_trace_id(), new_span_id()
-            spans.append(
-                span(
-                    "tracesim.turn",
-                    trace_id=trace,
-                    span_id=root,
-                    attrs={
-                        "tracesim.chat_id": chat,
-                        "tracesim.turn_id": turn,
-                        "tracesim.run_id": "run-1",
-                    },
-                )
-            )
-            spans.append(
-                span(
-                    "execute_tool lookup",
-                    trace_id=trace,
-                    parent=root,
-                    attrs={"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": "{}"},
-                )
-            )
-    return request_of(({"service.name": "agent"}, spans))
-
-
-def test_reevaluation_replaces_rows(exporter_db: Callable[..., str], tmp_path: Path) -> None:
-    url = exporter_db(_request())
+def test_reevaluation_replaces_rows(store_db: StoreDB, tmp_path: Path) -> None:
+    url = store_db(two_chats_request())
     first = evaluate_db(url, config=EvalConfig(), output_dir=tmp_path / "a", progress=False)
     second = evaluate_db(
         url, config=EvalConfig(), output_dir=tmp_path / "b", progress=False, chunk_rows=5
@@ -63,14 +33,12 @@ def test_reevaluation_replaces_rows(exporter_db: Callable[..., str], tmp_path: P
     assert stats == [{"name": "lookup", "calls": 4, "traced": 4}]
 
 
-def test_cli_writes_report_and_junit_from_clickhouse(
-    exporter_db: Callable[..., str], tmp_path: Path
-) -> None:
+def test_cli_writes_report_and_junit_from_clickhouse(store_db: StoreDB, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from tracesim.cli import cli
 
-    url = exporter_db(_request())
+    url = store_db(two_chats_request())
     junit = tmp_path / "junit.xml"
     result = CliRunner().invoke(
         cli,

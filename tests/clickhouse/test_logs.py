@@ -11,15 +11,19 @@ import pytest
 
 from evaluator.pipeline.pipeline import evaluate_db
 from schemas.eval_config import EvalConfig
-from tests.clickhouse.conftest import query, request_of
-from tests.clickhouse.exporter_mapping import create_tables, insert_logs, insert_spans
+from tests.clickhouse.conftest import StoreDB, query, request_of
+from tests.clickhouse.exporter_mapping import insert_logs
 from tests.collector.otlp import log_record, logs_request, new_span_id, new_trace_id, span
 
 
-@pytest.mark.parametrize("layout", ["map", "json"])
-def test_log_records_become_events_of_their_span(tmp_path: Path, layout: str) -> None:
-    from chdb import session
-
+@pytest.mark.parametrize(
+    ("layout", "store_db"),
+    [("map", "chdb"), ("json", "chdb"), ("json", "http")],
+    indirect=["store_db"],
+)
+def test_log_records_become_events_of_their_span(
+    tmp_path: Path, layout: str, store_db: StoreDB
+) -> None:
     trace_id, model = new_trace_id(), new_span_id()
     spans = request_of(
         (
@@ -39,16 +43,8 @@ def test_log_records_become_events_of_their_span(tmp_path: Path, layout: str) ->
     record.event_name = "gen_ai.choice"
     message = {"tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}}]}
     record.body.kvlist_value.values.add(key="message").value.string_value = json.dumps(message)
-    directory = tmp_path / "ch"
-    sess = session.Session(str(directory))
-    try:
-        sess.query("SET session_timezone = 'UTC'")
-        create_tables(sess.query, layout=layout)
-        insert_spans(sess.query, spans, layout=layout)
-        insert_logs(sess.query, logs_request([record]), layout=layout)
-    finally:
-        sess.close()
-    url = f"chdb://{directory}"
+    url = store_db(spans, layout=layout)
+    insert_logs(store_db.execute, logs_request([record]), layout=layout)
     evaluate_db(url, config=EvalConfig(), output_dir=tmp_path / "out", progress=False)
     calls = query(url, "SELECT chat_id, name, id FROM tool_calls")
     assert calls == [{"chat_id": "s", "name": "t", "id": "c1"}]

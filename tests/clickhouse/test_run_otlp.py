@@ -12,7 +12,7 @@ import pytest
 from collector.collector import Collector
 from evaluator.store import open_clickhouse
 from schemas.config import RunConfig
-from tests.clickhouse.conftest import request_of, write_exporter_tables
+from tests.clickhouse.conftest import StoreDB, request_of
 from tests.clickhouse.exporter_mapping import request_from_duckdb
 from tests.collector.otlp import new_span_id, new_trace_id, span
 from tracesim.config_loader import load_run_config
@@ -34,8 +34,10 @@ def test_otlp_mode_needs_an_endpoint_and_a_store() -> None:
         RunConfig.model_validate({**base, "store": "chdb:///x"})
 
 
-def test_run_sends_to_the_endpoint_and_evaluates_the_store(tmp_path: Path) -> None:
-    url = write_exporter_tables(tmp_path / "ch", None)
+def test_run_sends_to_the_endpoint_and_evaluates_the_store(
+    store_db: StoreDB, tmp_path: Path
+) -> None:
+    url = store_db(None)
     endpoint = Collector(tmp_path / "endpoint.duckdb", host="127.0.0.1").start()
     try:
         loaded = load_run_config(
@@ -64,7 +66,7 @@ def test_run_sends_to_the_endpoint_and_evaluates_the_store(tmp_path: Path) -> No
     assert turns == outcome.result.num_turns > 0
     # the store had none of them when the wait ended: evaluated, nothing to score
     assert outcome.exit_code == 0 and outcome.extra["eval_id"]
-    write_exporter_tables(tmp_path / "ch", request)  # what the stock collector would insert
+    store_db.insert(request)  # what the stock collector would insert
     with open_clickhouse(url) as store:
         spans = store.wait_for_run(outcome.run_id, turns=turns, settle=0, timeout=5)
     assert spans == sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)

@@ -1,5 +1,6 @@
 """The offline example captured into DuckDB, its spans replayed through the exporter's
-mapping into ClickHouse: both stores give the same tool calls and scores."""
+mapping into ClickHouse (chdb, and a server over HTTP): both give the same tool calls and
+scores."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import duckdb
 import pytest
 
 from evaluator.pipeline.pipeline import evaluate_db
-from tests.clickhouse.conftest import query, write_exporter_tables
+from tests.clickhouse.conftest import StoreDB, query
 from tests.clickhouse.exporter_mapping import LAYOUTS, request_from_duckdb
 from tracesim.commands.evaluate import load_eval_settings
 from tracesim.config_loader import load_run_config
@@ -45,9 +46,13 @@ def _normal(rows: list[tuple]) -> list[tuple]:
     return [tuple(round(v, 9) if isinstance(v, float) else v for v in row) for row in rows]
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("layout", "store_db"),  # every layout in chdb; over HTTP the Map and the JSON schema
+    [*((layout, "chdb") for layout in LAYOUTS), ("map", "http"), ("json", "http")],
+    indirect=["store_db"],
+)
 def test_clickhouse_gives_the_duckdb_answers(
-    captured: RunOutcome, layout: str, tmp_path: Path
+    captured: RunOutcome, layout: str, store_db: StoreDB, tmp_path: Path
 ) -> None:
     config, llm = load_eval_settings(EXAMPLE)
     con = duckdb.connect(str(captured.db_path), read_only=True)
@@ -55,7 +60,7 @@ def test_clickhouse_gives_the_duckdb_answers(
         request = request_from_duckdb(con)
     finally:
         con.close()
-    url = write_exporter_tables(tmp_path / "ch", request, layout=layout)
+    url = store_db(request, layout=layout)
     ours = evaluate_db(
         url,
         config=config,
@@ -86,7 +91,7 @@ def test_clickhouse_gives_the_duckdb_answers(
     assert ours.exit_code == theirs.exit_code
 
 
-def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, tmp_path: Path) -> None:
+def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, store_db: StoreDB) -> None:
     from evaluator.inspect.inspect import inspect_db
     from evaluator.store import open_clickhouse
     from evaluator.store.clickhouse_inspect import inspect_store
@@ -99,7 +104,7 @@ def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, tmp_path: Pa
         request = request_from_duckdb(con)
     finally:
         con.close()
-    url = write_exporter_tables(tmp_path / "ch", request)
+    url = store_db(request)
     with open_clickhouse(url) as store:
         ours = inspect_store(store)
     assert ours == theirs
