@@ -28,7 +28,7 @@ from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
 from evaluator.store.clickhouse_rows import RowCursor, flatten_attributes, flatten_json_span
 from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
-from evaluator.store.clickhouse_writes import DeferredWrites
+from evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
 from evaluator.store.url import StoreURL
 
 __all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
@@ -349,8 +349,7 @@ class ClickHouseStore(EvalStore):
 
     def write_run(self, row: dict[str, Any]) -> None:
         if self._deferred.chunks:
-            for chat_ids, tool_calls, scores in self._deferred.drain():
-                self._write(chat_ids, tool_calls, scores)
+            flush_deferred(self._c, self._deferred, database=self.url.database)
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
     def cache_connection(self) -> Any | None:
