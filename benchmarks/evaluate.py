@@ -238,7 +238,7 @@ def pipeline_main(path: str, *, profile: bool) -> int:
     return 0
 
 
-def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool) -> int:
+def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool, source: str | None) -> int:
     """`--db chdb://DIR`: the same turns in the exporter's ClickHouse tables, then
     `evaluate_db` on them in a spawned process (as `--pipeline` does for DuckDB)."""
     from benchmarks.clickhouse_build import build_chdb
@@ -247,7 +247,7 @@ def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool) -> int:
     if not (reuse and os.path.isdir(directory)):
         shutil.rmtree(directory, ignore_errors=True)
         t0 = time.perf_counter()
-        n_spans = build_chdb(directory, turns)
+        n_spans = build_chdb(directory, turns, source=source)
         print(
             f"built {url}: {turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
         )
@@ -279,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="reuse an existing --db instead of building it"
     )
     parser.add_argument(
+        "--source",
+        help="with --db chdb://DIR: build it from this DuckDB file (one --db DUCKDB built) "
+        "instead of building the turns again",
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="print the top functions by cumulative time"
     )
     parser.add_argument(
@@ -297,7 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.db and args.db.startswith("chdb://"):
-        return chdb_main(args.db, args.turns, reuse=args.reuse, profile=args.profile)
+        return chdb_main(
+            args.db, args.turns, reuse=args.reuse, profile=args.profile, source=args.source
+        )
 
     workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
     path = args.db or os.path.join(workdir, "bench.duckdb")

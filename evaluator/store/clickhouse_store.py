@@ -277,7 +277,7 @@ class ClickHouseStore(EvalStore):
         spans are streamed) fetched whole as compact Arrow and sliced."""
         if not self._c.one_query_at_a_time:
             return self._c.stream(sql, params, rows=_STREAM_ROWS)
-        table = self._c.query(sql, params)
+        table = self._c.query(sql + _SPILL, params)
         return (
             table.slice(offset, _STREAM_ROWS) for offset in range(0, table.num_rows, _STREAM_ROWS)
         )

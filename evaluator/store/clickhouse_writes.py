@@ -18,6 +18,13 @@ __all__ = ["DeferredWrites", "flush_deferred"]
 _GLOB = set("*?{}[]")
 """Characters `file()` reads as a glob: a spill path holding one is inserted from Python."""
 _INSERT_ROWS = 65_536
+_INSERT_SETTINGS = (
+    f" SETTINGS max_block_size = {_INSERT_ROWS}, max_insert_block_size = {_INSERT_ROWS},"
+    f" min_insert_block_size_rows = {_INSERT_ROWS}, min_insert_block_size_bytes = 16000000,"
+    " max_threads = 1, max_insert_threads = 1"
+)
+"""Parts of at most 64k rows, one thread: the default squashes inserts to 1M rows in parallel
+(measured on 400k tool_calls rows: +200 MB of RSS by default, +70 MB so, as fast)."""
 
 
 class DeferredWrites:
@@ -101,7 +108,7 @@ def flush_deferred(client: Any, deferred: DeferredWrites, *, database: str) -> N
                 columns = ", ".join(quote(name) for name in _file_columns(files[table]))
                 client.command(
                     f"INSERT INTO {quote(database)}.{quote(table)} ({columns}) "
-                    f"SELECT {columns} FROM {_source(files[table])}"
+                    f"SELECT {columns} FROM {_source(files[table])}{_INSERT_SETTINGS}"
                 )
     finally:
         deferred.discard()
