@@ -26,7 +26,12 @@ from evaluator.output.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
-from evaluator.store.clickhouse_rows import RowCursor, flatten_attributes, flatten_json_span
+from evaluator.store.clickhouse_rows import (
+    RowCursor,
+    flatten_attributes,
+    flatten_json_span,
+    spilled,
+)
 from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
 from evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
 from evaluator.store.url import StoreURL
@@ -274,13 +279,10 @@ class ClickHouseStore(EvalStore):
 
     def _sorted(self, sql: str, params: dict[str, Any]) -> Iterator[pa.Table]:
         """A small view's rows in batches: streamed, or (chdb: one query at a time, and the
-        spans are streamed) fetched whole as compact Arrow and sliced."""
+        spans are streamed) streamed now into a local file and read back from there."""
         if not self._c.one_query_at_a_time:
             return self._c.stream(sql, params, rows=_STREAM_ROWS)
-        table = self._c.query(sql + _SPILL, params)
-        return (
-            table.slice(offset, _STREAM_ROWS) for offset in range(0, table.num_rows, _STREAM_ROWS)
-        )
+        return spilled(self._c.stream(sql + _SPILL, params, rows=_STREAM_ROWS))
 
     def wait_for_run(self, run_id: str, *, turns: int, settle: float, timeout: float) -> int:
         """Wait until `turns` turns of `run_id` are stored and no span arrived for `settle`
