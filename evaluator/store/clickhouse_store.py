@@ -26,6 +26,7 @@ from evaluator.output.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
+from evaluator.store.clickhouse_routing import span_counts_sql
 from evaluator.store.clickhouse_rows import (
     RowCursor,
     flatten_attributes,
@@ -137,11 +138,7 @@ class ClickHouseStore(EvalStore):
         simulated = set(turn_counts) | set(convs.column("chat_id").to_pylist())
         # one routing pass: spans per chat, and per trace of unkeyed spans whether it has a
         # tool span (such a trace is a conversation of its own, SPEC §3)
-        spans = self._c.query(
-            "SELECT chat_id IS NULL AS unkeyed, ifNull(chat_id, trace_id) AS key, count() AS n, "
-            "countIf(operation = 'execute_tool' OR tool_name IS NOT NULL) AS tools "
-            f"FROM {self._t('spans')} GROUP BY unkeyed, key" + _SPILL
-        ).to_pydict()
+        spans = self._c.query(span_counts_sql(self.schema) + _SPILL).to_pydict()
         span_counts: dict[str, int] = {}
         unkeyed: dict[str, int] = {}
         for is_unkeyed, key, n, tools in zip(
