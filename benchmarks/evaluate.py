@@ -29,6 +29,14 @@ evaluation's own, not the builder's:
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
 
+`--db chdb://DIR` puts the same turns in the OTel Collector ClickHouse exporter's
+tables (Map schema) in a chdb directory and measures `evaluate_db` there;
+`--source` builds that directory from a DuckDB file built before, so both
+backends read the same spans:
+
+    .venv/bin/python benchmarks/evaluate.py --turns 1000000 --db /tmp/d1m.duckdb --pipeline
+    .venv/bin/python benchmarks/evaluate.py --db chdb:///tmp/ch1m --source /tmp/d1m.duckdb
+
 Those turns belong to no scenario, so the pipeline runs no tool check on
 them; `--scenarios` also writes a `conversations` row per chat whose
 scenario asserts, on every turn, the 7 checks the in-memory path runs.
@@ -248,9 +256,8 @@ def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool, source: str |
         shutil.rmtree(directory, ignore_errors=True)
         t0 = time.perf_counter()
         n_spans = build_chdb(directory, turns, source=source)
-        print(
-            f"built {url}: {turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
-        )
+        what = f"the turns of {source}" if source else f"{turns:,} turns"
+        print(f"built {url}: {what}, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s")
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     child = ctx.Process(target=_pipeline_child, args=(url, profile, queue))
