@@ -54,21 +54,32 @@ SELECT fromUnixTimestamp64Nano(start_ns), trace_id, span_id, assumeNotNull(paren
     '', {_MAP.format(c="attributes")}, toUInt64(end_ns - start_ns),
     concat('STATUS_CODE_', status_code), status_message
 FROM file('{{path}}', Parquet)
+SETTINGS max_threads = 1, max_insert_threads = 1, max_block_size = 65536,
+    max_insert_block_size = 65536, min_insert_block_size_rows = 65536,
+    min_insert_block_size_bytes = 32000000
 """
+"""One thread, 64k-row parts: the default squashing to 1M-row blocks took 2.2 GB of RSS at
+200k turns."""
 
 
-def build_chdb(directory: str, turns: int) -> int:
-    """Fill chdb `directory` with `turns` synthetic turns; return the span count."""
+def build_chdb(directory: str, turns: int, *, source: str | None = None) -> int:
+    """Fill chdb `directory` with `turns` synthetic turns; return the span count.
+
+    `source`: a DuckDB file `benchmarks/evaluate.py --db` built, read instead of building
+    the turns again (the DuckDB and chdb numbers then measure the same spans)."""
     from chdb import session
 
     work = tempfile.mkdtemp(prefix="tracesim-chbuild-")
     db = os.path.join(work, "build.duckdb")
     parquet = os.path.join(work, "spans.parquet")
-    n_spans = build_database(db, turns)
-    con = duckdb.connect(db)
+    if source is None:
+        build_database(db, turns)
+    con = duckdb.connect(source or db, read_only=source is not None)
     con.execute(_EXPORT.format(path=parquet))
+    n_spans = con.execute("SELECT count() FROM spans").fetchone()[0]
     con.close()
-    os.remove(db)
+    if source is None:
+        os.remove(db)
     sess = session.Session(directory)
     try:
         sess.query("SET session_timezone = 'UTC'")

@@ -29,6 +29,14 @@ evaluation's own, not the builder's:
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
 
+`--db chdb://DIR` puts the same turns in the OTel Collector ClickHouse exporter's
+tables (Map schema) in a chdb directory and measures `evaluate_db` there;
+`--source` builds that directory from a DuckDB file built before, so both
+backends read the same spans:
+
+    .venv/bin/python benchmarks/evaluate.py --turns 1000000 --db /tmp/d1m.duckdb --pipeline
+    .venv/bin/python benchmarks/evaluate.py --db chdb:///tmp/ch1m --source /tmp/d1m.duckdb
+
 Those turns belong to no scenario, so the pipeline runs no tool check on
 them; `--scenarios` also writes a `conversations` row per chat whose
 scenario asserts, on every turn, the 7 checks the in-memory path runs.
@@ -238,7 +246,7 @@ def pipeline_main(path: str, *, profile: bool) -> int:
     return 0
 
 
-def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool) -> int:
+def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool, source: str | None) -> int:
     """`--db chdb://DIR`: the same turns in the exporter's ClickHouse tables, then
     `evaluate_db` on them in a spawned process (as `--pipeline` does for DuckDB)."""
     from benchmarks.clickhouse_build import build_chdb
@@ -247,10 +255,9 @@ def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool) -> int:
     if not (reuse and os.path.isdir(directory)):
         shutil.rmtree(directory, ignore_errors=True)
         t0 = time.perf_counter()
-        n_spans = build_chdb(directory, turns)
-        print(
-            f"built {url}: {turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
-        )
+        n_spans = build_chdb(directory, turns, source=source)
+        what = f"the turns of {source}" if source else f"{turns:,} turns"
+        print(f"built {url}: {what}, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s")
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     child = ctx.Process(target=_pipeline_child, args=(url, profile, queue))
@@ -279,6 +286,11 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="reuse an existing --db instead of building it"
     )
     parser.add_argument(
+        "--source",
+        help="with --db chdb://DIR: build it from this DuckDB file (one --db DUCKDB built) "
+        "instead of building the turns again",
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="print the top functions by cumulative time"
     )
     parser.add_argument(
@@ -297,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.db and args.db.startswith("chdb://"):
-        return chdb_main(args.db, args.turns, reuse=args.reuse, profile=args.profile)
+        return chdb_main(
+            args.db, args.turns, reuse=args.reuse, profile=args.profile, source=args.source
+        )
 
     workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
     path = args.db or os.path.join(workdir, "bench.duckdb")

@@ -200,6 +200,21 @@ def _bind_for_http(
     return inlined, {}, {"max_query_size": size} if size > _MAX_QUERY_SIZE else {}
 
 
+_CHDB_SETTINGS: dict[str, Any] = {
+    "session_timezone": "UTC",
+    # Spill by the byte limits the queries set (`max_bytes_before_external_*`): the ratio
+    # settings alone never spill in chdb (no server memory limit), and override those limits.
+    "max_bytes_ratio_before_external_sort": 0,
+    "max_bytes_ratio_before_external_group_by": 0,
+    "max_bytes_ratio_before_external_join": 0,
+    "max_bytes_before_external_join": 64_000_000,
+    # Merging N spilled sort runs holds one block of each: small blocks keep that small.
+    "prefer_external_sort_block_bytes": 1_000_000,
+}
+"""Session settings of a chdb store: memory bounded by spilling to the data directory's disk.
+Measured on 800k spans (200k turns): the sorted spans stream's peak RSS +700 MB -> +270 MB."""
+
+
 class ChdbClient(ClickHouseClient):
     """A ClickHouse data directory opened in-process through chdb (one session per process)."""
 
@@ -220,7 +235,8 @@ class ChdbClient(ClickHouseClient):
             )
         try:
             self._session: Any = session.Session(str(path))
-            self._session.query("SET session_timezone = 'UTC'")
+            for name, value in _CHDB_SETTINGS.items():
+                self._session.query(f"SET {name} = {_literal(value)}")
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "opening the data directory") from None
 

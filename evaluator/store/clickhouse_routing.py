@@ -21,7 +21,7 @@ from evaluator.store.clickhouse_schema import ExporterSchema, string_literal
 from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP, TRACESIM
 from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
-__all__ = ["conversations_sql", "routed_spans_sql", "turns_sql"]
+__all__ = ["conversations_sql", "routed_spans_sql", "span_counts_sql", "turns_sql"]
 
 _SCOPE_KEYS = ("otel.scope.name", "otel.scope.version")
 _LLM_OPERATIONS = (GENAI.OP_CHAT, GENAI.OP_TEXT_COMPLETION, GENAI.OP_GENERATE_CONTENT)
@@ -126,6 +126,44 @@ def _hot_columns(schema: ExporterSchema) -> str:
     )
 
 
+_TRACE_KEYS = """argMinIf(own_chat, Timestamp, is_turn) AS turn_chat,
+        argMinIf(own_turn, Timestamp, is_turn) AS turn_turn,
+        argMinIf(own_session, Timestamp, own_session IS NOT NULL) AS trace_session"""
+"""Rule 3 and 4's keys of a trace: its first turn span's chat and turn, its first session."""
+
+
+def _routed_chat(own_chat: str, turn_chat: str, own_session: str, trace_session: str) -> str:
+    """A span's conversation key from its own keys and its trace's (rules 1-4, in order)."""
+    return (
+        f"multiIf({own_chat} IS NOT NULL, {own_chat}, {turn_chat} IS NOT NULL, {turn_chat}, "
+        f"{own_session} IS NOT NULL, {own_session}, {trace_session})"
+    )
+
+
+def span_counts_sql(schema: ExporterSchema) -> str:
+    """Spans per routed chat (`key`; the trace id for `unkeyed` spans) and how many may be tool
+    spans: the `spans` view's routing, without its join (one scan, one `GROUP BY TraceId`)."""
+    turn_span = string_literal(TRACESIM.TURN_SPAN)
+    chat = _routed_chat("r.1", "turn_chat", "r.2", "trace_session")
+    return f"""
+SELECT isNull(chat) AS unkeyed, ifNull(chat, TraceId) AS key, count() AS n, countIf(tool) AS tools
+FROM (
+    SELECT TraceId, {chat} AS chat, r.3 AS tool
+    FROM (
+        SELECT TraceId, {_TRACE_KEYS}, groupArray((own_chat, own_session, tool)) AS rows
+        FROM (
+            SELECT TraceId, Timestamp, own_chat, own_turn, own_session,
+                SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL
+                    AS is_turn,
+                operation = {string_literal(GENAI.OP_EXECUTE_TOOL)} OR tool_name IS NOT NULL AS tool
+            FROM (SELECT *, {_key_columns(schema)}, {_hot_columns(schema)} FROM {schema.traces})
+        )
+        GROUP BY TraceId
+    ) ARRAY JOIN rows AS r
+)
+GROUP BY unkeyed, key"""
+
+
 def routed_spans_sql(schema: ExporterSchema) -> str:
     """The `spans` SELECT: SPEC §4's columns for every span of `otel_traces`, keyed (§3)."""
     turn_span = string_literal(TRACESIM.TURN_SPAN)
@@ -151,8 +189,7 @@ SELECT
     s.resource_attributes AS resource_attributes,
     s.events AS events,
     s.links AS links,
-    multiIf(s.own_chat IS NOT NULL, s.own_chat, t.turn_chat IS NOT NULL, t.turn_chat,
-            s.own_session IS NOT NULL, s.own_session, t.trace_session) AS chat_id,
+    {_routed_chat("s.own_chat", "t.turn_chat", "s.own_session", "t.trace_session")} AS chat_id,
     multiIf(s.own_turn IS NOT NULL, s.own_turn,
             s.own_chat IS NULL AND t.turn_chat IS NOT NULL, t.turn_turn,
             s.own_chat IS NOT NULL AND s.own_chat = t.turn_chat, t.turn_turn,
@@ -170,10 +207,7 @@ FROM (
     FROM {schema.traces}
 ) AS s
 LEFT JOIN (
-    SELECT TraceId,
-        argMinIf(own_chat, Timestamp, is_turn) AS turn_chat,
-        argMinIf(own_turn, Timestamp, is_turn) AS turn_turn,
-        argMinIf(own_session, Timestamp, own_session IS NOT NULL) AS trace_session
+    SELECT TraceId, {_TRACE_KEYS}
     FROM (
         SELECT TraceId, Timestamp, {keys},
             SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL AS is_turn

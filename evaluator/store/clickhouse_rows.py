@@ -3,23 +3,71 @@ schema's nested attributes back to flat OTel keys, and a sorted stream cut by ch
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 import pyarrow as pa
 
-__all__ = ["RowCursor", "flatten_attributes", "flatten_json_span", "table_rows"]
+__all__ = [
+    "RowCursor",
+    "column_values",
+    "flatten_attributes",
+    "flatten_json_span",
+    "spilled",
+    "table_rows",
+]
 
 _JSON_SPAN_COLUMNS = ("attributes", "resource_attributes")
 _NESTED_ATTRIBUTE_COLUMNS = ("events", "links")
 
 
+_MICROS = pa.timestamp("us")
+
+
+def column_values(column: pa.ChunkedArray | pa.Array) -> list[Any]:
+    """A column as Python values; naive microsecond timestamps through numpy, whose
+    `tolist` builds the same datetimes (None for null) 20x faster than Arrow's `to_pylist`."""
+    if column.type == _MICROS:
+        return column.to_numpy(zero_copy_only=False).tolist()
+    return column.to_pylist()
+
+
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
     """Rows as dicts, built from Arrow column lists (cheaper than per-row conversion)."""
     names = tuple(table.column_names)
-    columns = [table.column(i).to_pylist() for i in range(len(names))]
+    columns = [column_values(table.column(i)) for i in range(len(names))]
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
+def spilled(batches: Iterable[pa.Table | pa.RecordBatch]) -> Iterator[pa.Table]:
+    """`batches` read to the end now into a local Arrow file, handed back one at a time: a
+    query's result kept on disk, not in memory, while another query runs (chdb runs one)."""
+    fd, path = tempfile.mkstemp(prefix="tracesim-ch-rows-", suffix=".arrow")
+    os.close(fd)
+    try:
+        writer = None
+        with pa.OSFile(path, "wb") as sink:
+            for batch in batches:
+                if writer is None:
+                    writer = pa.ipc.new_stream(sink, batch.schema)
+                writer.write(batch)
+            if writer is not None:
+                writer.close()
+        source = pa.OSFile(path, "rb") if writer is not None else None
+    finally:
+        os.remove(path)  # an open file stays readable: nothing is left behind
+    return _read_back(source)
+
+
+def _read_back(source: Any) -> Iterator[pa.Table]:
+    if source is None:
+        return
+    with source:
+        for batch in pa.ipc.open_stream(source):
+            yield pa.Table.from_batches([batch])
 
 
 def _flat(value: Any, prefix: str, out: dict[str, Any]) -> None:

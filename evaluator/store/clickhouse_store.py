@@ -26,9 +26,15 @@ from evaluator.output.output import ScoreColumns, ToolCallColumns
 from evaluator.store.base import EvalStore, StoreError
 from evaluator.store.clickhouse_client import ClickHouseClient, connect
 from evaluator.store.clickhouse_ddl import create_statements
-from evaluator.store.clickhouse_rows import RowCursor, flatten_attributes, flatten_json_span
+from evaluator.store.clickhouse_routing import span_counts_sql
+from evaluator.store.clickhouse_rows import (
+    RowCursor,
+    flatten_attributes,
+    flatten_json_span,
+    spilled,
+)
 from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
-from evaluator.store.clickhouse_writes import DeferredWrites
+from evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
 from evaluator.store.url import StoreURL
 
 __all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
@@ -132,11 +138,7 @@ class ClickHouseStore(EvalStore):
         simulated = set(turn_counts) | set(convs.column("chat_id").to_pylist())
         # one routing pass: spans per chat, and per trace of unkeyed spans whether it has a
         # tool span (such a trace is a conversation of its own, SPEC §3)
-        spans = self._c.query(
-            "SELECT chat_id IS NULL AS unkeyed, ifNull(chat_id, trace_id) AS key, count() AS n, "
-            "countIf(operation = 'execute_tool' OR tool_name IS NOT NULL) AS tools "
-            f"FROM {self._t('spans')} GROUP BY unkeyed, key" + _SPILL
-        ).to_pydict()
+        spans = self._c.query(span_counts_sql(self.schema) + _SPILL).to_pydict()
         span_counts: dict[str, int] = {}
         unkeyed: dict[str, int] = {}
         for is_unkeyed, key, n, tools in zip(
@@ -274,13 +276,10 @@ class ClickHouseStore(EvalStore):
 
     def _sorted(self, sql: str, params: dict[str, Any]) -> Iterator[pa.Table]:
         """A small view's rows in batches: streamed, or (chdb: one query at a time, and the
-        spans are streamed) fetched whole as compact Arrow and sliced."""
+        spans are streamed) streamed now into a local file and read back from there."""
         if not self._c.one_query_at_a_time:
             return self._c.stream(sql, params, rows=_STREAM_ROWS)
-        table = self._c.query(sql, params)
-        return (
-            table.slice(offset, _STREAM_ROWS) for offset in range(0, table.num_rows, _STREAM_ROWS)
-        )
+        return spilled(self._c.stream(sql + _SPILL, params, rows=_STREAM_ROWS))
 
     def wait_for_run(self, run_id: str, *, turns: int, settle: float, timeout: float) -> int:
         """Wait until `turns` turns of `run_id` are stored and no span arrived for `settle`
@@ -349,8 +348,7 @@ class ClickHouseStore(EvalStore):
 
     def write_run(self, row: dict[str, Any]) -> None:
         if self._deferred.chunks:
-            for chat_ids, tool_calls, scores in self._deferred.drain():
-                self._write(chat_ids, tool_calls, scores)
+            flush_deferred(self._c, self._deferred, database=self.url.database)
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
     def cache_connection(self) -> Any | None:

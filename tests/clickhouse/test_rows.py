@@ -1,0 +1,34 @@
+"""Rows handed to extraction are the same Python values whichever way a column is converted."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pyarrow as pa
+
+from evaluator.store.clickhouse_rows import column_values, table_rows
+
+
+def test_timestamps_come_back_as_the_datetimes_arrow_gives() -> None:
+    values = [
+        datetime(2024, 1, 1, 12, 0, 0, 1),
+        None,
+        datetime(1969, 12, 31, 23, 59, 59, 999_999),
+        datetime(9999, 12, 31, 23, 59, 59),
+    ]
+    column = pa.chunked_array([pa.array(values[:2], pa.timestamp("us")), pa.array(values[2:])])
+    assert column_values(column) == column.to_pylist() == values
+    assert all(type(v) is datetime for v in column_values(column) if v is not None)
+
+
+def test_other_columns_and_rows() -> None:
+    table = pa.table(
+        {
+            "chat_id": ["c1", None],
+            "start_time": pa.array([datetime(2024, 5, 1), None], pa.timestamp("us")),
+            "zoned": pa.array([datetime(2024, 5, 1), None], pa.timestamp("us", tz="UTC")),
+        }
+    )
+    rows = table_rows(table)
+    assert rows == table.to_pylist()
+    assert rows[0]["zoned"].tzinfo is not None  # only naive microseconds take the fast path
