@@ -77,7 +77,15 @@ def _event_fields(span: SpanView) -> dict[str, Any]:
 
 def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     """The tool call a span records (and what it lacks), or None when it is not a tool span."""
-    if not span.may_be_tool_span() or not is_tool_span(span):
+    if not span.may_be_tool_span():
+        return None
+    return _read_tool_call(span)
+
+
+def _read_tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
+    """`_tool_call` for a span already screened by `row_may_be_tool_span` (the same text
+    test as `may_be_tool_span`: not repeated)."""
+    if not is_tool_span(span):
         return None
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
@@ -188,7 +196,7 @@ def _recover(
     (still missing) of the whole conversation, in place."""
     pending = [(view, call, p) for view, call, p in calls if p is not None]
     left = []
-    for trace_id in {view.trace_id for view, _, _ in pending}:
+    for trace_id in dict.fromkeys(view.trace_id for view, _, _ in pending):  # in start order
         requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
@@ -244,7 +252,7 @@ def extract_tool_calls(
             continue
         try:
             view = view_of(span)
-            found = _tool_call(view)
+            found = _read_tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
             logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
             continue
