@@ -270,7 +270,12 @@ def extract_tool_calls(
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
         traces = {view.trace_id for view, _, _ in calls}
-        models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
+        # Without a missing result, the model spans serve only their requests: a row that
+        # certainly requests nothing (the turn span, most agent spans) is never viewed.
+        candidates = others if needs_result else [s for s in others if row_may_hold_requests(s)]
+        models = sorted(
+            (v for v in _views(candidates) if v.trace_id in traces), key=SpanView.sort_key
+        )
         if pending:
             _recover(calls, models, scope)
         if needs_result:

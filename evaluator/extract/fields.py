@@ -122,7 +122,7 @@ def is_tool_span(span: SpanView) -> bool:
     operation = attributes.get(GENAI.OPERATION_NAME)
     if operation == GENAI.OP_EXECUTE_TOOL:
         return True
-    if operation in _MODEL_OPERATIONS:
+    if isinstance(operation, str) and operation in _MODEL_OPERATIONS:  # (a bad value: no op)
         return False  # a model span naming the call it requested (OpenLIT), not a tool span
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
         return True

@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from evaluator.calls.canonical import canonical_args
+from evaluator.calls.canonical import args_equal, canonical_args
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView, has_marker, json_or_none
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
@@ -121,6 +121,14 @@ class RequestedCall:
         if key is None:
             key = self._args_key = canonical_args(self.arguments)
         return key
+
+    def same_arguments(self, arguments: dict[str, Any]) -> bool:
+        """Whether `arguments` are canonically equal to the request's (compared without
+        building canonical forms when the key would be derived from `arguments` anyway)."""
+        key = self._args_key
+        if key is None:
+            return args_equal(self.arguments, arguments)
+        return key == canonical_args(arguments)
 
     def _identity(self) -> tuple:
         return (self.id, self.name, self.args_key)
@@ -378,9 +386,10 @@ def assign_requests(
             found[index] = choice
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is None:
-            key = canonical_args(call.arguments)
+            arguments = call.arguments
             fits = [r for r in requested if _named(r, call.name) and r.id not in used]
-            take(index, _pick([r for r in fits if r.args_key == key], call.order, latest=latest))
+            same = [r for r in fits if r.same_arguments(arguments)]
+            take(index, _pick(same, call.order, latest=latest))
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is not None:
             fits = [
