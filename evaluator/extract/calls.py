@@ -282,8 +282,10 @@ def extract_tool_calls(
             _fill_results([c for _, c, _ in calls], models, scope)
         if pending and scope.given and all(c.id for _, c, _ in calls):
             found = [call for _, call, _ in calls]
-            found.extend(_unspanned(found, models, scope, others))
-            found.sort(key=_start_key)
+            extra = _unspanned(found, models, scope, others)
+            if extra or any(call.start_time is None for call in found):
+                found.extend(extra)
+                found.sort(key=_start_key)  # (calls in span order are in start order already)
             return found
     return [call for _, call, _ in calls]
 
