@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.extract.context import ConversationSpans, span_label, views_of
 from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
@@ -147,16 +148,6 @@ def _merge_nested(
     return [item for index, item in enumerate(calls) if index not in dropped]
 
 
-def _views(spans: list[Any]) -> list[SpanView]:
-    views = []
-    for span in spans:
-        try:
-            views.append(view_of(span))
-        except Exception as exc:  # one bad span must not stop extraction
-            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
-    return views
-
-
 def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
     """Fill what `pending` lacked from the model request it answers; True when done."""
     if request is None:
@@ -170,27 +161,10 @@ def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) 
     return True
 
 
-class _Context:
-    """The conversation's spans as views, built on first use (most turns never need them)."""
-
-    def __init__(self, spans: Iterable[Any] | None) -> None:
-        self._spans = spans
-        self._views: list[SpanView] | None = None
-
-    def views(self) -> list[SpanView]:
-        if self._views is None:
-            self._views = sorted(_views(list(self._spans or ())), key=SpanView.sort_key)
-        return self._views
-
-    @property
-    def given(self) -> bool:
-        return self._spans is not None
-
-
 def _recover(
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
     models: list[SpanView],
-    context: _Context,
+    context: ConversationSpans,
 ) -> None:
     """Fill missing ids and bare arguments from the model requests of the same trace, then
     (still missing) of the whole conversation, in place."""
@@ -217,7 +191,9 @@ def _recover(
         _apply(call, p, request)
 
 
-def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Context) -> None:
+def _fill_results(
+    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans
+) -> None:
     """Results of calls that lack one, from the tool messages later model requests carried
     (same trace first, then the conversation), in place."""
     missing = [c for c in calls if c.result is None and c.error is None and c.id]
@@ -225,7 +201,7 @@ def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Conte
         return
     found = tool_responses(models)
     if context.given and any(c.id not in found for c in missing):
-        for call_id, result in tool_responses(context.views()).items():
+        for call_id, result in context.responses().items():
             found.setdefault(call_id, result)
     for call in missing:
         call.result = found.get(call.id)
@@ -242,7 +218,8 @@ def extract_tool_calls(
     warning. `context` (the conversation's spans) is where ids, arguments and
     results are recovered from when the calls' own traces lack them; in a
     conversation without any tool span, the calls the model requested are the
-    calls (`messages`).
+    calls (`messages`). Pass one `ConversationSpans` for every turn of a
+    conversation: its spans are then viewed and parsed once, not once per turn.
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
@@ -254,13 +231,13 @@ def extract_tool_calls(
             view = view_of(span)
             found = _read_tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
-            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
+            logger.warning("skipping unreadable span %r: %s", span_label(span), exc)
             continue
         if found is None:
             others.append(view)
         else:
             calls.append((view, *found))
-    scope = _Context(context)
+    scope = context if isinstance(context, ConversationSpans) else ConversationSpans(context)
     if not calls:
         return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
@@ -274,7 +251,7 @@ def extract_tool_calls(
         # certainly requests nothing (the turn span, most agent spans) is never viewed.
         candidates = others if needs_result else [s for s in others if row_may_hold_requests(s)]
         models = sorted(
-            (v for v in _views(candidates) if v.trace_id in traces), key=SpanView.sort_key
+            (v for v in views_of(candidates) if v.trace_id in traces), key=SpanView.sort_key
         )
         if pending:
             _recover(calls, models, scope)
@@ -296,7 +273,7 @@ def _start_key(call: ToolCall) -> tuple[bool, Any]:
 
 
 def _unspanned(
-    calls: list[ToolCall], models: list[SpanView], context: _Context, others: list[Any]
+    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans, others: list[Any]
 ) -> list[ToolCall]:
     """Where tool spans carry no id of their own (the model messages hold them), a call the
     model requested and got an answer for, of a tool that has no span at all in the turn
@@ -313,9 +290,9 @@ def _unspanned(
     ]
     if not requested:
         return []
-    answered = tool_responses(context.views())
+    answered = context.responses()
     extra: list[ToolCall] = []
-    executions = sorted(_views(others), key=SpanView.sort_key)
+    executions = sorted(views_of(others), key=SpanView.sort_key)
     for view, request in requested:
         if request.id not in answered or request.id in taken:
             continue
@@ -332,22 +309,21 @@ def _unspanned(
     return extra
 
 
-def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
+def _from_messages(others: list[Any], context: ConversationSpans) -> list[ToolCall]:
     """Calls requested by this turn's model spans when the conversation has no tool span."""
     candidates = [s for s in others if row_may_hold_requests(s)]
     if not candidates:
         return []
-    models = sorted(_views(candidates), key=SpanView.sort_key)
+    models = sorted(views_of(candidates), key=SpanView.sort_key)
     if not any(safe_requested_calls(v, with_ids=False) for v in models):
         return []
-    conversation = context.views() if context.given else models
-    if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
-        return []  # the conversation records its calls as tool spans
-    executions = sorted(_views(others), key=SpanView.sort_key)
-    return calls_from_messages(models, conversation, spans=executions)
-
-
-def _span_label(span: Any) -> str:
-    if isinstance(span, dict):
-        return str(span.get("span_id") or span.get("name") or "?")
-    return str(getattr(span, "name", "?"))
+    if context.given:
+        if context.has_tool_spans():
+            return []  # the conversation records its calls as tool spans
+        conversation, responses = context.views(), context.responses()
+    else:
+        if any(v.may_be_tool_span() and is_tool_span(v) for v in models):
+            return []
+        conversation, responses = models, None
+    executions = sorted(views_of(others), key=SpanView.sort_key)
+    return calls_from_messages(models, conversation, spans=executions, responses=responses)

@@ -155,10 +155,11 @@ def test_extraction_text_screening_changes_no_answer(
 ) -> None:
     """Stored rows (JSON text) take extraction's fast paths: spans screened by a substring
     test before any parse, views built from rows. Rows whose JSON is already decoded skip
-    every text test (the general path); both must give the same calls, turn by turn."""
+    every text test (the general path); both must give the same calls, turn by turn, and so
+    must one `ConversationSpans` shared by a conversation's turns (read once)."""
     import orjson
 
-    from evaluator.extract import extract_tool_calls
+    from evaluator.extract import ConversationSpans, extract_tool_calls
 
     assert outcome.db is not None
 
@@ -173,11 +174,15 @@ def test_extraction_text_screening_changes_no_answer(
         ]
 
     checked = 0
+    shared: dict[int, ConversationSpans] = {}  # one per conversation, reused by its turns
     for spans, conversation in _turn_rows(outcome.db):
         fast = extract_tool_calls([dict(r) for r in spans], context=[dict(r) for r in conversation])
         general = extract_tool_calls(decoded(spans), context=decoded(conversation))
         assert [c.model_dump() for c in fast] == [c.model_dump() for c in general], (
             recording.variant
         )
+        context = shared.setdefault(id(conversation), ConversationSpans(conversation))
+        reused = extract_tool_calls([dict(r) for r in spans], context=context)
+        assert [c.model_dump() for c in reused] == [c.model_dump() for c in fast], recording.variant
         checked += len(fast)
     assert checked or not recording.truth["tool_calls"], recording.variant

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmarks.synthetic_turns import _tool_attributes
 from evaluator.calls.canonical import canonical_args
-from evaluator.extract import extract_tool_calls
+from evaluator.extract import ConversationSpans, extract_tool_calls
 from evaluator.extract.envelopes import unwrap_arguments, unwrap_value
 from evaluator.extract.recover import RequestedCall
 from evaluator.extract.span import view_of
@@ -148,3 +148,24 @@ def test_an_unhashable_operation_value_is_no_operation() -> None:
     model = model_row(2, [("c1", "t", {"a": 1})])
     bad = rule_row(3, "agent", {"gen_ai.operation.name": ["chat"], "traceloop.span.kind": "x"})
     assert [c.id for c in extract_tool_calls([model, bad], context=[model, bad])] == ["c1"]
+
+
+def test_one_conversation_context_serves_every_turn() -> None:
+    """A message-only conversation (no tool span: the calls are the model's requests, their
+    results the tool messages sent back): a shared `ConversationSpans` gives each turn the
+    calls a fresh context gives, and views the conversation once."""
+    from tests.evaluator.rule_rows import responses_row
+
+    turns = [
+        [model_row(1, [("c1", "lookup", {"q": 1})], trace=1)],
+        [responses_row(2, [("c1", "found")], trace=2), model_row(3, [("c2", "book", {})], trace=2)],
+        [responses_row(4, [("c2", "booked")], trace=3)],
+    ]
+    conversation = [row for rows in turns for row in rows]
+    shared = ConversationSpans(iter([dict(r) for r in conversation]))
+    for rows in turns:
+        fresh = extract_tool_calls([dict(r) for r in rows], context=[dict(r) for r in conversation])
+        reused = extract_tool_calls([dict(r) for r in rows], context=shared)
+        assert [c.model_dump() for c in reused] == [c.model_dump() for c in fresh]
+    assert [c.result for c in extract_tool_calls(turns[1], context=shared)] == ["booked"]
+    assert shared.views() is shared.views()
