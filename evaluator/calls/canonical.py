@@ -106,7 +106,9 @@ def values_equal(a: Any, b: Any) -> bool:
         for key, value in a.items():
             if type(key) is not str:
                 return canonical(a) == canonical(b)
-            if key not in b or not values_equal(value, b[key]):
+            if key not in b:  # unless b's keys are not all text: canonical() reads str(key)
+                return _has_other_keys(b) and canonical(a) == canonical(b)
+            if not values_equal(value, b[key]):
                 return False
         return True
     if ta in _SEQUENCES and tb in _SEQUENCES:
@@ -118,6 +120,14 @@ def values_equal(a: Any, b: Any) -> bool:
     if ta in _SCALARS and tb in _SCALARS:
         return False  # "1" != 1, True != 1, None != anything else
     return canonical(a) == canonical(b)
+
+
+def _has_other_keys(mapping: dict) -> bool:
+    """Whether some key of `mapping` is not a str."""
+    for key in mapping:
+        if type(key) is not str:
+            return True
+    return False
 
 
 def args_equal(expected: Mapping[str, Any] | None, actual: Mapping[str, Any] | None) -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from evaluator.calls.canonical import canonical_args
+from evaluator.calls.canonical import args_equal
 from schemas import ToolCall
 
 __all__ = ["merge_tool_calls"]
@@ -65,20 +65,28 @@ def merge_tool_calls(explicit: Sequence[ToolCall], traced: Sequence[ToolCall]) -
         return sorted(traced, key=_time_key)
     free = [True] * len(traced)
     by_id: dict[str, list[int]] = {}
-    by_signature: dict[tuple[str, tuple], list[int]] = {}
+    by_name: dict[str, list[int]] = {}
     for index, call in enumerate(traced):
         if call.id:
             by_id.setdefault(call.id, []).append(index)
-        by_signature.setdefault((call.name, canonical_args(call.arguments)), []).append(index)
+        by_name.setdefault(call.name, []).append(index)
 
     # A traced call whose id names another explicit call is that call's twin:
     # it is not up for grabs by signature.
     explicit_ids = {call.id for call in explicit if call.id}
 
-    def take(candidates: list[int] | None, *, own_id: str = "") -> int | None:
+    def take(
+        candidates: list[int] | None, *, own_id: str = "", arguments: dict | None = None
+    ) -> int | None:
+        """The first free candidate not claimed by another explicit call's id (and, given
+        `arguments`, with canonically equal arguments: `args_equal` is that comparison
+        without building the canonical forms)."""
         for index in candidates or ():
-            traced_id = traced[index].id
+            twin = traced[index]
+            traced_id = twin.id
             if not free[index] or (traced_id in explicit_ids and traced_id != own_id):
+                continue
+            if arguments is not None and not args_equal(arguments, twin.arguments):
                 continue
             free[index] = False
             return index
@@ -88,8 +96,7 @@ def merge_tool_calls(explicit: Sequence[ToolCall], traced: Sequence[ToolCall]) -
     for call in explicit:
         index = take(by_id.get(call.id), own_id=call.id) if call.id else None
         if index is None:
-            signature = (call.name, canonical_args(call.arguments))
-            index = take(by_signature.get(signature), own_id=call.id)
+            index = take(by_name.get(call.name), own_id=call.id, arguments=call.arguments or {})
         merged.append(call if index is None else _absorb(call, traced[index]))
     leftovers = [call for index, call in enumerate(traced) if free[index]]
     merged.extend(sorted(leftovers, key=_time_key))

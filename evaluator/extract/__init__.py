@@ -2,6 +2,7 @@
 read, and how each field is read from what real frameworks emit.
 
 - `calls`: `extract_tool_calls`, the entry point (ordering, recovery, message-only calls);
+- `context`: a conversation's spans, read once for all its turns;
 - `span`: one lazy view over SDK spans and `spans` rows;
 - `fields`: the field-by-field precedence over the conventions;
 - `envelopes`: unwrapping the envelopes frameworks put around a tool's values;
@@ -10,5 +11,6 @@ read, and how each field is read from what real frameworks emit.
 """
 
 from evaluator.extract.calls import extract_tool_calls
+from evaluator.extract.context import ConversationSpans
 
-__all__ = ["extract_tool_calls"]
+__all__ = ["ConversationSpans", "extract_tool_calls"]

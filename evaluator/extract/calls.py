@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.extract.context import ConversationSpans, span_label, views_of
 from evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
@@ -77,7 +78,15 @@ def _event_fields(span: SpanView) -> dict[str, Any]:
 
 def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     """The tool call a span records (and what it lacks), or None when it is not a tool span."""
-    if not span.may_be_tool_span() or not is_tool_span(span):
+    if not span.may_be_tool_span():
+        return None
+    return _read_tool_call(span)
+
+
+def _read_tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
+    """`_tool_call` for a span already screened by `row_may_be_tool_span` (the same text
+    test as `may_be_tool_span`: not repeated)."""
+    if not is_tool_span(span):
         return None
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
@@ -139,16 +148,6 @@ def _merge_nested(
     return [item for index, item in enumerate(calls) if index not in dropped]
 
 
-def _views(spans: list[Any]) -> list[SpanView]:
-    views = []
-    for span in spans:
-        try:
-            views.append(view_of(span))
-        except Exception as exc:  # one bad span must not stop extraction
-            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
-    return views
-
-
 def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
     """Fill what `pending` lacked from the model request it answers; True when done."""
     if request is None:
@@ -162,33 +161,16 @@ def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) 
     return True
 
 
-class _Context:
-    """The conversation's spans as views, built on first use (most turns never need them)."""
-
-    def __init__(self, spans: Iterable[Any] | None) -> None:
-        self._spans = spans
-        self._views: list[SpanView] | None = None
-
-    def views(self) -> list[SpanView]:
-        if self._views is None:
-            self._views = sorted(_views(list(self._spans or ())), key=SpanView.sort_key)
-        return self._views
-
-    @property
-    def given(self) -> bool:
-        return self._spans is not None
-
-
 def _recover(
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
     models: list[SpanView],
-    context: _Context,
+    context: ConversationSpans,
 ) -> None:
     """Fill missing ids and bare arguments from the model requests of the same trace, then
     (still missing) of the whole conversation, in place."""
     pending = [(view, call, p) for view, call, p in calls if p is not None]
     left = []
-    for trace_id in {view.trace_id for view, _, _ in pending}:
+    for trace_id in dict.fromkeys(view.trace_id for view, _, _ in pending):  # in start order
         requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
@@ -209,7 +191,9 @@ def _recover(
         _apply(call, p, request)
 
 
-def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Context) -> None:
+def _fill_results(
+    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans
+) -> None:
     """Results of calls that lack one, from the tool messages later model requests carried
     (same trace first, then the conversation), in place."""
     missing = [c for c in calls if c.result is None and c.error is None and c.id]
@@ -217,7 +201,7 @@ def _fill_results(calls: list[ToolCall], models: list[SpanView], context: _Conte
         return
     found = tool_responses(models)
     if context.given and any(c.id not in found for c in missing):
-        for call_id, result in tool_responses(context.views()).items():
+        for call_id, result in context.responses().items():
             found.setdefault(call_id, result)
     for call in missing:
         call.result = found.get(call.id)
@@ -234,7 +218,8 @@ def extract_tool_calls(
     warning. `context` (the conversation's spans) is where ids, arguments and
     results are recovered from when the calls' own traces lack them; in a
     conversation without any tool span, the calls the model requested are the
-    calls (`messages`).
+    calls (`messages`). Pass one `ConversationSpans` for every turn of a
+    conversation: its spans are then viewed and parsed once, not once per turn.
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
@@ -244,15 +229,15 @@ def extract_tool_calls(
             continue
         try:
             view = view_of(span)
-            found = _tool_call(view)
+            found = _read_tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
-            logger.warning("skipping unreadable span %r: %s", _span_label(span), exc)
+            logger.warning("skipping unreadable span %r: %s", span_label(span), exc)
             continue
         if found is None:
             others.append(view)
         else:
             calls.append((view, *found))
-    scope = _Context(context)
+    scope = context if isinstance(context, ConversationSpans) else ConversationSpans(context)
     if not calls:
         return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
@@ -262,15 +247,22 @@ def extract_tool_calls(
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
         traces = {view.trace_id for view, _, _ in calls}
-        models = sorted((v for v in _views(others) if v.trace_id in traces), key=SpanView.sort_key)
+        # Without a missing result, the model spans serve only their requests: a row that
+        # certainly requests nothing (the turn span, most agent spans) is never viewed.
+        candidates = others if needs_result else [s for s in others if row_may_hold_requests(s)]
+        models = sorted(
+            (v for v in views_of(candidates) if v.trace_id in traces), key=SpanView.sort_key
+        )
         if pending:
             _recover(calls, models, scope)
         if needs_result:
             _fill_results([c for _, c, _ in calls], models, scope)
         if pending and scope.given and all(c.id for _, c, _ in calls):
             found = [call for _, call, _ in calls]
-            found.extend(_unspanned(found, models, scope, others))
-            found.sort(key=_start_key)
+            extra = _unspanned(found, models, scope, others)
+            if extra or any(call.start_time is None for call in found):
+                found.extend(extra)
+                found.sort(key=_start_key)  # (calls in span order are in start order already)
             return found
     return [call for _, call, _ in calls]
 
@@ -281,7 +273,7 @@ def _start_key(call: ToolCall) -> tuple[bool, Any]:
 
 
 def _unspanned(
-    calls: list[ToolCall], models: list[SpanView], context: _Context, others: list[Any]
+    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans, others: list[Any]
 ) -> list[ToolCall]:
     """Where tool spans carry no id of their own (the model messages hold them), a call the
     model requested and got an answer for, of a tool that has no span at all in the turn
@@ -298,9 +290,9 @@ def _unspanned(
     ]
     if not requested:
         return []
-    answered = tool_responses(context.views())
+    answered = context.responses()
     extra: list[ToolCall] = []
-    executions = sorted(_views(others), key=SpanView.sort_key)
+    executions = sorted(views_of(others), key=SpanView.sort_key)
     for view, request in requested:
         if request.id not in answered or request.id in taken:
             continue
@@ -317,22 +309,21 @@ def _unspanned(
     return extra
 
 
-def _from_messages(others: list[Any], context: _Context) -> list[ToolCall]:
+def _from_messages(others: list[Any], context: ConversationSpans) -> list[ToolCall]:
     """Calls requested by this turn's model spans when the conversation has no tool span."""
     candidates = [s for s in others if row_may_hold_requests(s)]
     if not candidates:
         return []
-    models = sorted(_views(candidates), key=SpanView.sort_key)
+    models = sorted(views_of(candidates), key=SpanView.sort_key)
     if not any(safe_requested_calls(v, with_ids=False) for v in models):
         return []
-    conversation = context.views() if context.given else models
-    if any(v.may_be_tool_span() and is_tool_span(v) for v in conversation):
-        return []  # the conversation records its calls as tool spans
-    executions = sorted(_views(others), key=SpanView.sort_key)
-    return calls_from_messages(models, conversation, spans=executions)
-
-
-def _span_label(span: Any) -> str:
-    if isinstance(span, dict):
-        return str(span.get("span_id") or span.get("name") or "?")
-    return str(getattr(span, "name", "?"))
+    if context.given:
+        if context.has_tool_spans():
+            return []  # the conversation records its calls as tool spans
+        conversation, responses = context.views(), context.responses()
+    else:
+        if any(v.may_be_tool_span() and is_tool_span(v) for v in models):
+            return []
+        conversation, responses = models, None
+    executions = sorted(views_of(others), key=SpanView.sort_key)
+    return calls_from_messages(models, conversation, spans=executions, responses=responses)

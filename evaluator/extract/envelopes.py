@@ -32,7 +32,13 @@ from schemas.conventions import LLAMA_INDEX
 __all__ = ["Unwrapped", "is_placeholder", "unwrap_arguments", "unwrap_value"]
 
 _SINGLE_KEYS = ("result", "content")
+_JSON_HEADS = frozenset(("{", "[", '"'))
 _DEPTH = 6
+_CALLBACK_KEYS = frozenset(("output", "kwargs"))  # an OpenLLMetry callback payload's keys
+_CALL_RESULT_KEYS = frozenset(LLAMA_INDEX.CALL_RESULT_KEYS)
+_TOOL_OUTPUT_KEYS = frozenset(LLAMA_INDEX.TOOL_OUTPUT_KEYS)
+_ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs"))
+"""Keys without which an argument object is no envelope (`unwrap_arguments`)."""
 
 
 def is_placeholder(value: Any) -> bool:
@@ -56,8 +62,7 @@ def _maybe_json(value: Any) -> Any:
     """JSON text of an object, a list or a string decoded (MLflow, the AI SDK and others
     JSON-encode a returned string: `"\"Sunny\""`); anything else as it is."""
     if isinstance(value, str):
-        head = value.lstrip()[:1]
-        if head in ("{", "[", '"'):
+        if value.lstrip()[:1] in _JSON_HEADS:
             try:
                 return orjson.loads(value)
             except orjson.JSONDecodeError:
@@ -106,29 +111,30 @@ def unwrap_value(value: Any) -> Unwrapped:
             value, peeled = decoded, True  # a JSON-encoded string
             continue
         value = decoded
-        if isinstance(value, list):
+        if type(value) is list or isinstance(value, list):
             text = _text_blocks(value)
             if text is None:
                 break
             value, peeled = text, True
             continue
-        if not isinstance(value, Mapping):
+        if not (type(value) is dict or isinstance(value, Mapping)):
             break
         is_message, content, message_id = _message_content(value)
         if is_message:
             value, call_id, peeled = content, call_id or message_id, True
             continue
-        if len(value) == 1 and next(iter(value)) in _SINGLE_KEYS:
+        keys = value.keys()
+        if len(value) == 1 and next(iter(keys)) in _SINGLE_KEYS:
             value, peeled = next(iter(value.values())), True
             continue
-        if "output" in value and set(value) <= {"output", "kwargs"}:  # OpenLLMetry callback
+        if "output" in value and keys <= _CALLBACK_KEYS:  # OpenLLMetry callback
             value, peeled = value["output"], True
             continue
-        if all(key in value for key in LLAMA_INDEX.CALL_RESULT_KEYS):  # ToolCallResult
+        if keys >= _CALL_RESULT_KEYS:  # LlamaIndex ToolCallResult
             call_id = call_id or str(value.get(LLAMA_INDEX.CALL_ID) or "")
             value, peeled = value[LLAMA_INDEX.CALL_OUTPUT], True
             continue
-        if all(key in value for key in LLAMA_INDEX.TOOL_OUTPUT_KEYS):
+        if keys >= _TOOL_OUTPUT_KEYS:  # LlamaIndex ToolOutput
             failed = failed or value.get(LLAMA_INDEX.IS_ERROR) is True
             value, peeled = value[LLAMA_INDEX.RAW_OUTPUT], True
             continue
@@ -140,6 +146,8 @@ def unwrap_arguments(value: Any) -> Unwrapped:
     """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
     a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
     values as they are."""
+    if type(value) is dict and value.keys().isdisjoint(_ARGUMENT_ENVELOPE_KEYS):
+        return Unwrapped(value)  # plain arguments: no key any envelope below needs
     if isinstance(value, Mapping):
         if value.get("type") == LC.TOOL_CALL_TYPE and isinstance(value.get("args"), Mapping):
             return Unwrapped(value["args"], str(value.get("id") or ""))

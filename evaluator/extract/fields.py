@@ -122,7 +122,7 @@ def is_tool_span(span: SpanView) -> bool:
     operation = attributes.get(GENAI.OPERATION_NAME)
     if operation == GENAI.OP_EXECUTE_TOOL:
         return True
-    if operation in _MODEL_OPERATIONS:
+    if isinstance(operation, str) and operation in _MODEL_OPERATIONS:  # (a bad value: no op)
         return False  # a model span naming the call it requested (OpenLIT), not a tool span
     if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
         return True
@@ -140,7 +140,7 @@ def tool_name(span: SpanView) -> str:
     attributes = span.attributes
     for key in _NAME_KEYS:
         value = attributes.get(key)
-        if _present(value):
+        if value is not None and _present(value):
             return str(value)
     if span.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
         return span.name[len(GENAI.EXECUTE_TOOL_SPAN_PREFIX) :].strip()
@@ -155,7 +155,7 @@ def tool_call_id(attributes: Mapping[str, Any]) -> str:
     """gen_ai.tool.call.id > tool_call.id > tool.id > "" (never a span id)."""
     for key in _ID_KEYS:
         value = attributes.get(key)
-        if _present(value):
+        if value is not None and _present(value):
             return str(value)
     return ""
 
@@ -167,7 +167,10 @@ def coerce_arguments(value: Any) -> dict[str, Any]:
     mapping, so metrics can compare them like any other arguments.
     """
     if type(value) is dict or isinstance(value, Mapping):
-        return {k if type(k) is str else str(k): v for k, v in value.items()}
+        for key in value:
+            if type(key) is not str:
+                return {k if type(k) is str else str(k): v for k, v in value.items()}
+        return dict(value)
     if value is None:
         return {}
     if isinstance(value, tuple):
@@ -259,7 +262,7 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
     """
     for key in _ARGUMENT_KEYS:
         value = attributes.get(key)
-        if not _present(value):
+        if value is None or not _present(value):
             continue
         if key == TRACELOOP.ENTITY_INPUT:
             arguments = _unwrap_traceloop_input(value)

@@ -124,11 +124,16 @@ def _execution(
 
 
 def calls_from_messages(
-    models: list[SpanView], conversation: list[SpanView], *, spans: list[SpanView] = ()
+    models: list[SpanView],
+    conversation: list[SpanView],
+    *,
+    spans: list[SpanView] = (),
+    responses: dict[str, str | None] | None = None,
 ) -> list[ToolCall]:
     """The calls `models` (a turn's model spans, in start order) requested, with the results
     found in `conversation`'s model messages; for a conversation without tool spans. A span
-    of `spans` named after the tool is the call's execution: its failure is the error."""
+    of `spans` named after the tool is the call's execution: its failure is the error.
+    `responses`: `tool_responses(conversation)` when the caller already has it."""
     calls: list[ToolCall] = []
     seen: set[str] = set()
     used: set[str] = set()
@@ -152,7 +157,7 @@ def calls_from_messages(
                 call.error = tool_error(execution)
             calls.append(call)
     if calls:
-        results = tool_responses(conversation)
+        results = tool_responses(conversation) if responses is None else responses
         for call in calls:
             if call.error is None:
                 call.result = results.get(call.id) if call.id else None

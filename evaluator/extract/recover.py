@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from evaluator.calls.canonical import canonical_args
+from evaluator.calls.canonical import args_equal, canonical_args
 from evaluator.extract.fields import parse_arguments
-from evaluator.extract.span import SpanView, json_or_none
+from evaluator.extract.span import SpanView, has_marker, json_or_none
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
 from schemas.conventions import (
     HAYSTACK,
@@ -86,18 +86,66 @@ _OI_FIELDS = {
 _CHOICE_EVENT = GENAI.EVENT_CHOICE
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+_INDEXED_PREFIXES = (OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, GENAI.COMPLETION_PREFIX)
 
 
-@dataclass(frozen=True)
 class RequestedCall:
-    """A tool call a model asked for: its id, tool name and canonical arguments."""
+    """A tool call a model asked for: its id, tool name and canonical arguments.
 
-    id: str
-    name: str
-    args_key: tuple
-    arguments: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    order: tuple = field(default=(), compare=False, hash=False)
-    """The requesting model span's sort key (start time, span id)."""
+    Compared and hashed by (id, name, args_key). `args_key` (`canonical_args` of
+    `arguments`) is computed on first use when not given: most requests are matched by
+    id or name alone. Read-only by convention.
+    """
+
+    __slots__ = ("id", "name", "_args_key", "arguments", "order")
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 - the field's name
+        name: str,
+        args_key: tuple | None = None,
+        arguments: dict[str, Any] | None = None,
+        order: tuple = (),
+    ) -> None:
+        self.id = id
+        self.name = name
+        self._args_key = args_key
+        self.arguments: dict[str, Any] = {} if arguments is None else arguments
+        self.order = order
+        """The requesting model span's sort key (start time, span id)."""
+
+    @property
+    def args_key(self) -> tuple:
+        """The arguments' canonical form (`evaluator.calls.canonical`)."""
+        key = self._args_key
+        if key is None:
+            key = self._args_key = canonical_args(self.arguments)
+        return key
+
+    def same_arguments(self, arguments: dict[str, Any]) -> bool:
+        """Whether `arguments` are canonically equal to the request's (compared without
+        building canonical forms when the key would be derived from `arguments` anyway)."""
+        key = self._args_key
+        if key is None:
+            return args_equal(self.arguments, arguments)
+        return key == canonical_args(arguments)
+
+    def _identity(self) -> tuple:
+        return (self.id, self.name, self.args_key)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RequestedCall:
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def __repr__(self) -> str:
+        return (
+            f"RequestedCall(id={self.id!r}, name={self.name!r}, args_key={self.args_key!r}, "
+            f"arguments={self.arguments!r}, order={self.order!r})"
+        )
 
 
 def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
@@ -184,18 +232,21 @@ def _from_attributes(
     output_messages = attributes.get(GENAI.OUTPUT_MESSAGES)
     if output_messages:
         raw.extend(_from_output_messages(output_messages))
-    raw.extend(
-        _from_indexed(
-            attributes, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+    indexed = {key: attributes[key] for key in attributes if key.startswith(_INDEXED_PREFIXES)}
+    if indexed:  # most spans have no indexed attributes at all: skip both scans
+        raw.extend(
+            _from_indexed(
+                indexed, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+            )
         )
-    )
-    raw.extend(
-        _from_indexed(attributes, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
-    )
+        raw.extend(
+            _from_indexed(indexed, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+        )
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
-    haystack = json_or_none(attributes.get(HAYSTACK.LLM_OUTPUT))
+    haystack = attributes.get(HAYSTACK.LLM_OUTPUT)
+    haystack = json_or_none(haystack) if haystack is not None else None
     if isinstance(haystack, Mapping):
         for reply in haystack.get("replies") or ():
             for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
@@ -208,7 +259,8 @@ def _from_attributes(
                             "arguments": call.get("arguments"),
                         }
                     )
-    generation = json_or_none(attributes.get(LANGFUSE.OUTPUT))
+    generation = attributes.get(LANGFUSE.OUTPUT)
+    generation = json_or_none(generation) if generation is not None else None
     if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
         raw.extend(_from_output_messages([generation]))
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
@@ -217,7 +269,8 @@ def _from_attributes(
     response = attributes.get(LOGFIRE.AGENTS_RESPONSE)
     if isinstance(response, str) and '"function_call"' in response:
         raw.extend(_from_responses_object(json_or_none(response)))
-    completion = json_or_none(attributes.get(MLFLOW.SPAN_OUTPUTS))
+    completion = attributes.get(MLFLOW.SPAN_OUTPUTS)
+    completion = json_or_none(completion) if completion is not None else None
     if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
         messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
         raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
@@ -267,7 +320,7 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
             continue
         call_id = "" if _is_item_id(call_id) else str(call_id or "")
         args = parse_arguments(item.get("arguments"))
-        calls.append(RequestedCall(call_id, str(name), canonical_args(args), args, order))
+        calls.append(RequestedCall(call_id, str(name), None, args, order))
     return calls
 
 
@@ -333,9 +386,10 @@ def assign_requests(
             found[index] = choice
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is None:
-            key = canonical_args(call.arguments)
+            arguments = call.arguments
             fits = [r for r in requested if _named(r, call.name) and r.id not in used]
-            take(index, _pick([r for r in fits if r.args_key == key], call.order, latest=latest))
+            same = [r for r in fits if r.same_arguments(arguments)]
+            take(index, _pick(same, call.order, latest=latest))
     for index, call in enumerate(pending):
         if found[index] is None and not call.call_id and call.bare is not None:
             fits = [
@@ -409,4 +463,4 @@ def row_may_hold_requests(span: Any) -> bool:
     events = span.get("events")
     if isinstance(events, str) and len(events) > 2:
         return True
-    return any(marker in raw for marker in _MARKERS)
+    return has_marker(raw, _MARKERS)

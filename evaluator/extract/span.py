@@ -20,11 +20,13 @@ from evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
 
-__all__ = ["json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
+__all__ = ["has_marker", "json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_NAIVE = datetime(1970, 1, 1)
 _EMPTY: dict[str, Any] = {}
+_MICROSECOND = timedelta(microseconds=1)
+_EXECUTE_TOOL = GENAI.EXECUTE_TOOL_SPAN_PREFIX
 
 # A tool span must carry one of these attribute keys (SPEC §5). In a row's
 # JSON text a key appears quoted; when none of them does, and the span name
@@ -47,6 +49,15 @@ _TOOL_MARKERS = tuple(
         LLAMA_INDEX.TOOL_CALL_EVENT,  # a value of llamaindex.step.input_event
     )
 )
+
+
+def has_marker(raw: str, markers: tuple[str, ...]) -> bool:
+    """Whether any of `markers` occurs in `raw` (a plain loop: cheaper than `any()` over a
+    generator, and this runs for every span of every turn)."""
+    for marker in markers:
+        if marker in raw:
+            return True
+    return False
 
 
 def _agents_function_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -129,6 +140,7 @@ class SpanView:
         "_raw_attributes",
         "_events",
         "_raw_events",
+        "_key",
         "requests",
     )
 
@@ -159,6 +171,7 @@ class SpanView:
         self._raw_attributes = attributes
         self._events: list[Mapping[str, Any]] | None = None
         self._raw_events = events
+        self._key: tuple[bool, int, str] | None = None
         self.requests: list[Any] | None = None
         """The tool calls this span requested, once read (`extract.recover`)."""
 
@@ -212,28 +225,36 @@ class SpanView:
         keeps microseconds only, and calls less than 1 us apart must still sort
         by time, not by span id.
         """
+        key = self._key
+        if key is None:
+            key = self._key = self._sort_key()
+        return key
+
+    def _sort_key(self) -> tuple[bool, int, str]:
         raw = self._start_raw
         if type(raw) is int:
             return (False, raw, self.span_id)
+        if type(raw) is datetime and raw.tzinfo is None:  # a stored (naive UTC) timestamp
+            return (False, (raw - _EPOCH_NAIVE) // _MICROSECOND * 1000, self.span_id)
         start = self.start_time
         if start is None:
             return (True, 0, self.span_id)
-        return (False, (start - _EPOCH) // timedelta(microseconds=1) * 1000, self.span_id)
+        return (False, (start - _EPOCH) // _MICROSECOND * 1000, self.span_id)
 
     def may_be_tool_span(self) -> bool:
         """Cheap necessary condition for being a tool span (see _TOOL_MARKERS)."""
         if self.name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
             return True
         raw = self._raw_attributes
-        if self._attributes is None and isinstance(raw, str):
-            return any(marker in raw for marker in _TOOL_MARKERS)
+        if self._attributes is None and type(raw) is str:
+            return has_marker(raw, _TOOL_MARKERS)
         return True
 
     def may_hold_text(self, *markers: str) -> bool:
         """False only when the raw attribute JSON certainly lacks every marker."""
         raw = self._raw_attributes
-        if self._attributes is None and isinstance(raw, str):
-            return any(marker in raw for marker in markers)
+        if self._attributes is None and type(raw) is str:
+            return has_marker(raw, markers)
         return True
 
 
@@ -246,12 +267,12 @@ def row_may_be_tool_span(row: Any) -> bool:
     if type(row) is not dict:
         return True
     raw = row.get("attributes")
-    if not isinstance(raw, str):
+    if type(raw) is not str:
         return True
     name = row.get("name")
-    if isinstance(name, str) and name.startswith(GENAI.EXECUTE_TOOL_SPAN_PREFIX):
+    if type(name) is str and name.startswith(_EXECUTE_TOOL):
         return True
-    return any(marker in raw for marker in _TOOL_MARKERS)
+    return has_marker(raw, _TOOL_MARKERS)
 
 
 def _view_of_readable(span: Any) -> SpanView:
@@ -288,25 +309,46 @@ def _status_name(value: Any) -> str:
     return text.upper().removeprefix("STATUS_CODE_")
 
 
+def _id_text(value: Any, width: int) -> str:
+    """A stored id as lower-case hex ("" when absent); ids are stored as hex text."""
+    if type(value) is str:
+        return value.lower()
+    return _hex(value, width) or ""
+
+
 def _view_of_row(row: Mapping[str, Any]) -> SpanView:
-    duration = row.get("duration_ms")
-    start = row.get("start_time")
-    if duration is None and start is not None and row.get("end_time") is not None:
-        start_dt, end_dt = _to_datetime(start), _to_datetime(row["end_time"])
-        if start_dt is not None and end_dt is not None:
-            duration = (end_dt - start_dt) / timedelta(milliseconds=1)
-    return SpanView(
-        trace_id=_hex(row.get("trace_id"), 32),
-        span_id=_hex(row.get("span_id"), 16),
-        name=row.get("name") or "",
-        start=start,
-        duration_ms=duration if duration is None or type(duration) is float else float(duration),
-        status_code=_status_name(row.get("status_code")),
-        status_message=row.get("status_message"),
-        attributes=row.get("attributes"),
-        events=row.get("events"),
-        parent_span_id=_hex(row.get("parent_span_id"), 16),
-    )
+    """A view over a `spans` row, its slots set directly (one per span of every turn: the
+    keyword constructor is measurably slower)."""
+    get = row.get
+    duration = get("duration_ms")
+    start = get("start_time")
+    if duration is None:
+        if start is not None and get("end_time") is not None:
+            start_dt, end_dt = _to_datetime(start), _to_datetime(row["end_time"])
+            if start_dt is not None and end_dt is not None:
+                duration = float((end_dt - start_dt) / timedelta(milliseconds=1))
+    elif type(duration) is not float:
+        duration = float(duration)
+    view = _new_view(SpanView)
+    view.trace_id = _id_text(get("trace_id"), 32)
+    view.span_id = _id_text(get("span_id"), 16)
+    view.parent_span_id = _id_text(get("parent_span_id"), 16)
+    view.name = get("name") or ""
+    view.status_code = _status_name(get("status_code"))
+    view.status_message = get("status_message")
+    view.duration_ms = duration
+    view._start_raw = start
+    view._start = False
+    view._attributes = None
+    view._raw_attributes = get("attributes")
+    view._events = None
+    view._raw_events = get("events")
+    view._key = None
+    view.requests = None
+    return view
+
+
+_new_view = object.__new__
 
 
 def view_of(span: Any) -> SpanView:

@@ -73,8 +73,13 @@ _TRACED = ToolCallSource.TRACING_PROCESSOR
 
 def _naive(value: datetime | None) -> datetime | None:
     """Naive UTC, as the tables store timestamps."""
-    if value is None or value.tzinfo is None:
+    if value is None:
         return value
+    tz = value.tzinfo
+    if tz is None:
+        return value
+    if tz is timezone.utc:  # what extraction sets: only the zone goes
+        return value.replace(tzinfo=None)
     return value.astimezone(timezone.utc).replace(tzinfo=None)
 
 
@@ -95,24 +100,30 @@ class ToolCallColumns:
         self, chat_id: str, turn_id: int, run_id: str | None, calls: Sequence[ToolCall]
     ) -> None:
         """Append one turn's merged calls; `traced` = derived from spans or matched to a span."""
+        n = len(calls)
+        if not n:
+            return
         c = self.columns
-        for seq, call in enumerate(calls):
+        c["chat_id"].extend([chat_id] * n)
+        c["turn_id"].extend([turn_id] * n)
+        c["seq"].extend(range(n))
+        c["run_id"].extend([run_id] * n)
+        ids, names, arguments = c["id"], c["name"], c["arguments"]
+        results, errors, sources, traced = c["result"], c["error"], c["source"], c["traced"]
+        span_ids, starts, durations = c["span_id"], c["start_time"], c["duration_ms"]
+        for call in calls:
             source = call.source
             span_id = call.span_id
-            c["chat_id"].append(chat_id)
-            c["turn_id"].append(turn_id)
-            c["seq"].append(seq)
-            c["run_id"].append(run_id)
-            c["id"].append(call.id)
-            c["name"].append(call.name)
-            c["arguments"].append(_dumps(call.arguments) if call.arguments else "{}")
-            c["result"].append(call.result)
-            c["error"].append(call.error)
-            c["source"].append(source.value if isinstance(source, ToolCallSource) else source)
-            c["traced"].append(source == _TRACED or span_id is not None)
-            c["span_id"].append(span_id)
-            c["start_time"].append(_naive(call.start_time))
-            c["duration_ms"].append(call.duration_ms)
+            ids.append(call.id)
+            names.append(call.name)
+            arguments.append(_dumps(call.arguments) if call.arguments else "{}")
+            results.append(call.result)
+            errors.append(call.error)
+            sources.append(source.value if isinstance(source, ToolCallSource) else source)
+            traced.append(source == _TRACED or span_id is not None)
+            span_ids.append(span_id)
+            starts.append(_naive(call.start_time))
+            durations.append(call.duration_ms)
 
     def table(self) -> pa.Table:
         """The rows as an Arrow table of `TOOL_CALLS_SCHEMA`."""

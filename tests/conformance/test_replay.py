@@ -125,3 +125,64 @@ def _check_keyed(recording: Recording, outcome: Outcome) -> None:
         assert outcome.inspection.unkeyed == [], recording.variant
     else:  # no conversation notion: each trace is a conversation of its own
         assert all(c["chat_id"] for c in outcome.tool_calls), recording.variant
+
+
+def _turn_rows(db: Path) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """(turn's span rows, conversation's span rows) as stored: attributes/events JSON text."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        cursor = con.execute(
+            "SELECT trace_id, span_id, parent_span_id, name, start_time, end_time, status_code, "
+            "status_message, attributes, events, chat_id, turn_id FROM spans "
+            "ORDER BY chat_id, turn_id, start_time, span_id"
+        )
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+    finally:
+        con.close()
+    chats: dict[Any, list[dict[str, Any]]] = {}
+    turns: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+    for row in rows:
+        chats.setdefault(row["chat_id"], []).append(row)
+        turns.setdefault((row["chat_id"], row["turn_id"]), []).append(row)
+    return [(spans, chats[chat]) for (chat, _), spans in turns.items()]
+
+
+def test_extraction_text_screening_changes_no_answer(
+    recording: Recording, outcome: Outcome
+) -> None:
+    """Stored rows (JSON text) take extraction's fast paths: spans screened by a substring
+    test before any parse, views built from rows. Rows whose JSON is already decoded skip
+    every text test (the general path); both must give the same calls, turn by turn, and so
+    must one `ConversationSpans` shared by a conversation's turns (read once)."""
+    import orjson
+
+    from evaluator.extract import ConversationSpans, extract_tool_calls
+
+    assert outcome.db is not None
+
+    def decoded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {
+                **row,
+                "attributes": orjson.loads(row["attributes"] or "{}"),
+                "events": orjson.loads(row["events"] or "[]"),
+            }
+            for row in rows
+        ]
+
+    checked = 0
+    shared: dict[int, ConversationSpans] = {}  # one per conversation, reused by its turns
+    for spans, conversation in _turn_rows(outcome.db):
+        fast = extract_tool_calls([dict(r) for r in spans], context=[dict(r) for r in conversation])
+        general = extract_tool_calls(decoded(spans), context=decoded(conversation))
+        assert [c.model_dump() for c in fast] == [c.model_dump() for c in general], (
+            recording.variant
+        )
+        context = shared.setdefault(id(conversation), ConversationSpans(conversation))
+        reused = extract_tool_calls([dict(r) for r in spans], context=context)
+        assert [c.model_dump() for c in reused] == [c.model_dump() for c in fast], recording.variant
+        checked += len(fast)
+    assert checked or not recording.truth["tool_calls"], recording.variant

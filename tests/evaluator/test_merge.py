@@ -143,3 +143,71 @@ def test_unmatched_traced_call_keeps_its_group():
     """A leftover traced call is emitted as is, group included."""
     merged = merge_tool_calls([explicit("a")], [traced("z", second=1, group="span-y")])
     assert [(call.name, call.group) for call in merged] == [("a", None), ("z", "span-y")]
+
+
+def _reference_merge(explicit_calls: list[ToolCall], traced_calls: list[ToolCall]) -> list:
+    """SPEC §6's rule written plainly: signatures are (name, canonical arguments)."""
+    from evaluator.calls.canonical import canonical_args
+
+    free = [True] * len(traced_calls)
+    explicit_ids = {c.id for c in explicit_calls if c.id}
+
+    def allowed(index: int, own_id: str) -> bool:
+        other = traced_calls[index].id
+        return free[index] and not (other in explicit_ids and other != own_id)
+
+    out = []
+    for call in explicit_calls:
+        twin = None
+        if call.id:
+            twin = next(
+                (i for i, t in enumerate(traced_calls) if t.id == call.id and allowed(i, call.id)),
+                None,
+            )
+        if twin is None:
+            signature = (call.name, canonical_args(call.arguments))
+            twin = next(
+                (
+                    i
+                    for i, t in enumerate(traced_calls)
+                    if (t.name, canonical_args(t.arguments)) == signature and allowed(i, call.id)
+                ),
+                None,
+            )
+        if twin is not None:
+            free[twin] = False
+        out.append((call.name, call.id, twin))
+    leftovers = [i for i in range(len(traced_calls)) if free[i]]
+    leftovers.sort(key=lambda i: traced_calls[i].start_time)
+    return out + [("leftover", i) for i in leftovers]
+
+
+def test_merge_pairs_as_the_plain_rule_on_random_calls() -> None:
+    """The merge's name index + canonical comparison pairs exactly as signature lookup."""
+    import random
+
+    rng = random.Random(5)
+    args_pool = [{}, {"a": 1}, {"a": 1.0}, {"a": True}, {"a": "1"}, {"a": [1, 2]}, {"b": None}]
+    for _ in range(500):
+        traced_calls = [
+            traced(
+                rng.choice("xy"),
+                dict(rng.choice(args_pool)),
+                second=k,
+                id=rng.choice(["", "", "c1", "c2"]),
+            )
+            for k in range(rng.randint(1, 5))
+        ]
+        explicit_calls = [
+            explicit(rng.choice("xy"), dict(rng.choice(args_pool)), id=rng.choice(["", "c1", "c3"]))
+            for _ in range(rng.randint(1, 4))
+        ]
+        merged = merge_tool_calls(explicit_calls, traced_calls)
+        expected = _reference_merge(explicit_calls, traced_calls)
+        for call, want in zip(merged, expected, strict=True):
+            if want[0] == "leftover":
+                assert call is traced_calls[want[1]]
+            elif want[2] is None:
+                assert call.span_id is None
+            else:
+                assert call.span_id == traced_calls[want[2]].span_id

@@ -78,3 +78,29 @@ def test_fast_equality_agrees_with_canonical_forms() -> None:
         a, b = _random_value(rng), _random_value(rng)
         assert values_equal(a, b) is (canonical(a) == canonical(b)), (a, b)
         assert values_equal(a, a)
+
+
+def test_fast_equality_reads_other_keys_as_canonical_does() -> None:
+    """canonical() keys a mapping by str(key): {1: x} is {"1": x}, whichever side holds the
+    non-text key (the fast path used to miss it when only the second side did)."""
+    assert values_equal({"1": "x"}, {1: "x"}) is (canonical({"1": "x"}) == canonical({1: "x"}))
+    assert values_equal({"1": "x"}, {1: "x"}) and values_equal({1: "x"}, {"1": "x"})
+    assert not values_equal({"1": "x"}, {2: "x"})
+    assert not values_equal({"a": {"1": 1}}, {"a": {1: 2}})
+
+
+def _random_keyed(rng, depth: int = 0):
+    if depth < 3 and rng.random() < 0.4:
+        keys = [rng.choice(["a", "1", 1, "b", 2, "2"]) for _ in range(rng.randint(0, 3))]
+        return {key: _random_keyed(rng, depth + 1) for key in keys}
+    return _random_value(rng, depth + 1)
+
+
+def test_fast_equality_agrees_with_canonical_forms_on_mixed_keys() -> None:
+    import random
+
+    rng = random.Random(23)
+    for _ in range(3000):
+        a, b = _random_keyed(rng), _random_keyed(rng)
+        assert values_equal(a, b) is (canonical(a) == canonical(b)), (a, b)
+        assert values_equal(b, a) is (canonical(a) == canonical(b)), (b, a)
