@@ -23,7 +23,7 @@ from evaluator.pipeline.stages import ConversationWork
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 
-__all__ = ["JudgeStage", "judge_task_count", "run_custom"]
+__all__ = ["JudgeStage", "add_not_run", "judge_task_count", "run_custom"]
 
 
 def judge_task_count(config: EvalConfig, *, conversations: int, turns: int) -> int:
@@ -90,6 +90,11 @@ class JudgeStage:
         return bool(self.config.metrics) and self._reason is None
 
     @property
+    def not_run_reason(self) -> str | None:
+        """Why the selected judges cannot run (None when they can or none is selected)."""
+        return self._reason
+
+    @property
     def usage(self) -> LLMUsage:
         """Requests, cache hits, tokens and cost so far."""
         return self._client.usage if self._client is not None else self._usage
@@ -117,13 +122,7 @@ class JudgeStage:
         if not config.metrics:
             return
         if self._reason is not None:
-            for work in works:  # one not_run per judge and conversation, not per turn
-                if work.data.traced_only:
-                    continue  # never judged: nothing was not run
-                for name in config.metrics:
-                    result = not_run_result(name, self._reason)
-                    result.details["level"] = BUILTIN_JUDGES[name].level
-                    work.conv_results.append(result)
+            add_not_run(works, config, self._reason)
             return
         assert self.llm is not None
         if self._runner is None:
@@ -139,6 +138,18 @@ class JudgeStage:
                 works[w].conv_results.append(result)
             else:
                 works[w].turn_results[index].append(result)
+
+
+def add_not_run(works: Sequence[ConversationWork], config: EvalConfig, reason: str) -> None:
+    """Record the selected judges as not run, for `reason`: one result per judge and
+    conversation, not per turn (pure: a worker process may do it)."""
+    for work in works:
+        if work.data.traced_only:
+            continue  # never judged: nothing was not run
+        for name in config.metrics:
+            result = not_run_result(name, reason)
+            result.details["level"] = BUILTIN_JUDGES[name].level
+            work.conv_results.append(result)
 
 
 def run_custom(

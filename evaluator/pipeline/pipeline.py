@@ -24,6 +24,12 @@ What outlives a chunk is one small summary per conversation and a running
 tally of metric values (`evaluator.scoring.tally`). At the end: the run summary,
 the gates (`evaluator.scoring.gates`), a `runs` row and `results.json`.
 
+With `workers` > 1, steps 2, 3, 6 and the rows of 7 run in worker processes, chunk
+by chunk, while this process reads the next chunk and writes finished ones in order
+(`evaluator.pipeline.workers`); judges and custom metrics keep everything here. Each
+chunk's metric values are tallied apart and merged in chunk order, so the serial and
+the parallel path give the same floats.
+
 Each chunk's rows are committed with the chunk (one transaction holding the
 whole evaluation keeps its uncommitted rows in memory: ~7 MB per 10k turns,
 unbounded). An evaluation is complete when its `runs` row exists; one that
@@ -41,28 +47,31 @@ from __future__ import annotations
 import gc
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from evaluator.checks.custom import CustomMetricError, load_custom_metrics
-from evaluator.load.load import EXTRACTION_SPAN_COLUMNS
-from evaluator.output.output import ScoreColumns, ToolCallColumns
+from evaluator.checks.custom import CustomMetric, CustomMetricError, load_custom_metrics
+from evaluator.load.fetch import ChunkTables
+from evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan, ConversationData
 from evaluator.output.results_file import ResultsWriter
 from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
 from evaluator.output.rollup import run_summary
+from evaluator.pipeline.chunk import (
+    ChunkResult,
+    derive_chunk,
+    evaluate_in_worker,
+    init_worker,
+    score_chunk,
+)
 from evaluator.pipeline.judging import JudgeStage, judge_task_count, run_custom
 from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.stages import (
-    ConversationWork,
-    derive_calls,
-    score_conversation,
-    tool_checks,
-)
+from evaluator.pipeline.stages import ConversationWork
+from evaluator.pipeline.workers import ChunkPool, auto_workers
 from evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
@@ -84,6 +93,8 @@ assertions per turn, 20k rows about half; smaller chunks cost <10% in speed."""
 __all__ = ["EvaluationResult", "evaluate_db"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -123,6 +134,83 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
+def _gc_paused(items: Iterator[T]) -> Iterator[T]:
+    """`items`, each produced with the cyclic GC paused (`_no_gc`): reading a chunk builds
+    its many rows."""
+    while True:
+        with _no_gc():
+            item = next(items, _END)
+        if item is _END:
+            return
+        yield item  # type: ignore[misc]
+
+
+_END: Any = object()
+
+
+def _worker_count(requested: int | None, *, plan: ChunkPlan, main_only: bool) -> int:
+    """How many worker processes evaluate the chunks (1: this process does).
+
+    Judges (one client, limiter and cache connection for the whole evaluation) and custom
+    metrics (user code, any span column) run in this process, between deriving and
+    scoring: with either, every stage runs here. Judging waits on the LLM, not the CPU,
+    and shipping each conversation's calls and results back and forth would cost what a
+    second core saves on the rest.
+    """
+    if main_only:
+        if requested is not None and requested > 1:
+            log.info("judges or custom metrics run in this process: evaluating in one process")
+        return 1
+    if requested is None:
+        return auto_workers(chunks=len(plan.chunks), turns=plan.num_turns)
+    return min(requested, len(plan.chunks)) or 1
+
+
+def _serial(
+    chunks: Iterator[tuple[list[str], list[ConversationData]]],
+    config: EvalConfig,
+    judges: JudgeStage,
+    custom: list[CustomMetric],
+    stages: tuple[Callable[..., None], Callable[..., None], Callable[..., None]],
+) -> Iterator[tuple[list[str], ChunkResult]]:
+    """Evaluate each chunk in this process: derive, judge, custom metrics, score."""
+    derived, judged, customized = stages
+    parsed: dict[bytes, list[Any]] = {}  # assertion lists by their JSON
+    for chat_ids, loaded in chunks:
+        with _no_gc():
+            works = [ConversationWork(data) for data in loaded]
+            del loaded
+            tool_calls = derive_chunk(works, config, parsed=parsed, advance=derived)
+            judges.run(works, judged)
+            run_custom(works, custom, config, customized)
+            result = score_chunk(works, config, tool_calls=tool_calls)
+            del works, tool_calls
+        yield chat_ids, result
+
+
+def _parallel(
+    chunks: Iterator[tuple[list[str], ChunkTables | list[ConversationData]]],
+    workers: int,
+    config: EvalConfig,
+    judges: JudgeStage,
+    *,
+    total: int,
+) -> Iterator[tuple[list[str], ChunkResult]]:
+    """Evaluate the chunks in `workers` processes (`evaluate_in_worker`), in order."""
+    numbered = (((i, chat_ids), loaded) for i, (chat_ids, loaded) in enumerate(chunks))
+
+    def describe(key: tuple[int, list[str]]) -> str:
+        index, chat_ids = key
+        first, last = chat_ids[0], chat_ids[-1]
+        return f"chunk {index + 1} of {total} (chats {first} .. {last})"
+
+    with ChunkPool(
+        workers, initializer=init_worker, initargs=(config, judges.not_run_reason)
+    ) as pool:
+        for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
+            yield chat_ids, result
+
+
 def _version() -> str | None:
     try:
         return metadata.version("tracesim")
@@ -141,6 +229,7 @@ def evaluate_db(
     progress: bool = True,
     kind: str = "evaluate",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    workers: int | None = 1,
 ) -> EvaluationResult:
     """Evaluate the store `db_path`: a DuckDB file (read-write: the collector must be
     stopped), a `clickhouse://` / `chdb://` URL (`evaluator.store`), or an open `EvalStore`.
@@ -149,6 +238,11 @@ def evaluate_db(
     `base_dir` resolves `custom_metrics_file_paths` (the config file's folder).
     `output_dir` receives `results.json` (default `<db stem>_results/` beside the file).
     `chunk_rows` bounds the stored rows (turns + spans) held in memory at once.
+    `workers`: processes deriving and scoring the chunks (`evaluator.pipeline.workers`):
+    1 (default) evaluates in this process, None picks (`auto_workers`: 2 on 2+ cores for
+    5k+ turns). Judges and custom metrics keep every stage in this process
+    (`_worker_count`). Workers start by forkserver: a script calling this with
+    workers != 1 needs the `if __name__ == "__main__":` guard (`multiprocessing`).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
     try:
@@ -156,12 +250,13 @@ def evaluate_db(
     except CustomMetricError as exc:
         raise EvalConfigError(str(exc)) from exc
     check_gate_names(config, extra=[m.name for m in custom])
+    if workers is not None and workers < 1:
+        raise EvalConfigError(f"workers must be 1 or more (got {workers})")
     started = datetime.now(timezone.utc).replace(tzinfo=None)
     eval_id = uuid.uuid4().hex
     # Custom metrics may read any span column; extraction reads a few.
     span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
     tally = MetricTally(config)
-    parsed: dict[bytes, list[Any]] = {}  # assertion lists by their JSON
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
     try:
@@ -192,36 +287,32 @@ def evaluate_db(
                     else 0,
                 )
                 customized = bar.task("custom metrics", n_chats if custom else 0)
-                for chat_ids, loaded in store.chunks(
-                    plan, run_id=run_id, span_columns=span_columns
-                ):
+                n_workers = _worker_count(
+                    workers, plan=plan, main_only=judges.active or bool(custom)
+                )
+                read = store.raw_chunks if n_workers > 1 else store.chunks
+                chunks = _gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
+                if n_workers > 1:
+                    results = _parallel(chunks, n_workers, config, judges, total=len(plan.chunks))
+                else:
+                    stages = (derived, judged, customized)
+                    results = _serial(chunks, config, judges, custom, stages)
+                for chat_ids, result in results:
                     with _no_gc():
-                        works = [ConversationWork(data) for data in loaded]
-                        del loaded
-                        tool_rows = ToolCallColumns()
-                        for work in works:
-                            derive_calls(work, tool_rows)
-                            if config.tool_checks:
-                                tool_checks(work, parsed=parsed)
-                            derived()
-                        judges.run(works, judged)
-                        run_custom(works, custom, config, customized)
-                        scores = ScoreColumns()
-                        for work in works:
-                            conversation, entry = score_conversation(
-                                work, config, scores=scores, tally=tally
-                            )
-                            conversations.append(conversation)
-                            writer.add(entry)
-                        del works
+                        conversations.extend(result.conversations)
+                        for entry in result.entries:
+                            writer.add_encoded(entry)
+                        tally.merge(result.tally)
                         store.write_chunk(
                             eval_id=eval_id,
                             created_at=started,
                             chat_ids=chat_ids,
-                            tool_calls=tool_rows,
-                            scores=scores,
+                            tool_calls=result.tool_calls,
+                            scores=result.scores,
                         )
-                        del tool_rows, scores
+                        del result
+                    if n_workers > 1:
+                        derived(len(chat_ids))
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(

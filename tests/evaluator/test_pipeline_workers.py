@@ -1,0 +1,190 @@
+"""evaluate_db with worker processes: the same rows, results.json, tally, gates and exit code
+as in one process; a worker that dies or raises fails the evaluation with a clear error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pytest
+
+from benchmarks.synthetic_turns import build_database
+from evaluator.load.load import ConversationData
+from evaluator.pipeline.pipeline import EvaluationResult, evaluate_db
+from evaluator.pipeline.workers import AUTO_MIN_TURNS, WorkerError, auto_workers
+from evaluator.scoring.gates import EvalConfigError
+from evaluator.store.duckdb_store import DuckDBStore
+from schemas.eval_config import EvalConfig
+from tests.evaluator.test_pipeline import build_db
+
+SCORE_COLUMNS = "run_id, chat_id, turn_id, metric, value, passed, threshold, label, reason, details"
+GATES = EvalConfig(
+    thresholds={"trajectory": 1.0, "final_score": 0.5}, max_thresholds={"tool_error_rate": 0.1}
+)
+
+
+def _stored(db: Path, eval_id: str) -> tuple[list[tuple], list[tuple], tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        scores = con.execute(
+            f"SELECT {SCORE_COLUMNS} FROM scores WHERE eval_id = ? ORDER BY ALL", [eval_id]
+        ).fetchall()
+        calls = con.execute("SELECT * FROM tool_calls ORDER BY ALL").fetchall()
+        run = con.execute(
+            "SELECT num_conversations, num_turns, final_score, status, gates_passed, exit_code "
+            "FROM runs WHERE eval_id = ?",
+            [eval_id],
+        ).fetchone()
+    finally:
+        con.close()
+    return scores, calls, run
+
+
+def _results_json(result: EvaluationResult) -> dict[str, Any]:
+    """results.json without what differs between any two evaluations (ids, times, paths)."""
+    assert result.results_path is not None
+    report = orjson.loads(result.results_path.read_bytes())
+    for key in ("eval_id", "created_at", "db_path"):
+        report.pop(key)
+    return report
+
+
+def _serial_and_parallel(
+    db: Path, tmp_path: Path, config: EvalConfig, **kwargs: Any
+) -> tuple[tuple[EvaluationResult, Path], tuple[EvaluationResult, Path]]:
+    """Evaluate two copies of `db`: in this process, and with 2 worker processes."""
+    out = []
+    for workers in (1, 2):
+        copy = tmp_path / f"w{workers}.duckdb"
+        shutil.copyfile(db, copy)
+        result = evaluate_db(
+            copy,
+            config=config,
+            output_dir=tmp_path / f"out{workers}",
+            progress=False,
+            workers=workers,
+            **kwargs,
+        )
+        out.append((result, copy))
+    return out[0], out[1]
+
+
+def _assert_same(serial: tuple[EvaluationResult, Path], parallel: tuple[EvaluationResult, Path]):
+    (a, a_db), (b, b_db) = serial, parallel
+    assert _stored(a_db, a.eval_id) == _stored(b_db, b.eval_id)
+    assert _results_json(a) == _results_json(b)
+    assert a.summary == b.summary and a.gates == b.gates and a.exit_code == b.exit_code
+    assert [c.model_dump() for c in a.report.conversations] == [
+        c.model_dump() for c in b.report.conversations
+    ]
+
+
+def test_many_chunks_in_workers_store_what_one_process_stores(tmp_path: Path) -> None:
+    db = tmp_path / "synthetic.duckdb"
+    build_database(str(db), 400, scenarios=True)  # 40 chats whose scenarios assert 7 checks
+    serial, parallel = _serial_and_parallel(db, tmp_path, GATES, chunk_rows=150)
+    _assert_same(serial, parallel)
+    result = parallel[0]
+    assert result.summary.num_turns == 400 and result.summary.assertions_total > 400
+    assert result.exit_code == 1 and not result.gates_passed  # 1 in 8 calls fails
+    # the judges (selected by default, no model configured) are recorded as not run
+    assert result.report.llm_usage.reason
+    entries = _results_json(result)["conversations"]
+    assert len(entries) == 40
+    assert all(any(m.get("label") == "not_run" for m in c["metrics"]) for c in entries)
+
+
+def test_offline_example_in_workers_stores_what_one_process_stores(
+    example_db: Path, tmp_path: Path
+) -> None:
+    serial, parallel = _serial_and_parallel(example_db, tmp_path, GATES, chunk_rows=5)
+    _assert_same(serial, parallel)
+    assert parallel[0].summary.num_tool_calls > 0
+
+
+@pytest.fixture(scope="module")
+def example_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline customer-service example, run once (scripted users, local model)."""
+    from tracesim.config_loader import load_run_config
+    from tracesim.run import run
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "customer_service"
+    out = tmp_path_factory.mktemp("example") / "results"
+    outcome = run(
+        load_run_config(example / "config.yaml", {"output_dir": str(out)}), show_progress=False
+    )
+    assert outcome.exit_code == 0, outcome.error
+    return Path(outcome.db_path)
+
+
+class _ExitWhenLoaded:
+    """Kills the process that unpickles it: a worker that dies mid-chunk."""
+
+    def __reduce__(self) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return os._exit, (7,)
+
+
+class _TamperedStore(DuckDBStore):
+    """A DuckDB store whose second chunk is altered by `tamper` on its way to a worker."""
+
+    def __init__(self, path: Path, tamper: Callable[[list[ConversationData]], None]) -> None:
+        super().__init__(path)
+        self.tamper = tamper
+
+    def raw_chunks(self, plan: Any, **kwargs: Any) -> Iterator[tuple[list[str], Any]]:
+        for index, (chat_ids, tables) in enumerate(super().raw_chunks(plan, **kwargs)):
+            loaded = tables.assemble()
+            if index == 1:
+                self.tamper(loaded)
+            yield chat_ids, loaded
+
+
+def _kill(loaded: list[ConversationData]) -> None:
+    loaded[0].turns[0]["boom"] = _ExitWhenLoaded()
+
+
+def _break(loaded: list[ConversationData]) -> None:
+    del loaded[0].turns[0]["turn_id"]  # every stored turn has one: the code raises KeyError
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [(_kill, "a worker process died while evaluating chunk 2 of "), (_break, "KeyError")],
+)
+def test_a_failing_worker_fails_the_evaluation(
+    tmp_path: Path, tamper: Callable[[list[ConversationData]], None], message: str
+) -> None:
+    db = tmp_path / "synthetic.duckdb"
+    build_database(str(db), 100)
+    store = _TamperedStore(db, tamper)
+    with pytest.raises(WorkerError, match=message) as caught:
+        evaluate_db(
+            store,
+            config=EvalConfig(),
+            output_dir=tmp_path / "out",
+            progress=False,
+            chunk_rows=60,
+            workers=2,
+        )
+    assert "chunk 2 of" in str(caught.value) and "chats " in str(caught.value)
+    assert not (tmp_path / "out" / "results.json").exists()
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # the chunk written before the failure was removed with the evaluation
+        assert con.execute("SELECT count(*) FROM scores").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    finally:
+        con.close()
+
+
+def test_automatic_choice_uses_workers_only_when_it_pays(tmp_path: Path) -> None:
+    assert auto_workers(chunks=1, turns=10 * AUTO_MIN_TURNS) == 1  # one chunk: one process
+    assert auto_workers(chunks=8, turns=AUTO_MIN_TURNS - 1) == 1  # too small to pay
+    expected = min(2, len(os.sched_getaffinity(0)))
+    assert auto_workers(chunks=8, turns=AUTO_MIN_TURNS) == expected
+    with pytest.raises(EvalConfigError, match="workers must be 1 or more"):
+        evaluate_db(build_db(tmp_path / "t.duckdb"), config=EvalConfig(), workers=0)
