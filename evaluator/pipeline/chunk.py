@@ -27,14 +27,15 @@ from evaluator.load.load import ConversationData
 from evaluator.output.output import SCORES_SCHEMA, ScoreColumns, ToolCallColumns
 from evaluator.output.results_file import encode_entry
 from evaluator.output.results_model import ConversationResult
-from evaluator.pipeline.judging import add_not_run
 from evaluator.pipeline.stages import (
     ConversationWork,
+    add_results,
     derive_calls,
     score_conversation,
     tool_checks,
 )
 from evaluator.scoring.tally import MetricTally
+from schemas import MetricResult
 from schemas.eval_config import EvalConfig
 
 __all__ = [
@@ -156,16 +157,15 @@ def evaluate_chunk(
     loaded: list[ConversationData],
     config: EvalConfig,
     *,
-    not_run_reason: str | None,
+    not_run: Sequence[MetricResult],
     parsed: dict[bytes, list[Any]],
 ) -> ChunkResult:
     """Everything a chunk needs when no judge runs and no custom metric is configured:
-    derive, check, record the judges as not run (`not_run_reason`, when judges are
-    selected but cannot run), score."""
+    derive, check, add the selected judges' `not_run` results (`not_run_results`: they
+    cannot run), score."""
     works = [ConversationWork(data) for data in loaded]
     tool_calls = derive_chunk(works, config, parsed=parsed)
-    if not_run_reason is not None and config.metrics:
-        add_not_run(works, config, not_run_reason)
+    add_results(works, not_run)
     return score_chunk(works, config, tool_calls=tool_calls)
 
 
@@ -173,9 +173,9 @@ _worker: dict[str, Any] = {}
 """A worker process's settings (`init_worker`) and its cache of parsed assertion lists."""
 
 
-def init_worker(config: EvalConfig, not_run_reason: str | None) -> None:
+def init_worker(config: EvalConfig, not_run: Sequence[MetricResult]) -> None:
     """Set up a worker process for `evaluate_in_worker` (a `ChunkPool` initializer)."""
-    _worker.update(config=config, not_run_reason=not_run_reason, parsed={})
+    _worker.update(config=config, not_run=not_run, parsed={})
 
 
 def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResult:
@@ -189,7 +189,7 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
         return evaluate_chunk(
             loaded,
             _worker["config"],
-            not_run_reason=_worker["not_run_reason"],
+            not_run=_worker["not_run"],
             parsed=_worker["parsed"],
         ).built()
     finally:

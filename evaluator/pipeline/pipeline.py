@@ -68,7 +68,12 @@ from evaluator.pipeline.chunk import (
     init_worker,
     score_chunk,
 )
-from evaluator.pipeline.judging import JudgeStage, judge_task_count, run_custom
+from evaluator.pipeline.judging import (
+    JudgeStage,
+    judge_task_count,
+    not_run_results,
+    run_custom,
+)
 from evaluator.pipeline.progress import Progress
 from evaluator.pipeline.stages import ConversationWork
 from evaluator.pipeline.workers import ChunkPool, auto_workers
@@ -204,9 +209,9 @@ def _parallel(
         first, last = chat_ids[0], chat_ids[-1]
         return f"chunk {index + 1} of {total} (chats {first} .. {last})"
 
-    with ChunkPool(
-        workers, initializer=init_worker, initargs=(config, judges.not_run_reason)
-    ) as pool:
+    reason = judges.not_run_reason
+    not_run = not_run_results(config, reason) if reason is not None else []
+    with ChunkPool(workers, initializer=init_worker, initargs=(config, not_run)) as pool:
         for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
             yield chat_ids, result
 
