@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import logging
 import multiprocessing
 import os
 import pstats
@@ -176,12 +177,27 @@ def run(path: str, worker: int = 0, workers: int = 1) -> tuple[int, int, dict[st
     return len(groups), calls, timers
 
 
+class _WorkerCPU(logging.Handler):
+    """The CPU time of evaluate_db's worker processes, from the pipeline's debug record
+    (they are the forkserver's children, not this process's)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seconds = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seconds += getattr(record, "worker_cpu_seconds", 0.0)
+
+
 def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str, Any]:
     """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
     from evaluator.pipeline.pipeline import evaluate_db
     from schemas.eval_config import EvalConfig
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
+    worker_cpu = _WorkerCPU()
+    logging.getLogger("evaluator.pipeline.pipeline").addHandler(worker_cpu)
+    logging.getLogger("evaluator.pipeline.pipeline").setLevel(logging.DEBUG)
     profiler = cProfile.Profile() if profile else None
     cpu0 = time.process_time()
     t0 = time.perf_counter()
@@ -192,8 +208,7 @@ def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str,
         profiler.disable()
     elapsed = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
-    children = os.times()  # the worker processes' CPU (they have exited)
-    cpu_workers = children.children_user + children.children_system
+    cpu_workers = worker_cpu.seconds
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     size = os.path.getsize(result.results_path) if result.results_path else 0

@@ -15,6 +15,7 @@ a tally of the chunk's metric values (`MetricTally.merge`d in chunk order).
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -105,6 +106,8 @@ class ChunkResult:
     entries: list[bytes]
     """The conversations' `results.json` entries (`ResultsWriter.add_encoded`)."""
     tally: MetricTally
+    cpu_seconds: float = 0.0
+    """CPU time the worker process spent on the chunk (0 when evaluated in-process)."""
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
@@ -182,11 +185,12 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
     """`evaluate_chunk` in a worker process, on a chunk as read (`EvalStore.raw_chunks`),
     its rows built as Arrow tables to send back. The cyclic GC pauses meanwhile: nothing
     a chunk builds is cyclic (see `evaluator.pipeline.pipeline._no_gc`)."""
+    cpu = time.process_time()
     gc.disable()
     try:
         loaded = chunk.assemble() if isinstance(chunk, ChunkTables) else chunk
         del chunk
-        return evaluate_chunk(
+        result = evaluate_chunk(
             loaded,
             _worker["config"],
             not_run=_worker["not_run"],
@@ -194,3 +198,5 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
         ).built()
     finally:
         gc.enable()
+    result.cpu_seconds = time.process_time() - cpu
+    return result

@@ -211,9 +211,18 @@ def _parallel(
 
     reason = judges.not_run_reason
     not_run = not_run_results(config, reason) if reason is not None else []
+    cpu = 0.0
     with ChunkPool(workers, initializer=init_worker, initargs=(config, not_run)) as pool:
         for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
+            cpu += result.cpu_seconds
             yield chat_ids, result
+    log.debug(
+        "%d worker processes used %.2f CPU-seconds on %d chunks",
+        workers,
+        cpu,
+        total,
+        extra={"worker_cpu_seconds": cpu},
+    )
 
 
 def _version() -> str | None:

@@ -188,3 +188,56 @@ def test_automatic_choice_uses_workers_only_when_it_pays(tmp_path: Path) -> None
     assert auto_workers(chunks=8, turns=AUTO_MIN_TURNS) == expected
     with pytest.raises(EvalConfigError, match="workers must be 1 or more"):
         evaluate_db(build_db(tmp_path / "t.duckdb"), config=EvalConfig(), workers=0)
+
+
+def test_clickhouse_store_stays_in_this_process_with_workers(
+    example_db: Path, tmp_path: Path
+) -> None:
+    from tests.clickhouse.conftest import query, write_exporter_tables
+    from tests.clickhouse.exporter_mapping import request_from_duckdb
+
+    con = duckdb.connect(str(example_db), read_only=True)
+    try:
+        url = write_exporter_tables(tmp_path / "ch", request_from_duckdb(con))
+    finally:
+        con.close()
+    runs = []
+    for workers in (1, 2):  # chdb: one query at a time, in this process only
+        result = evaluate_db(
+            url,
+            config=GATES,
+            output_dir=tmp_path / f"out{workers}",
+            progress=False,
+            chunk_rows=5,
+            workers=workers,
+        )
+        scores = query(
+            url,
+            f"SELECT {SCORE_COLUMNS} FROM scores WHERE eval_id = '{result.eval_id}' ORDER BY ALL",
+        )
+        calls = query(url, "SELECT * EXCEPT written_at FROM tool_calls FINAL ORDER BY ALL")
+        runs.append((result, [tuple(r.values()) for r in scores], calls))
+    (a, a_scores, a_calls), (b, b_scores, b_calls) = runs
+    assert a_scores == b_scores and len(a_scores) > 50 and a_calls == b_calls
+    assert _results_json(a) == _results_json(b)
+
+
+def test_cli_takes_workers_and_rejects_bad_counts(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tracesim.cli import cli
+
+    db = tmp_path / "synthetic.duckdb"
+    build_database(str(db), 200)
+    reports = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}"
+        args = ["evaluate", "--db", str(db), "--output-dir", str(out), "--no-progress"]
+        result = CliRunner().invoke(cli, [*args, "--workers", workers])
+        assert result.exit_code == 0, result.output
+        reports.append(orjson.loads((out / "results.json").read_bytes())["summary"])
+    assert reports[0] == reports[1] and reports[0]["num_turns"] == 200
+    for bad in ("0", "many"):
+        result = CliRunner().invoke(cli, ["evaluate", "--db", str(db), "--workers", bad])
+        assert result.exit_code == 2 and "--workers" in result.output
+        assert "1 or more" in result.output and "Traceback" not in result.output
