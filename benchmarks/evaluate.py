@@ -196,8 +196,8 @@ def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str,
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
     worker_cpu = _WorkerCPU()
-    logging.getLogger("evaluator.pipeline.pipeline").addHandler(worker_cpu)
-    logging.getLogger("evaluator.pipeline.pipeline").setLevel(logging.DEBUG)
+    logging.getLogger("evaluator.pipeline.schedule").addHandler(worker_cpu)
+    logging.getLogger("evaluator.pipeline.schedule").setLevel(logging.DEBUG)
     profiler = cProfile.Profile() if profile else None
     cpu0 = time.process_time()
     t0 = time.perf_counter()

@@ -184,7 +184,7 @@ def init_worker(config: EvalConfig, not_run: Sequence[MetricResult]) -> None:
 def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResult:
     """`evaluate_chunk` in a worker process, on a chunk as read (`EvalStore.raw_chunks`),
     its rows built as Arrow tables to send back. The cyclic GC pauses meanwhile: nothing
-    a chunk builds is cyclic (see `evaluator.pipeline.pipeline._no_gc`)."""
+    a chunk builds is cyclic (see `evaluator.pipeline.schedule.no_gc`)."""
     cpu = time.process_time()
     gc.disable()
     try:

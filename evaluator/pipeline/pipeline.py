@@ -47,36 +47,26 @@ from __future__ import annotations
 import gc
 import logging
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
 
-from evaluator.checks.custom import CustomMetric, CustomMetricError, load_custom_metrics
-from evaluator.load.fetch import ChunkTables
-from evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan, ConversationData
+from evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from evaluator.load.load import EXTRACTION_SPAN_COLUMNS
 from evaluator.output.results_file import ResultsWriter
 from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
 from evaluator.output.rollup import run_summary
-from evaluator.pipeline.chunk import (
-    ChunkResult,
-    derive_chunk,
-    evaluate_in_worker,
-    init_worker,
-    score_chunk,
-)
-from evaluator.pipeline.judging import (
-    JudgeStage,
-    judge_task_count,
-    not_run_results,
-    run_custom,
-)
+from evaluator.pipeline.judging import JudgeStage, judge_task_count
 from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.stages import ConversationWork
-from evaluator.pipeline.workers import ChunkPool, auto_workers
+from evaluator.pipeline.schedule import (
+    gc_paused,
+    no_gc,
+    parallel_chunks,
+    serial_chunks,
+    worker_count,
+)
 from evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
@@ -99,8 +89,6 @@ __all__ = ["EvaluationResult", "evaluate_db"]
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 
 @dataclass
 class EvaluationResult:
@@ -119,110 +107,6 @@ class EvaluationResult:
     def gates_passed(self) -> bool:
         """False when a gate failed."""
         return self.exit_code == ExitCode.OK
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic GC while a chunk builds its many acyclic objects (measured: 1.3x
-    faster with 7 checks per turn), and freeze what lived before it (modules, the
-    summaries of earlier chunks), so the collections after each chunk scan the chunk's
-    leftovers, not every object of the process. `evaluate_db` unfreezes at the end,
-    unless its caller had frozen objects itself. (Nothing a chunk builds is cyclic:
-    `evaluator.calls.matching` avoids a self-referencing closure for that reason.)"""
-    enabled = gc.isenabled()
-    gc.disable()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _gc_paused(items: Iterator[T]) -> Iterator[T]:
-    """`items`, each produced with the cyclic GC paused (`_no_gc`): reading a chunk builds
-    its many rows."""
-    while True:
-        with _no_gc():
-            item = next(items, _END)
-        if item is _END:
-            return
-        yield item  # type: ignore[misc]
-
-
-_END: Any = object()
-
-
-def _worker_count(requested: int | None, *, plan: ChunkPlan, main_only: bool) -> int:
-    """How many worker processes evaluate the chunks (1: this process does).
-
-    Judges (one client, limiter and cache connection for the whole evaluation) and custom
-    metrics (user code, any span column) run in this process, between deriving and
-    scoring: with either, every stage runs here. Judging waits on the LLM, not the CPU,
-    and shipping each conversation's calls and results back and forth would cost what a
-    second core saves on the rest.
-    """
-    if main_only:
-        if requested is not None and requested > 1:
-            log.info("judges or custom metrics run in this process: evaluating in one process")
-        return 1
-    if requested is None:
-        return auto_workers(chunks=len(plan.chunks), turns=plan.num_turns)
-    return min(requested, len(plan.chunks)) or 1
-
-
-def _serial(
-    chunks: Iterator[tuple[list[str], list[ConversationData]]],
-    config: EvalConfig,
-    judges: JudgeStage,
-    custom: list[CustomMetric],
-    stages: tuple[Callable[..., None], Callable[..., None], Callable[..., None]],
-) -> Iterator[tuple[list[str], ChunkResult]]:
-    """Evaluate each chunk in this process: derive, judge, custom metrics, score."""
-    derived, judged, customized = stages
-    parsed: dict[bytes, list[Any]] = {}  # assertion lists by their JSON
-    for chat_ids, loaded in chunks:
-        with _no_gc():
-            works = [ConversationWork(data) for data in loaded]
-            del loaded
-            tool_calls = derive_chunk(works, config, parsed=parsed, advance=derived)
-            judges.run(works, judged)
-            run_custom(works, custom, config, customized)
-            result = score_chunk(works, config, tool_calls=tool_calls)
-            del works, tool_calls
-        yield chat_ids, result
-
-
-def _parallel(
-    chunks: Iterator[tuple[list[str], ChunkTables | list[ConversationData]]],
-    workers: int,
-    config: EvalConfig,
-    judges: JudgeStage,
-    *,
-    total: int,
-) -> Iterator[tuple[list[str], ChunkResult]]:
-    """Evaluate the chunks in `workers` processes (`evaluate_in_worker`), in order."""
-    numbered = (((i, chat_ids), loaded) for i, (chat_ids, loaded) in enumerate(chunks))
-
-    def describe(key: tuple[int, list[str]]) -> str:
-        index, chat_ids = key
-        first, last = chat_ids[0], chat_ids[-1]
-        return f"chunk {index + 1} of {total} (chats {first} .. {last})"
-
-    reason = judges.not_run_reason
-    not_run = not_run_results(config, reason) if reason is not None else []
-    cpu = 0.0
-    with ChunkPool(workers, initializer=init_worker, initargs=(config, not_run)) as pool:
-        for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
-            cpu += result.cpu_seconds
-            yield chat_ids, result
-    log.debug(
-        "%d worker processes used %.2f CPU-seconds on %d chunks",
-        workers,
-        cpu,
-        total,
-        extra={"worker_cpu_seconds": cpu},
-    )
 
 
 def _version() -> str | None:
@@ -255,7 +139,7 @@ def evaluate_db(
     `workers`: processes deriving and scoring the chunks (`evaluator.pipeline.workers`):
     1 (default) evaluates in this process, None picks (`auto_workers`: 2 on 2+ cores for
     5k+ turns). Judges and custom metrics keep every stage in this process
-    (`_worker_count`). Workers start by forkserver: a script calling this with
+    (`worker_count`). Workers start by forkserver: a script calling this with
     workers != 1 needs the `if __name__ == "__main__":` guard (`multiprocessing`).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
@@ -301,32 +185,35 @@ def evaluate_db(
                     else 0,
                 )
                 customized = bar.task("custom metrics", n_chats if custom else 0)
-                n_workers = _worker_count(
+                n_workers = worker_count(
                     workers, plan=plan, main_only=judges.active or bool(custom)
                 )
                 read = store.raw_chunks if n_workers > 1 else store.chunks
-                chunks = _gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
+                chunks = gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
                 if n_workers > 1:
-                    results = _parallel(chunks, n_workers, config, judges, total=len(plan.chunks))
+                    results = parallel_chunks(
+                        chunks, n_workers, config, judges, total=len(plan.chunks)
+                    )
                 else:
                     stages = (derived, judged, customized)
-                    results = _serial(chunks, config, judges, custom, stages)
-                for chat_ids, result in results:
-                    with _no_gc():
-                        conversations.extend(result.conversations)
-                        for entry in result.entries:
-                            writer.add_encoded(entry)
-                        tally.merge(result.tally)
-                        store.write_chunk(
-                            eval_id=eval_id,
-                            created_at=started,
-                            chat_ids=chat_ids,
-                            tool_calls=result.tool_calls,
-                            scores=result.scores,
-                        )
-                        del result
-                    if n_workers > 1:
-                        derived(len(chat_ids))
+                    results = serial_chunks(chunks, config, judges, custom, stages)
+                with closing(results):  # a failure stops the workers at once
+                    for chat_ids, result in results:
+                        with no_gc():
+                            conversations.extend(result.conversations)
+                            for entry in result.entries:
+                                writer.add_encoded(entry)
+                            tally.merge(result.tally)
+                            store.write_chunk(
+                                eval_id=eval_id,
+                                created_at=started,
+                                chat_ids=chat_ids,
+                                tool_calls=result.tool_calls,
+                                scores=result.scores,
+                            )
+                            del result
+                        if n_workers > 1:
+                            derived(len(chat_ids))
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(
