@@ -138,7 +138,7 @@ def evaluate_db(
     `chunk_rows` bounds the stored rows (turns + spans) held in memory at once.
     `workers`: processes deriving and scoring the chunks (`evaluator.pipeline.workers`):
     1 (default) evaluates in this process, None picks (`auto_workers`: 2 on 2+ cores for
-    5k+ turns). Judges and custom metrics keep every stage in this process
+    20k+ turns). Judges and custom metrics keep every stage in this process
     (`worker_count`). Workers start by forkserver: a script calling this with
     workers != 1 needs the `if __name__ == "__main__":` guard (`multiprocessing`).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.

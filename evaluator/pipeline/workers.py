@@ -30,9 +30,10 @@ K = TypeVar("K")
 T = TypeVar("T")
 R = TypeVar("R")
 
-AUTO_MIN_TURNS = 5_000
-"""Below this many turns the automatic choice stays serial: starting workers (~0.5 s)
-costs more than a second core saves."""
+AUTO_MIN_TURNS = 20_000
+"""Below this many turns the automatic choice stays serial: starting the workers costs
+~1 s of CPU (a fresh interpreter importing the evaluator), what a second core saves on
+~10k turns."""
 
 _PRELOAD = ["evaluator.pipeline.chunk"]
 

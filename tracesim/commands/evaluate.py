@@ -207,7 +207,7 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     show_default=True,
     callback=_workers_option,
     help="Processes deriving tool calls and scoring, chunk by chunk: a number, or auto "
-    "(2 on a 2+ core machine for 5,000+ turns, else 1). 1 evaluates in one process. "
+    "(2 on a 2+ core machine for 20,000+ turns, else 1). 1 evaluates in one process. "
     "LLM judges and custom metrics always run in one process.",
 )
 def command(
