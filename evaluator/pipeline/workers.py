@@ -118,17 +118,23 @@ class ChunkPool:
         executor = self._executor
         pending: deque[tuple[K, Future[R]]] = deque()
         for key, item in items:
-            if len(pending) >= self.workers:
-                yield _result(pending, describe)
-            try:
-                future = executor.submit(fn, item)
-            except BrokenProcessPool as exc:  # a worker died since: the results say which
-                future = Future()
-                future.set_exception(exc)
-            pending.append((key, future))
+            done = _result(pending, describe) if len(pending) >= self.workers else None
+            # the freed worker gets the item read ahead before the caller takes the result
+            pending.append((key, _submit(executor, fn, item)))
             del item
+            if done is not None:
+                yield done
         while pending:
             yield _result(pending, describe)
+
+
+def _submit(executor: ProcessPoolExecutor, fn: Callable[[T], R], item: T) -> Future[R]:
+    try:
+        return executor.submit(fn, item)
+    except BrokenProcessPool as exc:  # a worker died since: the results say which
+        future: Future[R] = Future()
+        future.set_exception(exc)
+        return future
 
 
 def _result(pending: deque[tuple[K, Future[R]]], describe: Callable[[K], str]) -> tuple[K, R]:
