@@ -29,6 +29,13 @@ evaluation's own, not the builder's:
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
 
+`--pipeline --workers N` passes `workers=N` to `evaluate_db` (0: its automatic
+choice): chunks are derived and scored in N worker processes. Their CPU time
+is reported apart (they are the forkserver's children, not this process's).
+On a shared machine compare turns per CPU-second too: the kernel shares the
+cores between sessions (autogroup), so a busy neighbour takes what a second
+worker would have used.
+
 Those turns belong to no scenario, so the pipeline runs no tool check on
 them; `--scenarios` also writes a `conversations` row per chat whose
 scenario asserts, on every turn, the 7 checks the in-memory path runs.
