@@ -190,10 +190,11 @@ class _WorkerCPU(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.seconds = 0.0
+        self.seconds = self.max_rss_mb = 0.0
 
     def emit(self, record: logging.LogRecord) -> None:
         self.seconds += getattr(record, "worker_cpu_seconds", 0.0)
+        self.max_rss_mb = max(self.max_rss_mb, getattr(record, "worker_max_rss_mb", 0.0))
 
 
 def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str, Any]:
@@ -226,6 +227,7 @@ def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str,
         "wall": elapsed,
         "cpu": cpu,
         "cpu_workers": cpu_workers,
+        "workers_max_rss_mb": worker_cpu.max_rss_mb,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "results_mb": size / 1e6,
     }
@@ -259,7 +261,8 @@ def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
         f"turns ({stats['calls']:,} merged tool calls) in {stats['wall']:.2f} s: "
         f"{stats['turns'] / stats['wall']:,.0f} turns/s wall (target >= 5,000); "
         f"{stats['turns'] / cpu:,.0f} turns per CPU-second (workers' CPU "
-        f"{stats['cpu_workers']:.1f} s); peak RSS {stats['max_rss_mb']:,.0f} MB (main process); "
+        f"{stats['cpu_workers']:.1f} s); peak RSS {stats['max_rss_mb']:,.0f} MB (main process), "
+        f"{stats['workers_max_rss_mb']:,.0f} MB (each worker at most); "
         f"results.json {stats['results_mb']:.1f} MB (load average {os.getloadavg()[0]:.1f})"
     )
     return 0

@@ -15,6 +15,7 @@ a tally of the chunk's metric values (`MetricTally.merge`d in chunk order).
 from __future__ import annotations
 
 import gc
+import resource
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -108,6 +109,8 @@ class ChunkResult:
     tally: MetricTally
     cpu_seconds: float = 0.0
     """CPU time the worker process spent on the chunk (0 when evaluated in-process)."""
+    max_rss_mb: float = 0.0
+    """The worker process's peak RSS so far (0 when evaluated in-process)."""
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
@@ -199,4 +202,5 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
     finally:
         gc.enable()
     result.cpu_seconds = time.process_time() - cpu
+    result.max_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return result

@@ -131,15 +131,16 @@ def parallel_chunks(
 
     reason = judges.not_run_reason
     not_run = not_run_results(config, reason) if reason is not None else []
-    cpu = 0.0
+    cpu = rss = 0.0
     with ChunkPool(workers, initializer=init_worker, initargs=(config, not_run)) as pool:
         for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
-            cpu += result.cpu_seconds
+            cpu, rss = cpu + result.cpu_seconds, max(rss, result.max_rss_mb)
             yield chat_ids, result
     log.debug(
-        "%d worker processes used %.2f CPU-seconds on %d chunks",
+        "%d worker processes used %.2f CPU-seconds on %d chunks, peak RSS %.0f MB",
         workers,
         cpu,
         total,
-        extra={"worker_cpu_seconds": cpu},
+        rss,
+        extra={"worker_cpu_seconds": cpu, "worker_max_rss_mb": rss},
     )

@@ -14,8 +14,9 @@ import orjson
 import pytest
 
 from benchmarks.synthetic_turns import build_database
-from evaluator.load.load import ConversationData
+from evaluator.load.load import ChunkPlan, ConversationData
 from evaluator.pipeline.pipeline import EvaluationResult, evaluate_db
+from evaluator.pipeline.schedule import worker_count
 from evaluator.pipeline.workers import AUTO_MIN_TURNS, WorkerError, auto_workers
 from evaluator.scoring.gates import EvalConfigError
 from evaluator.store.duckdb_store import DuckDBStore
@@ -181,11 +182,19 @@ def test_a_failing_worker_fails_the_evaluation(
         con.close()
 
 
-def test_automatic_choice_uses_workers_only_when_it_pays(tmp_path: Path) -> None:
+def test_automatic_choice_uses_workers_only_when_it_pays(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     assert auto_workers(chunks=1, turns=10 * AUTO_MIN_TURNS) == 1  # one chunk: one process
     assert auto_workers(chunks=8, turns=AUTO_MIN_TURNS - 1) == 1  # too small to pay
     expected = min(2, len(os.sched_getaffinity(0)))
     assert auto_workers(chunks=8, turns=AUTO_MIN_TURNS) == expected
+    plan = ChunkPlan([["a"], ["b"], ["c"]], num_turns=3 * AUTO_MIN_TURNS)
+    assert worker_count(4, plan=plan, main_only=False) == 3  # never more than chunks
+    assert worker_count(None, plan=plan, main_only=False) == expected
+    with caplog.at_level("WARNING"):  # judges or custom metrics: one process, and why
+        assert worker_count(2, plan=plan, main_only=True) == 1
+    assert "workers=2 not used: LLM judges or custom metrics" in caplog.text
     with pytest.raises(EvalConfigError, match="workers must be 1 or more"):
         evaluate_db(build_db(tmp_path / "t.duckdb"), config=EvalConfig(), workers=0)
 
