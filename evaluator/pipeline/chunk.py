@@ -15,7 +15,7 @@ a tally of the chunk's metric values (`MetricTally.merge`d in chunk order).
 from __future__ import annotations
 
 import gc
-import resource
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -202,5 +202,15 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
     finally:
         gc.enable()
     result.cpu_seconds = time.process_time() - cpu
-    result.max_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result.max_rss_mb = _max_rss_mb()
     return result
+
+
+def _max_rss_mb() -> float:
+    """This process's peak RSS in MB (0 where `resource` is missing: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
