@@ -2,8 +2,8 @@
 
 The main process keeps the store (DuckDB and chdb allow one connection, and
 chdb one query at a time), the judges and the custom metrics; workers get a
-chunk's loaded rows (pickled) and send back its `ChunkResult`
-(`evaluator.pipeline.chunk`). `ChunkPool.run` yields results in chunk order
+chunk as read (`EvalStore.raw_chunks`: Arrow tables from DuckDB, pickled as
+buffers) and send back its `ChunkResult` (`evaluator.pipeline.chunk`). `ChunkPool.run` yields results in chunk order
 and keeps at most `workers` chunks in flight, so memory stays bounded while
 the main process reads the next chunk and writes finished ones.
 
@@ -146,8 +146,8 @@ def _result(pending: deque[tuple[K, Future[R]]], describe: Callable[[K], str]) -
         in_flight = " or ".join(describe(k) for k, _ in pending)
         raise WorkerError(
             f"a worker process died while evaluating {in_flight} (killed, out of memory, "
-            "or crashed); nothing of this evaluation was kept: rerun with --workers 1 to "
-            "evaluate in one process"
+            "or crashed); the evaluation stopped and its scores were removed: rerun with "
+            "--workers 1 to evaluate in one process"
         ) from exc
     except Exception as exc:
         raise WorkerError(
