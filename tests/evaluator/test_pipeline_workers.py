@@ -7,7 +7,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
 import orjson
@@ -16,6 +16,7 @@ import pytest
 from benchmarks.synthetic_turns import build_database
 from evaluator.load.load import ChunkPlan, ConversationData
 from evaluator.pipeline.pipeline import EvaluationResult, evaluate_db
+from evaluator.pipeline.progress import Progress
 from evaluator.pipeline.schedule import worker_count
 from evaluator.pipeline.workers import AUTO_MIN_TURNS, WorkerError, auto_workers
 from evaluator.scoring.gates import EvalConfigError
@@ -85,11 +86,31 @@ def _assert_same(serial: tuple[EvaluationResult, Path], parallel: tuple[Evaluati
     ]
 
 
-def test_many_chunks_in_workers_store_what_one_process_stores(tmp_path: Path) -> None:
+class _CountingProgress(Progress):
+    """A progress bar that counts what each step was advanced by."""
+
+    done: ClassVar[dict[str, int]] = {}
+
+    def __init__(self, *, enabled: bool = True) -> None:
+        super().__init__(enabled=False)
+
+    def task(self, description: str, total: int) -> Callable[..., None]:
+        def advance(count: int = 1) -> None:
+            self.done[description] = self.done.get(description, 0) + count
+
+        return advance
+
+
+def test_many_chunks_in_workers_store_what_one_process_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "synthetic.duckdb"
     build_database(str(db), 400, scenarios=True)  # 40 chats whose scenarios assert 7 checks
+    monkeypatch.setattr("evaluator.pipeline.pipeline.Progress", _CountingProgress)
+    monkeypatch.setattr(_CountingProgress, "done", {})
     serial, parallel = _serial_and_parallel(db, tmp_path, GATES, chunk_rows=150)
     _assert_same(serial, parallel)
+    assert _CountingProgress.done == {"tool calls": 2 * 40}  # the bar advances either way
     result = parallel[0]
     assert result.summary.num_turns == 400 and result.summary.assertions_total > 400
     assert result.exit_code == 1 and not result.gates_passed  # 1 in 8 calls fails
@@ -250,3 +271,12 @@ def test_cli_takes_workers_and_rejects_bad_counts(tmp_path: Path) -> None:
         result = CliRunner().invoke(cli, ["evaluate", "--db", str(db), "--workers", bad])
         assert result.exit_code == 2 and "--workers" in result.output
         assert "1 or more" in result.output and "Traceback" not in result.output
+
+
+def test_progress_advances_by_a_chunk_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # a terminal, as far as rich can tell
+    with Progress() as bar:
+        advance = bar.task("tool calls", 5)
+        advance(3)  # a chunk of 3 conversations from a worker
+        advance()
+        assert bar._bar is not None and bar._bar.tasks[0].completed == 4
