@@ -61,8 +61,12 @@ def auto_workers(*, chunks: int, turns: int) -> int:
 def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
+        from multiprocessing import forkserver
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_PRELOAD)  # used when the server starts (once)
+        # start it now: its imports overlap the reading of the first chunk
+        forkserver.ensure_running()
         return context
     return multiprocessing.get_context("spawn")
 
