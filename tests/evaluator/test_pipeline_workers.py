@@ -3,9 +3,11 @@ as in one process; a worker that dies or raises fails the evaluation with a clea
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -56,6 +58,23 @@ def _results_json(result: EvaluationResult) -> dict[str, Any]:
     return report
 
 
+@contextmanager
+def _pool_runs() -> Iterator[list[logging.LogRecord]]:
+    """The records a worker pool logs when it is done (one per evaluation that used one)."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("evaluator.pipeline.schedule")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 def _serial_and_parallel(
     db: Path, tmp_path: Path, config: EvalConfig, **kwargs: Any
 ) -> tuple[tuple[EvaluationResult, Path], tuple[EvaluationResult, Path]]:
@@ -64,14 +83,16 @@ def _serial_and_parallel(
     for workers in (1, 2):
         copy = tmp_path / f"w{workers}.duckdb"
         shutil.copyfile(db, copy)
-        result = evaluate_db(
-            copy,
-            config=config,
-            output_dir=tmp_path / f"out{workers}",
-            progress=False,
-            workers=workers,
-            **kwargs,
-        )
+        with _pool_runs() as pools:
+            result = evaluate_db(
+                copy,
+                config=config,
+                output_dir=tmp_path / f"out{workers}",
+                progress=False,
+                workers=workers,
+                **kwargs,
+            )
+        assert len(pools) == (workers > 1)  # the workers were really used, or not at all
         out.append((result, copy))
     return out[0], out[1]
 
