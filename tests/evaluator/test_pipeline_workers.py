@@ -254,14 +254,16 @@ def test_clickhouse_store_stays_in_this_process_with_workers(
         con.close()
     runs = []
     for workers in (1, 2):  # chdb: one query at a time, in this process only
-        result = evaluate_db(
-            url,
-            config=GATES,
-            output_dir=tmp_path / f"out{workers}",
-            progress=False,
-            chunk_rows=5,
-            workers=workers,
-        )
+        with _pool_runs() as pools:
+            result = evaluate_db(
+                url,
+                config=GATES,
+                output_dir=tmp_path / f"out{workers}",
+                progress=False,
+                chunk_rows=5,
+                workers=workers,
+            )
+        assert len(pools) == (workers > 1)
         scores = query(
             url,
             f"SELECT {SCORE_COLUMNS} FROM scores WHERE eval_id = '{result.eval_id}' ORDER BY ALL",
