@@ -37,6 +37,13 @@ backends read the same spans:
     .venv/bin/python benchmarks/evaluate.py --turns 1000000 --db /tmp/d1m.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db chdb:///tmp/ch1m --source /tmp/d1m.duckdb
 
+`--pipeline --workers N` passes `workers=N` to `evaluate_db` (0: its automatic
+choice): chunks are derived and scored in N worker processes. Their CPU time
+is reported apart (they are the forkserver's children, not this process's).
+On a shared machine compare turns per CPU-second too: the kernel shares the
+cores between sessions (autogroup), so a busy neighbour takes what a second
+worker would have used.
+
 Those turns belong to no scenario, so the pipeline runs no tool check on
 them; `--scenarios` also writes a `conversations` row per chat whose
 scenario asserts, on every turn, the 7 checks the in-memory path runs.
@@ -49,6 +56,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import logging
 import multiprocessing
 import os
 import pstats
@@ -184,22 +192,39 @@ def run(path: str, worker: int = 0, workers: int = 1) -> tuple[int, int, dict[st
     return len(groups), calls, timers
 
 
-def run_pipeline(path: str, profile: bool) -> dict[str, Any]:
+class _WorkerCPU(logging.Handler):
+    """The CPU time of evaluate_db's worker processes, from the pipeline's debug record
+    (they are the forkserver's children, not this process's)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seconds = self.max_rss_mb = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seconds += getattr(record, "worker_cpu_seconds", 0.0)
+        self.max_rss_mb = max(self.max_rss_mb, getattr(record, "worker_max_rss_mb", 0.0))
+
+
+def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str, Any]:
     """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
     from evaluator.pipeline.pipeline import evaluate_db
     from schemas.eval_config import EvalConfig
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
+    worker_cpu = _WorkerCPU()
+    logging.getLogger("evaluator.pipeline.schedule").addHandler(worker_cpu)
+    logging.getLogger("evaluator.pipeline.schedule").setLevel(logging.DEBUG)
     profiler = cProfile.Profile() if profile else None
     cpu0 = time.process_time()
     t0 = time.perf_counter()
     if profiler:
         profiler.enable()
-    result = evaluate_db(path, config=EvalConfig(), output_dir=out, progress=False)
+    result = evaluate_db(path, config=EvalConfig(), output_dir=out, progress=False, workers=workers)
     if profiler:
         profiler.disable()
     elapsed = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
+    cpu_workers = worker_cpu.seconds
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     size = os.path.getsize(result.results_path) if result.results_path else 0
@@ -209,16 +234,18 @@ def run_pipeline(path: str, profile: bool) -> dict[str, Any]:
         "calls": result.summary.num_tool_calls,
         "wall": elapsed,
         "cpu": cpu,
+        "cpu_workers": cpu_workers,
+        "workers_max_rss_mb": worker_cpu.max_rss_mb,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "results_mb": size / 1e6,
     }
 
 
-def _pipeline_child(path: str, profile: bool, queue: Any) -> None:
-    queue.put(run_pipeline(path, profile))
+def _pipeline_child(path: str, profile: bool, queue: Any, workers: int | None = 1) -> None:
+    queue.put(run_pipeline(path, profile, workers))
 
 
-def pipeline_main(path: str, *, profile: bool) -> int:
+def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
     """Copy the built file, evaluate the copy in a spawned process, print the numbers."""
     copy = f"{path}.pipeline.duckdb"
     for stale in (copy, f"{copy}.wal"):  # a WAL left by an interrupted run would not replay
@@ -228,7 +255,7 @@ def pipeline_main(path: str, *, profile: bool) -> int:
     try:
         ctx = multiprocessing.get_context("spawn")
         queue = ctx.Queue()
-        child = ctx.Process(target=_pipeline_child, args=(copy, profile, queue))
+        child = ctx.Process(target=_pipeline_child, args=(copy, profile, queue, workers))
         child.start()
         stats = queue.get()
         child.join()
@@ -236,12 +263,15 @@ def pipeline_main(path: str, *, profile: bool) -> int:
         for leftover in (copy, f"{copy}.wal"):
             if os.path.exists(leftover):
                 os.remove(leftover)
+    cpu = stats["cpu"] + stats["cpu_workers"]
     print(
-        f"evaluate_db: {stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
-        f"{stats['wall']:.2f} s: {stats['turns'] / stats['wall']:,.0f} turns/s wall "
-        f"(target >= 5,000); {stats['turns'] / stats['cpu']:,.0f} turns per CPU-second; "
-        f"peak RSS {stats['max_rss_mb']:,.0f} MB; results.json {stats['results_mb']:.1f} MB "
-        f"(load average {os.getloadavg()[0]:.1f})"
+        f"evaluate_db (workers={'auto' if workers is None else workers}): {stats['turns']:,} "
+        f"turns ({stats['calls']:,} merged tool calls) in {stats['wall']:.2f} s: "
+        f"{stats['turns'] / stats['wall']:,.0f} turns/s wall (target >= 5,000); "
+        f"{stats['turns'] / cpu:,.0f} turns per CPU-second (workers' CPU "
+        f"{stats['cpu_workers']:.1f} s); peak RSS {stats['max_rss_mb']:,.0f} MB (main process), "
+        f"{stats['workers_max_rss_mb']:,.0f} MB (each worker at most); "
+        f"results.json {stats['results_mb']:.1f} MB (load average {os.getloadavg()[0]:.1f})"
     )
     return 0
 
@@ -294,7 +324,11 @@ def main(argv: list[str] | None = None) -> int:
         "--profile", action="store_true", help="print the top functions by cumulative time"
     )
     parser.add_argument(
-        "--workers", type=int, default=1, help="processes, each evaluating a share of the chats"
+        "--workers",
+        type=int,
+        default=1,
+        help="processes, each evaluating a share of the chats; with --pipeline, evaluate_db's "
+        "worker processes (0: its automatic choice)",
     )
     parser.add_argument(
         "--scenarios",
@@ -325,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if args.pipeline:
-        pipeline_main(path, profile=args.profile)
+        workers = None if args.workers == 0 else args.workers
+        pipeline_main(path, profile=args.profile, workers=workers)
         if not args.db:
             os.remove(path)
             os.rmdir(workdir)

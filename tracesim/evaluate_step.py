@@ -69,6 +69,7 @@ def evaluate_and_report(
     progress: bool = True,
     console: Console | None = None,
     junit_path: Path | None = None,
+    workers: int | None = 1,
 ) -> EvaluationOutcome:
     """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`,
     the JUnit XML file when `junit_path` is given, and the Markdown summary to
@@ -76,7 +77,7 @@ def evaluate_and_report(
 
     Raises the evaluator's `EvalConfigError` on a bad evaluation config (exit 2
     for the caller). A report that fails to render is reported, never fatal:
-    the scores are already stored.
+    the scores are already stored. `workers`: `evaluate_db`'s (None: its automatic choice).
     """
     from evaluator.output.summary import print_summary
     from evaluator.pipeline.pipeline import evaluate_db
@@ -96,6 +97,7 @@ def evaluate_and_report(
         output_dir=output_dir,
         progress=progress,
         kind=kind,
+        workers=workers,
     )
     print_summary(result.report, console=console)
     if unkeyed:

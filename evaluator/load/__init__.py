@@ -1,5 +1,6 @@
 """Reading a stored capture: conversations in bounded chunks, span logs, traced-only turns."""
 
+from evaluator.load.fetch import ChunkTables, fetch_chunk
 from evaluator.load.load import (
     EXTRACTION_SPAN_COLUMNS,
     ChunkPlan,
@@ -18,6 +19,7 @@ from evaluator.load.traced import derive_trace_turns
 
 __all__ = [
     "ChunkPlan",
+    "ChunkTables",
     "ConversationData",
     "DecodedSpans",
     "EXTRACTION_SPAN_COLUMNS",
@@ -26,6 +28,7 @@ __all__ = [
     "decode_spans",
     "derive_trace_turns",
     "explicit_calls",
+    "fetch_chunk",
     "has_span_logs",
     "load_chunk",
     "load_conversations",

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-__all__ = ["attach_logs", "has_span_logs"]
+__all__ = ["apply_logs", "attach_logs", "has_span_logs", "span_log_rows"]
 
 _TABLE = "_tracesim_chunk_log_keys"
 
@@ -54,14 +54,26 @@ def attach_logs(con: Any, spans: Sequence[dict[str, Any]]) -> None:
             "span_id": pa.array([s["span_id"] for s in spans], pa.string()),
         }
     )
+    apply_logs(spans, span_log_rows(con, keys))
+
+
+def span_log_rows(con: Any, keys: pa.Table) -> list[tuple[Any, ...]]:
+    """The log records of the spans `keys` (a table of trace_id, span_id), ordered by time:
+    (trace_id, span_id, event_name, body, attributes) rows for `apply_logs`."""
+    if not keys.num_rows:
+        return []
     con.register(_TABLE, keys)
     try:
-        rows = con.execute(
+        return con.execute(
             f"SELECT l.trace_id, l.span_id, l.event_name, l.body, l.attributes FROM logs l "
             f"JOIN {_TABLE} k USING (trace_id, span_id) ORDER BY l.time NULLS LAST, l.log_id"
         ).fetchall()
     finally:
         con.unregister(_TABLE)
+
+
+def apply_logs(spans: Sequence[dict[str, Any]], rows: Sequence[tuple[Any, ...]]) -> None:
+    """Append log `rows` (`span_log_rows`) to the `events` of their spans, in place."""
     if not rows:
         return
     by_span: dict[tuple[str, str], list[dict[str, Any]]] = {}

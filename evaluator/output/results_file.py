@@ -21,7 +21,7 @@ import orjson
 from evaluator.output.results_model import EvaluationReport
 from schemas.results import MetricResult
 
-__all__ = ["ResultsWriter", "failure_details", "read_results", "summarize"]
+__all__ = ["ResultsWriter", "encode_entry", "failure_details", "read_results", "summarize"]
 
 _CHECK_KINDS = frozenset({"check", "check_info"})
 
@@ -65,6 +65,11 @@ def summarize(result: MetricResult) -> dict[str, Any]:
     return out
 
 
+def encode_entry(conversation: dict[str, Any]) -> bytes:
+    """One conversation's `results.json` entry as the spool holds it (compact JSON)."""
+    return orjson.dumps(conversation, default=str)
+
+
 class ResultsWriter:
     """Spools conversation entries, then writes `results.json` whole (atomically) in `finish`."""
 
@@ -77,9 +82,13 @@ class ResultsWriter:
 
     def add(self, conversation: dict[str, Any]) -> None:
         """Append one conversation's entry (a `ConversationResult`-shaped dict)."""
+        self.add_encoded(encode_entry(conversation))
+
+    def add_encoded(self, entry: bytes) -> None:
+        """Append one entry already encoded by `encode_entry` (a worker process encodes them)."""
         assert self._spool is not None, "ResultsWriter already finished"
         self._spool.write(b",\n    " if self._count else b"    ")
-        self._spool.write(orjson.dumps(conversation, default=str))
+        self._spool.write(entry)
         self._count += 1
 
     def finish(self, report: EvaluationReport) -> Path:

@@ -19,11 +19,12 @@ from evaluator.checks.custom import CustomMetric, run_custom_metric
 from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges, with_rubric
 from evaluator.llm.cache import LLMCache
 from evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
-from evaluator.pipeline.stages import ConversationWork
+from evaluator.pipeline.stages import ConversationWork, add_results
+from schemas import MetricResult
 from schemas.eval_config import EvalConfig
 from schemas.llm_config import LLMConfig
 
-__all__ = ["JudgeStage", "judge_task_count", "run_custom"]
+__all__ = ["JudgeStage", "judge_task_count", "not_run_results", "run_custom"]
 
 
 def judge_task_count(config: EvalConfig, *, conversations: int, turns: int) -> int:
@@ -90,6 +91,11 @@ class JudgeStage:
         return bool(self.config.metrics) and self._reason is None
 
     @property
+    def not_run_reason(self) -> str | None:
+        """Why the selected judges cannot run (None when they can or none is selected)."""
+        return self._reason
+
+    @property
     def usage(self) -> LLMUsage:
         """Requests, cache hits, tokens and cost so far."""
         return self._client.usage if self._client is not None else self._usage
@@ -117,13 +123,7 @@ class JudgeStage:
         if not config.metrics:
             return
         if self._reason is not None:
-            for work in works:  # one not_run per judge and conversation, not per turn
-                if work.data.traced_only:
-                    continue  # never judged: nothing was not run
-                for name in config.metrics:
-                    result = not_run_result(name, self._reason)
-                    result.details["level"] = BUILTIN_JUDGES[name].level
-                    work.conv_results.append(result)
+            add_results(works, not_run_results(config, self._reason))
             return
         assert self.llm is not None
         if self._runner is None:
@@ -139,6 +139,17 @@ class JudgeStage:
                 works[w].conv_results.append(result)
             else:
                 works[w].turn_results[index].append(result)
+
+
+def not_run_results(config: EvalConfig, reason: str) -> list[MetricResult]:
+    """One not-run result per selected judge, for `reason` (`add_results` gives each
+    conversation its copy)."""
+    results = []
+    for name in config.metrics:
+        result = not_run_result(name, reason)
+        result.details["level"] = BUILTIN_JUDGES[name].level
+        results.append(result)
+    return results
 
 
 def run_custom(

@@ -12,7 +12,7 @@ from typing import Any
 __all__ = ["Progress"]
 
 
-def _noop() -> None:
+def _noop(count: int = 1) -> None:
     return None
 
 
@@ -46,14 +46,15 @@ class Progress:
         if self._bar is not None:
             self._bar.stop()
 
-    def task(self, description: str, total: int) -> Callable[[], None]:
-        """A new step of `total` items; call the returned function once per item done."""
+    def task(self, description: str, total: int) -> Callable[..., None]:
+        """A new step of `total` items; call the returned function once per item done (or
+        with the count of items done at once)."""
         if self._bar is None or total <= 0:
             return _noop
         bar = self._bar
         task_id = bar.add_task(description, total=total)
 
-        def advance() -> None:
-            bar.advance(task_id)
+        def advance(count: int = 1) -> None:
+            bar.advance(task_id, count)
 
         return advance

@@ -10,6 +10,7 @@ building an object per row: they run once per turn on every stored turn.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -29,7 +30,14 @@ from evaluator.scoring.tally import MetricTally
 from schemas import MetricResult, ToolCall
 from schemas.eval_config import EvalConfig
 
-__all__ = ["ConversationWork", "derive_calls", "score_conversation", "tag", "tool_checks"]
+__all__ = [
+    "ConversationWork",
+    "add_results",
+    "derive_calls",
+    "score_conversation",
+    "tag",
+    "tool_checks",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +88,16 @@ def tag(result: MetricResult, kind: str) -> MetricResult:
     if result.details.get("kind") != kind:
         result.details = {"kind": kind, **result.details}
     return result
+
+
+def add_results(works: Sequence[ConversationWork], results: Sequence[MetricResult]) -> None:
+    """Give every conversation but the traced-only ones (never judged) its own copy of
+    `results` (conversation level): the judges' not-run results."""
+    if not results:
+        return
+    for work in works:
+        if not work.data.traced_only:
+            work.conv_results.extend(r.model_copy(deep=True) for r in results)
 
 
 def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:

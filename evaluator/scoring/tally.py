@@ -68,6 +68,23 @@ class MetricTally:
         if labels and label in labels:
             self.label_hits[name] = self.label_hits.get(name, 0) + 1
 
+    def merge(self, other: MetricTally) -> None:
+        """Add the counts of `other` (a tally of later values, e.g. one chunk's) to these.
+
+        Sums add per metric, so merging chunk tallies in chunk order gives the same
+        floats whichever process tallied each chunk."""
+        for name, count in other.counts.items():
+            if name in self.counts:
+                self.counts[name] += count
+                self.sums[name] += other.sums[name]
+            else:
+                self.counts[name] = count
+                self.sums[name] = other.sums[name]
+        for key, failing in other._failing.items():
+            self._failing[key] = self._failing.get(key, 0) + failing
+        for name, hits in other.label_hits.items():
+            self.label_hits[name] = self.label_hits.get(name, 0) + hits
+
     def mean(self, name: str) -> float | None:
         """Mean of the graded values of `name` (None when never graded)."""
         count = self.counts.get(name, 0)

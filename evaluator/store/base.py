@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evaluator.load.fetch import ChunkTables
 from evaluator.load.load import ChunkPlan, ConversationData
 from evaluator.output.output import ScoreColumns, ToolCallColumns
 
@@ -44,6 +45,14 @@ class EvalStore(ABC):
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
     ) -> Iterator[tuple[list[str], list[ConversationData]]]:
         """(chat_ids, their conversations) for each chunk of `plan`, in order."""
+
+    def raw_chunks(
+        self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
+    ) -> Iterator[tuple[list[str], ChunkTables | list[ConversationData]]]:
+        """`chunks`, each as read: `ChunkTables` (its rows as Arrow tables, to `assemble`)
+        when the backend reads tables, else its conversations. What a worker process is sent
+        (`evaluator.pipeline.workers`): tables pickle as buffers, conversations value by value."""
+        return self.chunks(plan, run_id=run_id, span_columns=span_columns)
 
     @abstractmethod
     def single_run_id(self) -> str | None:

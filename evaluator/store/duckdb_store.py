@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evaluator.load.fetch import ChunkTables, fetch_chunk
 from evaluator.load.load import ChunkPlan, ConversationData, load_chunk, plan_chunks
 from evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
 from evaluator.store.base import EvalStore, StoreError
@@ -51,6 +52,22 @@ class DuckDBStore(EvalStore):
             yield (
                 chat_ids,
                 load_chunk(
+                    self.con,
+                    chat_ids,
+                    run_id=run_id,
+                    span_columns=span_columns,
+                    trace_chats=plan.trace_chats,
+                    span_logs=plan.span_logs,
+                ),
+            )
+
+    def raw_chunks(
+        self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
+    ) -> Iterator[tuple[list[str], ChunkTables | list[ConversationData]]]:
+        for chat_ids in plan.chunks:
+            yield (
+                chat_ids,
+                fetch_chunk(
                     self.con,
                     chat_ids,
                     run_id=run_id,

@@ -135,3 +135,26 @@ def test_eval_config_rejects_unknown_keys_and_judges() -> None:
         EvalConfig.model_validate({"metrics": ["politeness"]})
     with pytest.raises(ValueError, match="twice"):
         EvalConfig.model_validate({"metrics": ["coherence", "coherence"]})
+
+
+def test_tallies_merged_in_order_count_what_one_tally_counts() -> None:
+    from evaluator.scoring.tally import MetricTally
+
+    config = EvalConfig(
+        thresholds={"a": 0.5}, max_thresholds={"a": 0.8}, failure_labels={"b": ["bad"]}
+    )
+    values = [("a", 0.2, None), ("a", 0.9, None), ("b", 1.0, "bad"), ("a", 0.6, None)]
+    whole, merged = MetricTally(config), MetricTally(config)
+    for chunk in (values[:2], values[2:]):  # one tally per chunk, as worker processes keep
+        part = MetricTally(config)
+        for name, value, label in chunk:
+            whole.add(name, value)
+            whole.add_label(name, label)
+            part.add(name, value)
+            part.add_label(name, label)
+        merged.merge(part)
+    assert merged.counts == whole.counts == {"a": 3, "b": 1}
+    assert merged.sums == whole.sums and merged.label_hits == whole.label_hits == {"b": 1}
+    for bound in ("min", "max"):
+        assert merged.gate_stats("a", bound) == whole.gate_stats("a", bound)
+    assert merged.gate_stats("a", "min").failing == 1 and merged.gate_stats("a", "max").failing == 1

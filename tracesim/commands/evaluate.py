@@ -144,6 +144,19 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     )
 
 
+def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
+    """`--workers`: auto (None) or a count of 1 or more."""
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise click.BadParameter(f"{value!r}: give a number of processes (1 or more) or auto")
+    return count
+
+
 @click.command("evaluate")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -188,6 +201,15 @@ def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[st
     help="Also write a JUnit XML file: one testcase per conversation (for CI test reports).",
 )
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on a terminal.")
+@click.option(
+    "--workers",
+    default="auto",
+    show_default=True,
+    callback=_workers_option,
+    help="Processes deriving tool calls and scoring, chunk by chunk: a number, or auto "
+    "(2 on a 2+ core machine for 20,000+ turns, else 1). 1 evaluates in one process. "
+    "LLM judges and custom metrics always run in one process.",
+)
 def command(
     config_file: Path | None,
     db_path: Any,
@@ -197,6 +219,7 @@ def command(
     all_runs: bool,
     junit_path: Path | None,
     progress: bool,
+    workers: int | None,
 ) -> None:
     """Re-evaluate what a DuckDB file holds, without re-running the agent.
 
@@ -256,6 +279,7 @@ def command(
             progress=progress,
             console=console,
             junit_path=junit_path,
+            workers=workers,
         )
     except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)

@@ -1,0 +1,216 @@
+"""One chunk's deterministic work: derive tool calls, check, score; what it hands back.
+
+`derive_chunk` and `score_chunk` are the two halves the pipeline runs around
+the judges and the custom metrics. When neither needs the main process,
+`evaluate_chunk` runs both halves at once, in a worker process
+(`evaluator.pipeline.workers`) or in-process: the same functions either
+way, so a parallel evaluation stores what a serial one does.
+
+A `ChunkResult` is what outlives the chunk: its `tool_calls` and `scores`
+rows as Arrow tables (pickled as buffers, not as one object per value), its
+conversations' summaries, their `results.json` entries already encoded, and
+a tally of the chunk's metric values (`MetricTally.merge`d in chunk order).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from evaluator.load.fetch import ChunkTables
+from evaluator.load.load import ConversationData
+from evaluator.output.output import SCORES_SCHEMA, ScoreColumns, ToolCallColumns
+from evaluator.output.results_file import encode_entry
+from evaluator.output.results_model import ConversationResult
+from evaluator.pipeline.stages import (
+    ConversationWork,
+    add_results,
+    derive_calls,
+    score_conversation,
+    tool_checks,
+)
+from evaluator.scoring.tally import MetricTally
+from schemas import MetricResult
+from schemas.eval_config import EvalConfig
+
+__all__ = [
+    "ChunkResult",
+    "ScoreTable",
+    "ToolCallTable",
+    "derive_chunk",
+    "evaluate_chunk",
+    "evaluate_in_worker",
+    "init_worker",
+    "score_chunk",
+]
+
+
+def _noop(count: int = 1) -> None:
+    return None
+
+
+class ToolCallTable(ToolCallColumns):
+    """A chunk's `tool_calls` rows already built as an Arrow table (cheap to pickle)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def add_turn(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("ToolCallTable is built: add rows to a ToolCallColumns")
+
+    def table(self) -> pa.Table:
+        return self._table
+
+
+class ScoreTable(ScoreColumns):
+    """A chunk's `scores` rows as an Arrow table; `eval_id` and `created_at` added on write."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("ScoreTable is built: add rows to a ScoreColumns")
+
+    def table(self, eval_id: str, created_at: datetime) -> pa.Table:
+        n = self._table.num_rows
+        columns = {name: self._table.column(name) for name in self._table.column_names}
+        columns["eval_id"] = pa.array([eval_id] * n, pa.string())
+        columns["created_at"] = pa.array([created_at] * n, SCORES_SCHEMA.field("created_at").type)
+        return pa.Table.from_arrays(
+            [columns[name] for name in SCORES_SCHEMA.names], schema=SCORES_SCHEMA
+        )
+
+
+_SCORE_FIELDS = [f for f in SCORES_SCHEMA if f.name not in ("eval_id", "created_at")]
+
+
+@dataclass
+class ChunkResult:
+    """What a chunk leaves once evaluated (see the module docstring)."""
+
+    tool_calls: ToolCallColumns
+    scores: ScoreColumns
+    conversations: list[ConversationResult]
+    entries: list[bytes]
+    """The conversations' `results.json` entries (`ResultsWriter.add_encoded`)."""
+    tally: MetricTally
+    cpu_seconds: float = 0.0
+    """CPU time the worker process spent on the chunk (0 when evaluated in-process)."""
+    max_rss_mb: float = 0.0
+    """The worker process's peak RSS so far (0 when evaluated in-process)."""
+
+    def built(self) -> ChunkResult:
+        """This result with its rows as Arrow tables (what a worker sends back)."""
+        scores = pa.Table.from_pydict(self.scores.columns, schema=pa.schema(_SCORE_FIELDS))
+        return ChunkResult(
+            ToolCallTable(self.tool_calls.table()),
+            ScoreTable(scores),
+            self.conversations,
+            self.entries,
+            self.tally,
+        )
+
+
+def derive_chunk(
+    works: Sequence[ConversationWork],
+    config: EvalConfig,
+    *,
+    parsed: dict[bytes, list[Any]],
+    advance: Callable[..., None] = _noop,
+) -> ToolCallColumns:
+    """Derive every turn's tool calls and run the tool checks; return the `tool_calls` rows.
+
+    `parsed` caches parsed assertion lists across chunks (`tool_checks`).
+    """
+    rows = ToolCallColumns()
+    for work in works:
+        derive_calls(work, rows)
+        if config.tool_checks:
+            tool_checks(work, parsed=parsed)
+        advance()
+    return rows
+
+
+def score_chunk(
+    works: Sequence[ConversationWork], config: EvalConfig, *, tool_calls: ToolCallColumns
+) -> ChunkResult:
+    """Score every conversation of the chunk (after judges and custom metrics ran)."""
+    tally = MetricTally(config)
+    scores = ScoreColumns()
+    conversations: list[ConversationResult] = []
+    entries: list[bytes] = []
+    for work in works:
+        conversation, entry = score_conversation(work, config, scores=scores, tally=tally)
+        conversations.append(conversation)
+        entries.append(encode_entry(entry))
+    return ChunkResult(tool_calls, scores, conversations, entries, tally)
+
+
+def evaluate_chunk(
+    loaded: list[ConversationData],
+    config: EvalConfig,
+    *,
+    not_run: Sequence[MetricResult],
+    parsed: dict[bytes, list[Any]],
+) -> ChunkResult:
+    """Everything a chunk needs when no judge runs and no custom metric is configured:
+    derive, check, add the selected judges' `not_run` results (`not_run_results`: they
+    cannot run), score."""
+    works = [ConversationWork(data) for data in loaded]
+    tool_calls = derive_chunk(works, config, parsed=parsed)
+    add_results(works, not_run)
+    return score_chunk(works, config, tool_calls=tool_calls)
+
+
+_worker: dict[str, Any] = {}
+"""A worker process's settings (`init_worker`) and its cache of parsed assertion lists."""
+
+
+def init_worker(config: EvalConfig, not_run: Sequence[MetricResult]) -> None:
+    """Set up a worker process for `evaluate_in_worker` (a `ChunkPool` initializer)."""
+    _worker.update(config=config, not_run=not_run, parsed={})
+
+
+def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResult:
+    """`evaluate_chunk` in a worker process, on a chunk as read (`EvalStore.raw_chunks`),
+    its rows built as Arrow tables to send back. The cyclic GC pauses meanwhile: nothing
+    a chunk builds is cyclic (see `evaluator.pipeline.schedule.no_gc`)."""
+    cpu = time.process_time()
+    gc.disable()
+    try:
+        loaded = chunk.assemble() if isinstance(chunk, ChunkTables) else chunk
+        del chunk
+        result = evaluate_chunk(
+            loaded,
+            _worker["config"],
+            not_run=_worker["not_run"],
+            parsed=_worker["parsed"],
+        ).built()
+    finally:
+        gc.enable()
+    result.cpu_seconds = time.process_time() - cpu
+    result.max_rss_mb = _max_rss_mb()
+    return result
+
+
+def _max_rss_mb() -> float:
+    """This process's peak RSS in MB (0 where `resource` is missing: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
