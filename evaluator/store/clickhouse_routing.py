@@ -150,13 +150,16 @@ SELECT isNull(chat) AS unkeyed, ifNull(chat, TraceId) AS key, count() AS n, coun
 FROM (
     SELECT TraceId, {chat} AS chat, r.3 AS tool
     FROM (
-        SELECT TraceId, {_TRACE_KEYS}, groupArray((own_chat, own_session, tool)) AS rows
+        SELECT TraceId,
+            argMinIf(own_chat, Timestamp, is_turn) AS turn_chat,
+            argMinIf(own_session, Timestamp, own_session IS NOT NULL) AS trace_session,
+            groupArray((own_chat, own_session, tool)) AS rows
         FROM (
-            SELECT TraceId, Timestamp, own_chat, own_turn, own_session,
+            SELECT TraceId, Timestamp, {_key_columns(schema)},
                 SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL
                     AS is_turn,
                 operation = {string_literal(GENAI.OP_EXECUTE_TOOL)} OR tool_name IS NOT NULL AS tool
-            FROM (SELECT *, {_key_columns(schema)}, {_hot_columns(schema)} FROM {schema.traces})
+            FROM (SELECT *, {_hot_columns(schema)} FROM {schema.traces})
         )
         GROUP BY TraceId
     ) ARRAY JOIN rows AS r

@@ -3,6 +3,7 @@ schema's nested attributes back to flat OTel keys, and a sorted stream cut by ch
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -125,15 +126,31 @@ class RowCursor:
         return True
 
     def take(self, wanted: set[str], last: str) -> list[dict[str, Any]]:
-        """Rows up to chat_id `last` (inclusive) whose chat is in `wanted`; the rest skipped."""
+        """Rows up to chat_id `last` (inclusive) whose chat is in `wanted`; the rest skipped.
+
+        The cyclic GC is paused meanwhile: the rows are acyclic dicts, and collections
+        scanning them as they are built cost ~15% of reading (measured on 50k turns)."""
         out: list[dict[str, Any]] = []
-        while self._fill():
-            row = self._rows[self._index]
-            if row["chat_id"] > last:
-                break
-            self._index += 1
-            if row["chat_id"] in wanted:
-                if self._fix is not None:
-                    self._fix(row)
-                out.append(row)
+        fix = self._fix
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            while self._fill():
+                rows, i, n = self._rows, self._index, len(self._rows)
+                while i < n:
+                    row = rows[i]
+                    chat_id = row["chat_id"]
+                    if chat_id > last:
+                        break
+                    i += 1
+                    if chat_id in wanted:
+                        if fix is not None:
+                            fix(row)
+                        out.append(row)
+                self._index = i
+                if i < n:
+                    break
+        finally:
+            if enabled:
+                gc.enable()
         return out

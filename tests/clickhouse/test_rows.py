@@ -32,3 +32,21 @@ def test_other_columns_and_rows() -> None:
     rows = table_rows(table)
     assert rows == table.to_pylist()
     assert rows[0]["zoned"].tzinfo is not None  # only naive microseconds take the fast path
+
+
+def test_cursor_hands_out_chat_ranges_across_batches() -> None:
+    import gc
+
+    from evaluator.store.clickhouse_rows import RowCursor
+
+    chats = ["a", "a", "b", "c", "c", "c", "d", "e"]
+    batches = (
+        pa.table({"chat_id": chats[i : i + 3], "n": list(range(i, min(i + 3, len(chats))))})
+        for i in range(0, len(chats), 3)
+    )
+    cursor = RowCursor(batches)
+    assert [r["n"] for r in cursor.take({"a", "c"}, "c")] == [0, 1, 3, 4, 5]  # b skipped
+    assert gc.isenabled()  # paused while building rows, then restored
+    assert cursor.take({"d"}, "d") == [{"chat_id": "d", "n": 6}]
+    assert cursor.take({"e", "f"}, "f") == [{"chat_id": "e", "n": 7}]
+    assert cursor.take({"g"}, "g") == []
