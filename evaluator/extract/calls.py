@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
 from evaluator.extract.context import ConversationSpans, span_label, views_of
 from evaluator.extract.fields import (
     FIELD_KEYS,
@@ -30,13 +31,7 @@ from evaluator.extract.fields import (
     tool_name,
 )
 from evaluator.extract.messages import calls_from_messages, tool_responses
-from evaluator.extract.recover import (
-    PendingCall,
-    RequestedCall,
-    assign_requests,
-    row_may_hold_requests,
-    safe_requested_calls,
-)
+from evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
 from schemas.conventions import LANGCHAIN, SMOLAGENTS
