@@ -6,7 +6,8 @@ read, and how each field is read from what real frameworks emit.
 - `span`: one lazy view over SDK spans and `spans` rows;
 - `fields`: the field-by-field precedence over the conventions;
 - `envelopes`: unwrapping the envelopes frameworks put around a tool's values;
-- `recover`: the model requests a tool call answers (ids, bare arguments);
+- `recover`: the model requests read from model spans (ids, bare arguments);
+- `assign`: which request each tool call answers;
 - `messages`: results carried back in model messages, calls from messages alone.
 """
 

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
 from evaluator.extract.context import ConversationSpans, span_label, views_of
 from evaluator.extract.fields import (
     FIELD_KEYS,
@@ -30,13 +31,7 @@ from evaluator.extract.fields import (
     tool_name,
 )
 from evaluator.extract.messages import calls_from_messages, tool_responses
-from evaluator.extract.recover import (
-    PendingCall,
-    RequestedCall,
-    assign_requests,
-    row_may_hold_requests,
-    safe_requested_calls,
-)
+from evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from schemas import ADK, GENAI, ToolCall, ToolCallSource
 from schemas.conventions import LANGCHAIN, SMOLAGENTS
@@ -77,15 +72,10 @@ def _event_fields(span: SpanView) -> dict[str, Any]:
 
 
 def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
-    """The tool call a span records (and what it lacks), or None when it is not a tool span."""
-    if not span.may_be_tool_span():
-        return None
-    return _read_tool_call(span)
+    """The tool call a span records (and what it lacks), or None when it is not a tool span.
 
-
-def _read_tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
-    """`_tool_call` for a span already screened by `row_may_be_tool_span` (the same text
-    test as `may_be_tool_span`: not repeated)."""
+    The span was screened by `row_may_be_tool_span` (the text test `may_be_tool_span`
+    would repeat): `is_tool_span` decides."""
     if not is_tool_span(span):
         return None
     name = tool_name(span)
@@ -229,7 +219,7 @@ def extract_tool_calls(
             continue
         try:
             view = view_of(span)
-            found = _read_tool_call(view)
+            found = _tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
             logger.warning("skipping unreadable span %r: %s", span_label(span), exc)
             continue

@@ -29,7 +29,7 @@ Requested calls are read from:
   OpenAI-style `message` / `tool_calls` (`gen_ai.choice` events).
 
 The same requests also give a tool span its arguments when its own input is not
-an object of arguments (a bare string): `assign_requests` pairs each call with the
+an object of arguments (a bare string): `assign` pairs each call with the
 request it answers.
 """
 
@@ -37,32 +37,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from evaluator.calls.canonical import args_equal, canonical_args
+from evaluator.extract.assign import RequestedCall
 from evaluator.extract.fields import parse_arguments
 from evaluator.extract.span import SpanView, has_marker, json_or_none
 from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
 from schemas.conventions import (
     HAYSTACK,
-    LANGCHAIN,
     LANGCHAIN_MESSAGE,
     LANGFUSE,
     LOGFIRE,
     TRACELOOP,
 )
 
-__all__ = [
-    "PendingCall",
-    "RequestedCall",
-    "assign_recovered_ids",
-    "assign_requests",
-    "requested_calls",
-    "safe_requested_calls",
-]
+__all__ = ["requested_calls", "row_may_hold_requests", "safe_requested_calls"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,65 +78,6 @@ _CHOICE_EVENT = GENAI.EVENT_CHOICE
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
 _INDEXED_PREFIXES = (OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, GENAI.COMPLETION_PREFIX)
-
-
-class RequestedCall:
-    """A tool call a model asked for: its id, tool name and canonical arguments.
-
-    Compared and hashed by (id, name, args_key). `args_key` (`canonical_args` of
-    `arguments`) is computed on first use when not given: most requests are matched by
-    id or name alone. Read-only by convention.
-    """
-
-    __slots__ = ("id", "name", "_args_key", "arguments", "order")
-
-    def __init__(
-        self,
-        id: str,  # noqa: A002 - the field's name
-        name: str,
-        args_key: tuple | None = None,
-        arguments: dict[str, Any] | None = None,
-        order: tuple = (),
-    ) -> None:
-        self.id = id
-        self.name = name
-        self._args_key = args_key
-        self.arguments: dict[str, Any] = {} if arguments is None else arguments
-        self.order = order
-        """The requesting model span's sort key (start time, span id)."""
-
-    @property
-    def args_key(self) -> tuple:
-        """The arguments' canonical form (`evaluator.calls.canonical`)."""
-        key = self._args_key
-        if key is None:
-            key = self._args_key = canonical_args(self.arguments)
-        return key
-
-    def same_arguments(self, arguments: dict[str, Any]) -> bool:
-        """Whether `arguments` are canonically equal to the request's (compared without
-        building canonical forms when the key would be derived from `arguments` anyway)."""
-        key = self._args_key
-        if key is None:
-            return args_equal(self.arguments, arguments)
-        return key == canonical_args(arguments)
-
-    def _identity(self) -> tuple:
-        return (self.id, self.name, self.args_key)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not RequestedCall:
-            return NotImplemented
-        return self._identity() == other._identity()
-
-    def __hash__(self) -> int:
-        return hash(self._identity())
-
-    def __repr__(self) -> str:
-        return (
-            f"RequestedCall(id={self.id!r}, name={self.name!r}, args_key={self.args_key!r}, "
-            f"arguments={self.arguments!r}, order={self.order!r})"
-        )
 
 
 def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
@@ -327,118 +259,6 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
 def _is_item_id(call_id: Any) -> bool:
     """A Responses API item id (`fc_...`), which no tool span or answer names: not a call id."""
     return isinstance(call_id, str) and call_id.startswith(GENAI.RESPONSES_ITEM_ID_PREFIX)
-
-
-@dataclass
-class PendingCall:
-    """A tool call that lacks its id or its arguments (a bare input), in start order."""
-
-    name: str
-    arguments: dict[str, Any]
-    call_id: str = ""
-    bare: Any = None
-    """The bare input when the span's input was not an object of arguments, else None."""
-    order: tuple = ()
-    """The tool span's sort key: a call answers a request made before it."""
-
-
-def _named(request: RequestedCall, name: str) -> bool:
-    """Whether a request may be a call of `name`: the same name, or any name when the tool
-    span is named after a generic LangChain tool class (the request names the tool)."""
-    return request.name == name or name in LANGCHAIN.GENERIC_TOOL_CLASSES
-
-
-def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
-    if not candidates:
-        return None
-    if latest:
-        before = [r for r in candidates if r.order and order and r.order <= order]
-        if before:
-            return max(before, key=lambda r: r.order)
-    return candidates[0]
-
-
-def assign_requests(
-    pending: list[PendingCall],
-    requested: list[RequestedCall],
-    *,
-    taken: set[str],
-    latest: bool = False,
-) -> list[RequestedCall | None]:
-    """The request each pending call answers (None where none fits), each used once.
-
-    A call with an id takes the request of that id; then calls whose arguments equal an
-    unused request's; then bare inputs found among a request's argument values; then the
-    rest, each the earliest unused request of its name (`latest`: the latest one made
-    before the call, for requests gathered over a whole conversation).
-    """
-    used = set(taken)
-    found: list[RequestedCall | None] = [None] * len(pending)
-
-    def take(index: int, choice: RequestedCall | None) -> None:
-        if choice is not None:
-            used.add(choice.id)
-            found[index] = choice
-
-    for index, call in enumerate(pending):
-        if call.call_id:
-            choice = next((r for r in requested if r.id == call.call_id), None)
-            found[index] = choice
-    for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id and call.bare is None:
-            arguments = call.arguments
-            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
-            same = [r for r in fits if r.same_arguments(arguments)]
-            take(index, _pick(same, call.order, latest=latest))
-    for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id and call.bare is not None:
-            fits = [
-                r
-                for r in requested
-                if _named(r, call.name) and r.id not in used and call.bare in r.arguments.values()
-            ]
-            take(index, _pick(fits, call.order, latest=latest))
-    for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id:
-            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
-            take(index, _pick(fits, call.order, latest=latest))
-    return found
-
-
-def assign_recovered_ids(
-    missing: list[tuple[str, dict[str, Any]]],
-    requested: list[RequestedCall],
-    *,
-    taken: set[str],
-) -> list[str]:
-    """Ids for tool calls lacking one, in order; "" where none fits.
-
-    `missing` holds (name, arguments) of the id-less tool calls of one trace
-    in start order, `requested` the trace's requested calls in order, and
-    `taken` the ids tool spans already carry (never handed out twice).
-    """
-    used = set(taken)
-    found = [""] * len(missing)
-    # First every call whose arguments equal an unused request of its name, so an
-    # earlier call that fits no request by arguments cannot take that one...
-    for index, (name, arguments) in enumerate(missing):
-        key = canonical_args(arguments)
-        choice = next(
-            (r for r in requested if r.name == name and r.id not in used and r.args_key == key),
-            None,
-        )
-        if choice is not None:
-            used.add(choice.id)
-            found[index] = choice.id
-    # ... then the rest, each the earliest unused request of its name.
-    for index, (name, _) in enumerate(missing):
-        if found[index]:
-            continue
-        choice = next((r for r in requested if r.name == name and r.id not in used), None)
-        if choice is not None:
-            used.add(choice.id)
-            found[index] = choice.id
-    return found
 
 
 def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:

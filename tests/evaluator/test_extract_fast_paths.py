@@ -16,8 +16,8 @@ from typing import Any
 from benchmarks.synthetic_turns import _tool_attributes
 from evaluator.calls.canonical import canonical_args
 from evaluator.extract import ConversationSpans, extract_tool_calls
+from evaluator.extract.assign import RequestedCall
 from evaluator.extract.envelopes import unwrap_arguments, unwrap_value
-from evaluator.extract.recover import RequestedCall
 from evaluator.extract.span import view_of
 from schemas import LANGCHAIN_MESSAGE as LC
 from tests.evaluator.rule_rows import model_row, rule_row
