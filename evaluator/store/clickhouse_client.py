@@ -133,7 +133,8 @@ class HttpClient(ClickHouseClient):
     def query(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         try:
             sql, bound, settings = _bind_for_http(sql, params)
-            return naive_utc(self._client.query_arrow(sql, parameters=bound, settings=settings))
+            table = self._client.query_arrow(sql, parameters=bound, settings=settings)
+            return _strings(naive_utc(table))
         except Exception as exc:  # noqa: BLE001
             raise self.error(exc, "a query") from None
 
@@ -147,7 +148,7 @@ class HttpClient(ClickHouseClient):
             )
             with Spool(response) as spool:  # the server never waits on the evaluation
                 for batch in pa.ipc.open_stream(io.BufferedReader(spool, _SPOOL_READ)):
-                    yield naive_utc(batch)
+                    yield _strings(naive_utc(batch))
         except StoreError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -213,6 +214,30 @@ _CHDB_SETTINGS: dict[str, Any] = {
 }
 """Session settings of a chdb store: memory bounded by spilling to the data directory's disk.
 Measured on 800k spans (200k turns): the sorted spans stream's peak RSS +700 MB -> +270 MB."""
+
+
+def _text_type(data_type: pa.DataType) -> pa.DataType:
+    """`data_type` with every binary (ClickHouse String) inside it as string."""
+    if pa.types.is_binary(data_type):
+        return pa.string()
+    if pa.types.is_large_binary(data_type):
+        return pa.large_string()
+    if pa.types.is_map(data_type):
+        return pa.map_(_text_type(data_type.key_type), _text_type(data_type.item_type))
+    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        item = data_type.value_field.with_type(_text_type(data_type.value_type))
+        return pa.list_(item) if pa.types.is_list(data_type) else pa.large_list(item)
+    if pa.types.is_struct(data_type):
+        return pa.struct([f.with_type(_text_type(f.type)) for f in data_type])
+    return data_type
+
+
+def _strings(table: pa.Table) -> pa.Table:
+    """ClickHouse Strings as Arrow strings: a server sends them as binary unless
+    `output_format_arrow_string_as_string` is on (older servers' default is off, and a
+    read-only user may not turn it on). FixedString stays bytes."""
+    schema = pa.schema([f.with_type(_text_type(f.type)) for f in table.schema])
+    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 class ChdbClient(ClickHouseClient):

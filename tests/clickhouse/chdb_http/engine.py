@@ -19,14 +19,23 @@ _PROBE_SCOPE = re.compile(r":? In scope SELECT formatQuery\(.*\)(?=\. \()", re.D
 class Engine:
     """The chdb session every request runs on, one statement at a time."""
 
-    def __init__(self, data_dir: Path, *, timezone: str | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        timezone: str | None = None,
+        profile: dict[str, str] | None = None,
+    ) -> None:
         """`timezone`: the server's `<timezone>` (what `timezone()` says and DateTime values
-        without one use), as the session's default; a request's `session_timezone` wins."""
+        without one use), as the session's default; a request's `session_timezone` wins.
+        `profile`: the default profile's settings (what a request starts from)."""
         from chdb import session
 
         self._lock = threading.Lock()
         self._session: Any = session.Session(str(data_dir))
         self._run(f"SET session_timezone = {quote(timezone or '')}")
+        for name, value in (profile or {}).items():
+            self._run(f"SET {name} = {quote(value)}")
         row = self._run("SELECT version(), timezone(), getSetting('enable_http_compression')")
         self.version, self.timezone, compression = row.decode().rstrip("\n").split("\t")
         self.http_compression_default = compression

@@ -270,7 +270,8 @@ class ChdbHttpServer:
     key)` it serves HTTPS (ClickHouse's 8443), as a `clickhouses://` URL. `viewer` is a second
     user with a `readonly = 1` profile, as a team gives analysts: it may change no setting
     (code 164) and the engine refuses its writes. `timezone` is the server's own (default:
-    this machine's); `socket_timeout` is its `http_send_timeout` / `http_receive_timeout`."""
+    this machine's), `profile` its default profile's settings (e.g. an older server's);
+    `socket_timeout` is its `http_send_timeout` / `http_receive_timeout`."""
 
     def __init__(
         self,
@@ -281,12 +282,13 @@ class ChdbHttpServer:
         tls: tuple[Path, Path] | None = None,
         viewer: tuple[str, str] = ("viewer", "viewer-pw"),
         timezone: str | None = None,
+        profile: dict[str, str] | None = None,
         socket_timeout: float = 30,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.user, self.password = user, password
         self.viewer = viewer
-        self.timezone = timezone
+        self.timezone, self.profile = timezone, profile
         self.socket_timeout = socket_timeout
         self.tls = tls
         self._server: _Server | None = None
@@ -328,7 +330,7 @@ class ChdbHttpServer:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*map(str, self.tls))
             server.socket = context.wrap_socket(server.socket, server_side=True)
-        server.engine = Engine(self.data_dir, timezone=self.timezone)
+        server.engine = Engine(self.data_dir, timezone=self.timezone, profile=self.profile)
         server.user, server.password, server.viewer = self.user, self.password, self.viewer
         self._server = server
         self._thread = threading.Thread(

@@ -41,6 +41,28 @@ def test_client_connects_reads_utc_and_is_refused_writes(tmp_path: Path) -> None
         server.shutdown()
 
 
+def test_strings_are_strings_on_a_server_that_sends_them_as_bytes(tmp_path: Path) -> None:
+    # older servers send String as Arrow binary by default, and a read-only user may not
+    # ask otherwise (output_format_arrow_string_as_string)
+    server = ChdbHttpServer(
+        tmp_path / "ch", profile={"output_format_arrow_string_as_string": "0"}
+    ).start()
+    try:
+        name, password = server.viewer
+        client = HttpClient(
+            parse_store_url(f"clickhouse://{name}:{password}@127.0.0.1:{server.port}/default")
+        )
+        try:
+            sql = "SELECT 'x' AS s, map('k', 'v') AS m, ['a'] AS l, toFixedString('ab', 2) AS f"
+            rows = client.query(sql).to_pylist()
+            assert rows == [{"s": "x", "m": [("k", "v")], "l": ["a"], "f": b"ab"}]
+            assert [b.to_pylist() for b in client.stream(sql)] == [rows]
+        finally:
+            client.close()
+    finally:
+        server.shutdown()
+
+
 def test_cli_reads_what_evaluate_wrote(tmp_path: Path) -> None:
     store = StoreDB(tmp_path, "http")
     writer = store(two_chats_request())

@@ -157,3 +157,22 @@ def test_large_parameters_travel_in_the_statement(server: ChdbHttpServer) -> Non
         assert client.query("SELECT count() AS n FROM t").column("n").to_pylist() == [20_000]
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("compress", ["lz4", "zstd"])
+def test_native_inserts_and_queries_with_compressed_bodies(
+    server: ChdbHttpServer, compress: str
+) -> None:
+    import clickhouse_connect
+
+    client = clickhouse_connect.get_client(
+        host="127.0.0.1", port=server.port, username=USER, password=PASSWORD, compress=compress
+    )
+    try:  # insert(): Native, the body sent with Content-Encoding: lz4 / zstd
+        client.insert(
+            "otel.t", [[7, {"k": "v"}, datetime(2024, 1, 2)]], column_names=["id", "attrs", "ts"]
+        )
+        result = client.query("SELECT id, attrs FROM otel.t WHERE id = 7")  # Native answer
+        assert result.result_rows == [(7, {"k": "v"})]
+    finally:
+        client.close()
