@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.load.fetch import ChunkTables, fetch_chunk
-from evaluator.load.load import ChunkPlan, ConversationData, load_chunk, plan_chunks
+from evaluator.load.load import ChunkPlan, ConversationData, plan_chunks
 from evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
 from evaluator.store.base import EvalStore, StoreError
 
@@ -48,18 +48,8 @@ class DuckDBStore(EvalStore):
     def chunks(
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
     ) -> Iterator[tuple[list[str], list[ConversationData]]]:
-        for chat_ids in plan.chunks:
-            yield (
-                chat_ids,
-                load_chunk(
-                    self.con,
-                    chat_ids,
-                    run_id=run_id,
-                    span_columns=span_columns,
-                    trace_chats=plan.trace_chats,
-                    span_logs=plan.span_logs,
-                ),
-            )
+        for chat_ids, tables in self.raw_chunks(plan, run_id=run_id, span_columns=span_columns):
+            yield chat_ids, tables.assemble() if isinstance(tables, ChunkTables) else tables
 
     def raw_chunks(
         self, plan: ChunkPlan, *, run_id: str | None, span_columns: Sequence[str] | None
