@@ -286,9 +286,18 @@ def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
     return 0
 
 
-def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool, source: str | None) -> int:
+def chdb_main(
+    url: str,
+    turns: int,
+    *,
+    reuse: bool,
+    profile: bool,
+    source: str | None,
+    workers: int | None = 1,
+) -> int:
     """`--db chdb://DIR`: the same turns in the exporter's ClickHouse tables, then
-    `evaluate_db` on them in a spawned process (as `--pipeline` does for DuckDB)."""
+    `evaluate_db` on them in a spawned process (as `--pipeline` does for DuckDB), with
+    `workers` worker processes (`--workers`; 0: evaluate_db's automatic choice)."""
     from benchmarks.clickhouse_build import build_chdb
 
     directory = url.removeprefix("chdb://")
@@ -300,15 +309,17 @@ def chdb_main(url: str, turns: int, *, reuse: bool, profile: bool, source: str |
         print(f"built {url}: {what}, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s")
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
-    child = ctx.Process(target=_pipeline_child, args=(url, profile, queue))
+    child = ctx.Process(target=_pipeline_child, args=(url, profile, queue, workers))
     child.start()
     stats = queue.get()
     child.join()
+    cpu = stats["cpu"] + stats["cpu_workers"]
     print(
-        f"evaluate_db {url}: {stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
+        f"evaluate_db {url} (workers={'auto' if workers is None else workers}): "
+        f"{stats['turns']:,} turns ({stats['calls']:,} merged tool calls) in "
         f"{stats['wall']:.2f} s: {stats['turns'] / stats['wall']:,.0f} turns/s wall; "
-        f"{stats['turns'] / stats['cpu']:,.0f} turns per CPU-second (this process; chdb's "
-        f"threads included); peak RSS {stats['max_rss_mb']:,.0f} MB "
+        f"{stats['turns'] / cpu:,.0f} turns per CPU-second (chdb's threads and the workers' "
+        f"CPU included); peak RSS {stats['max_rss_mb']:,.0f} MB "
         f"(load average {os.getloadavg()[0]:.1f})"
     )
     return 0
@@ -354,7 +365,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.db and args.db.startswith("chdb://"):
         return chdb_main(
-            args.db, args.turns, reuse=args.reuse, profile=args.profile, source=args.source
+            args.db,
+            args.turns,
+            reuse=args.reuse,
+            profile=args.profile,
+            source=args.source,
+            workers=None if args.workers == 0 else args.workers,
         )
 
     workdir = tempfile.mkdtemp(prefix="tracesim-bench-")
