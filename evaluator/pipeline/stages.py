@@ -19,7 +19,7 @@ import orjson
 
 from evaluator.calls.merge import merge_tool_calls
 from evaluator.checks.context import MetricContext
-from evaluator.extract import extract_tool_calls
+from evaluator.extract import ConversationSpans, extract_tool_calls
 from evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from evaluator.metrics import tool_error_rate
 from evaluator.output.output import ScoreColumns, ToolCallColumns
@@ -104,13 +104,13 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     """Merge explicit and traced calls of every turn; append the `tool_calls` rows to `rows`."""
     data = work.data
     spans_by_turn = data.spans_by_turn
+    # One view of the conversation's spans for all its turns: parsed once, not per turn
+    # (a fresh context per turn made long conversations quadratic).
+    context = ConversationSpans(chain.from_iterable(spans_by_turn.values()))
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(
-                spans_by_turn.get(turn_id, ()),
-                context=chain.from_iterable(spans_by_turn.values()),
-            )
+            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()), context=context)
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
