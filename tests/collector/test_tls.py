@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,60 +16,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
-
-
-def _self_signed(directory: Path) -> tuple[Path, Path]:
-    """A certificate for localhost / 127.0.0.1 and its key (cryptography, else openssl CLI)."""
-    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
-    try:
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-    except ImportError:
-        subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-             "-nodes", "-days", "2", "-subj", "/CN=localhost", "-keyout", str(key_path),
-             "-out", str(cert_path), "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
-        return cert_path, key_path
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=2))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
+from tests.tls_certs import self_signed_cert
 
 
 @pytest.fixture(scope="module")
 def tls_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(certificate, key) PEM files, generated once for this module."""
-    return _self_signed(tmp_path_factory.mktemp("tls"))
+    return self_signed_cert(tmp_path_factory.mktemp("tls"))
 
 
 @pytest.fixture
@@ -169,7 +119,7 @@ def test_bad_tls_config_fails_before_listening(
         Collector(db, tls_cert=cert)
     with pytest.raises(ValueError, match="tls_key .*missing.pem does not exist"):
         Collector(db, tls_cert=cert, tls_key=tmp_path / "missing.pem")
-    other_key = _self_signed(tmp_path)[1]
+    other_key = self_signed_cert(tmp_path)[1]
     with pytest.raises(ValueError, match="key must match the certificate"):
         Collector(db, tls_cert=cert, tls_key=other_key)
     with pytest.raises(ValueError, match="cannot use certificate"):

@@ -37,6 +37,6 @@ rest of users/roles/quotas. `python -m tests.clickhouse.chdb_http DIR` serves by
 
 from tests.clickhouse.chdb_http.protocol import ClickHouseError
 from tests.clickhouse.chdb_http.server import ChdbHttpServer
-from tests.clickhouse.chdb_http.tls import self_signed_cert
+from tests.tls_certs import self_signed_cert
 
 __all__ = ["ChdbHttpServer", "ClickHouseError", "self_signed_cert"]
