@@ -71,23 +71,24 @@ def _server_text(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+_KIND_BY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("credentials", ("authentication",)),
+    ("untrusted", _TLS_UNTRUSTED),
+    ("tls_to_plain", _TLS_TO_PLAIN),
+    ("slow", ("read timed out",)),
+    ("unreachable", _UNREACHABLE),
+    ("plain_to_tls", _PLAIN_TO_TLS),
+)
+"""Without an error code (a connection failure): the kind by the driver's words, first match."""
+
+
 def describe_error(url: StoreURL, exc: BaseException, doing: str) -> str:
     """A one-paragraph message for a ClickHouse failure (see `ClickHouseClient.error`): the
     same text from a server over HTTP as from chdb, with the fix for its error code."""
     lowered = str(exc).lower()
-    kind = _KIND_BY_CODE.get(error_code(exc) or 0, "")
-    if not kind and "authentication" in lowered:
-        kind = "credentials"
-    elif not kind and any(word in lowered for word in _TLS_UNTRUSTED):
-        kind = "untrusted"
-    elif not kind and any(word in lowered for word in _TLS_TO_PLAIN):
-        kind = "tls_to_plain"
-    elif not kind and "read timed out" in lowered:
-        kind = "slow"
-    elif not kind and any(word in lowered for word in _UNREACHABLE):
-        kind = "unreachable"
-    elif not kind and any(word in lowered for word in _PLAIN_TO_TLS):
-        kind = "plain_to_tls"
+    kind = _KIND_BY_CODE.get(error_code(exc) or 0) or next(
+        (kind for kind, words in _KIND_BY_WORDS if any(word in lowered for word in words)), ""
+    )
     if kind == "database":
         fix = (
             f"database {url.database} does not exist: point the URL at the database the "
