@@ -83,9 +83,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.synthetic_turns import build_database  # noqa: E402
-from evaluator import extract_tool_calls, merge_tool_calls  # noqa: E402
-from evaluator.metrics import (  # noqa: E402
+from tracesim.evaluator import extract_tool_calls, merge_tool_calls  # noqa: E402
+from tracesim.evaluator.metrics import (  # noqa: E402
     expected_calls,
     tool_call_args,
     tool_call_count,
@@ -94,7 +93,9 @@ from evaluator.metrics import (  # noqa: E402
     tool_latency,
     trajectory,
 )
-from schemas import ToolCall  # noqa: E402
+from tracesim.schemas import ToolCall  # noqa: E402
+
+from benchmarks.synthetic_turns import build_database  # noqa: E402
 
 EXPECTED = expected_calls(
     [
@@ -217,13 +218,13 @@ class _WorkerCPU(logging.Handler):
 
 def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str, Any]:
     """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
-    from evaluator.pipeline.pipeline import evaluate_db
-    from schemas.eval_config import EvalConfig
+    from tracesim.evaluator.pipeline.pipeline import evaluate_db
+    from tracesim.schemas.eval_config import EvalConfig
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
     worker_cpu = _WorkerCPU()
-    logging.getLogger("evaluator.pipeline.schedule").addHandler(worker_cpu)
-    logging.getLogger("evaluator.pipeline.schedule").setLevel(logging.DEBUG)
+    logging.getLogger("tracesim.evaluator.pipeline.schedule").addHandler(worker_cpu)
+    logging.getLogger("tracesim.evaluator.pipeline.schedule").setLevel(logging.DEBUG)
     profiler = cProfile.Profile() if profile else None
     cpu0 = time.process_time()
     t0 = time.perf_counter()

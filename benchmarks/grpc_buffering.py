@@ -26,8 +26,8 @@ TRACE_METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 _SERVER = """
 import sys, threading
-from collector.receivers import grpc_admission
-from collector.receivers.receiver_grpc import GrpcReceiver
+from tracesim.collector.receivers import grpc_admission
+from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 if sys.argv[1] == "bdp":
     grpc_admission.TRANSPORT_OPTIONS[:] = []
 held = threading.Event()

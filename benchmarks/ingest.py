@@ -97,7 +97,7 @@ class CollectorProcess:
 
 _OVERLOAD_SERVER = """
 import signal, sys, threading
-from collector import Collector
+from tracesim.collector import Collector
 stop = threading.Event()
 signal.signal(signal.SIGTERM, lambda *_: stop.set())
 c = Collector(sys.argv[1], grpc_port=0, http_port=None,

@@ -20,9 +20,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evaluator.pipeline.pipeline import evaluate_db  # noqa: E402
-from schemas.eval_config import JUDGE_NAMES, EvalConfig  # noqa: E402
-from schemas.llm_config import LLMConfig  # noqa: E402
+from tracesim.evaluator.pipeline.pipeline import evaluate_db  # noqa: E402
+from tracesim.schemas.eval_config import JUDGE_NAMES, EvalConfig  # noqa: E402
+from tracesim.schemas.llm_config import LLMConfig  # noqa: E402
+
 from tests.fakes.openai_server import fake_openai, judge_reply  # noqa: E402
 from tracesim.config_loader import load_run_config  # noqa: E402
 from tracesim.run import run  # noqa: E402

@@ -24,14 +24,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from collector.collector import Collector  # noqa: E402
-from schemas import Scenario, UserConfig  # noqa: E402
-from schemas.llm_config import LLMConfig  # noqa: E402
-from simulator.agent import BaseAgent  # noqa: E402
-from simulator.connectors.python import PythonConnector  # noqa: E402
-from simulator.runner import Runner  # noqa: E402
-from simulator.tracing import make_simulator_provider  # noqa: E402
-from simulator.users import UserFactory  # noqa: E402
+from tracesim.collector.collector import Collector  # noqa: E402
+from tracesim.schemas import Scenario, UserConfig  # noqa: E402
+from tracesim.schemas.llm_config import LLMConfig  # noqa: E402
+from tracesim.simulator.agent import BaseAgent  # noqa: E402
+from tracesim.simulator.connectors.python import PythonConnector  # noqa: E402
+from tracesim.simulator.runner import Runner  # noqa: E402
+from tracesim.simulator.tracing import make_simulator_provider  # noqa: E402
+from tracesim.simulator.users import UserFactory  # noqa: E402
 
 AGENT_SECONDS = [0.0]
 

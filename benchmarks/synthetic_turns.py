@@ -20,7 +20,7 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from schemas import create_all  # noqa: E402
+from tracesim.schemas import create_all  # noqa: E402
 
 __all__ = ["TURNS_PER_CHAT", "build_database", "scenario_rows"]
 

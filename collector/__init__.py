@@ -8,18 +8,18 @@ fsync, acknowledge) -> writer thread (decode, redact, route, batch) -> store (Du
 Imports `schemas` only; never `simulator` or `evaluator`.
 """
 
-from collector.collector import Collector, CollectorStats
-from collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
-from collector.query.query import QueryAnswer
-from collector.query.sidecar import read_sidecar, sidecar_path
-from collector.query.sql_guard import (
+from tracesim.collector.collector import Collector, CollectorStats
+from tracesim.collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
+from tracesim.collector.query.query import QueryAnswer
+from tracesim.collector.query.sidecar import read_sidecar, sidecar_path
+from tracesim.collector.query.sql_guard import (
     ENDPOINT_TABLE_FUNCTIONS,
     RefusedQuery,
     check_read_only,
     check_safe_for_endpoint,
 )
-from collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
-from collector.redaction.redaction_file import load_redaction_file
+from tracesim.collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from tracesim.collector.redaction.redaction_file import load_redaction_file
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",

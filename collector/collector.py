@@ -16,28 +16,28 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from collector.errors import Busy
-from collector.ingest import Ingest
-from collector.query.query import QueryAnswer, run_query
-from collector.query.query_pool import QueryPool
-from collector.query.sidecar import remove_sidecar, write_sidecar
-from collector.receivers.http_server import HttpServer
-from collector.receivers.receiver_grpc import GrpcReceiver
-from collector.receivers.receiver_http import build_app
-from collector.receivers.tls import tls_config
-from collector.redaction.redaction import RedactionRule, Redactor
-from collector.routing.routing import Router
-from collector.spool.deadletter import DeadLetter
-from collector.spool.spool import Spool
-from collector.stats import CollectorStats
-from collector.store.replay import replay_items
-from collector.store.store import (
+from tracesim.collector.errors import Busy
+from tracesim.collector.ingest import Ingest
+from tracesim.collector.query.query import QueryAnswer, run_query
+from tracesim.collector.query.query_pool import QueryPool
+from tracesim.collector.query.sidecar import remove_sidecar, write_sidecar
+from tracesim.collector.receivers.http_server import HttpServer
+from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
+from tracesim.collector.receivers.receiver_http import build_app
+from tracesim.collector.receivers.tls import tls_config
+from tracesim.collector.redaction.redaction import RedactionRule, Redactor
+from tracesim.collector.routing.routing import Router
+from tracesim.collector.spool.deadletter import DeadLetter
+from tracesim.collector.spool.spool import Spool
+from tracesim.collector.stats import CollectorStats
+from tracesim.collector.store.replay import replay_items
+from tracesim.collector.store.store import (
     DEFAULT_CHECKPOINT_THRESHOLD,
     DEFAULT_MEMORY_LIMIT,
     Store,
     check_size,
 )
-from collector.store.writer import Item, Writer
+from tracesim.collector.store.writer import Item, Writer
 
 __all__ = ["Collector", "CollectorStats"]
 

@@ -19,15 +19,14 @@ from typing import Any
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-from collector.decode.decode import check_spans
-from collector.decode.decode_json import logs_request_from_json, traces_request_from_json
-from collector.decode.decode_logs import check_logs
-from collector.errors import Busy, InvalidRequest
-from collector.redaction.redaction import Redactor
-from collector.redaction.redaction_request import redact_logs, redact_traces
-from collector.spool.spool import Spool
-from collector.store.writer import KIND_LOGS, KIND_TRACES, Item, Writer
+from tracesim.collector.decode.decode import check_spans
+from tracesim.collector.decode.decode_json import logs_request_from_json, traces_request_from_json
+from tracesim.collector.decode.decode_logs import check_logs
+from tracesim.collector.errors import Busy, InvalidRequest
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.redaction.redaction_request import redact_logs, redact_traces
+from tracesim.collector.spool.spool import Spool
+from tracesim.collector.store.writer import KIND_LOGS, KIND_TRACES, Item, Writer
 
 __all__ = ["Ingest"]
 

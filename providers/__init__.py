@@ -12,7 +12,7 @@ of the project, so simulator and evaluator can share it without importing
 each other.
 """
 
-from providers.base import (
+from tracesim.providers.base import (
     ChatClient,
     ChatResult,
     ProviderConnectionError,
@@ -21,7 +21,7 @@ from providers.base import (
     json_schema_of,
     split_system,
 )
-from providers.factory import make_chat_client, provider_unavailable_reason
+from tracesim.providers.factory import make_chat_client, provider_unavailable_reason
 
 __all__ = [
     "ChatClient",

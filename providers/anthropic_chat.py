@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from providers.base import (
+from tracesim.providers.base import (
     ChatClient,
     ChatResult,
     ProviderConnectionError,
@@ -23,7 +23,7 @@ from providers.base import (
     retry_after_from_headers,
     split_system,
 )
-from schemas.llm_config import LLMConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = ["AnthropicChat", "anthropic_params"]
 

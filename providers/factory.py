@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from providers.base import ChatClient
-from schemas.llm_config import LLMConfig
+from tracesim.providers.base import ChatClient
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = ["make_chat_client", "provider_unavailable_reason"]
 
@@ -30,13 +30,13 @@ def provider_unavailable_reason(llm: LLMConfig) -> str | None:
 def make_chat_client(llm: LLMConfig) -> ChatClient:
     """A `ChatClient` for `llm.provider` (the SDK is imported only when used)."""
     if llm.provider == "anthropic":
-        from providers.anthropic_chat import AnthropicChat
+        from tracesim.providers.anthropic_chat import AnthropicChat
 
         return AnthropicChat(llm)
     if llm.provider == "google":
-        from providers.google_chat import GoogleChat
+        from tracesim.providers.google_chat import GoogleChat
 
         return GoogleChat(llm)
-    from providers.openai_chat import OpenAIChat
+    from tracesim.providers.openai_chat import OpenAIChat
 
     return OpenAIChat(llm)

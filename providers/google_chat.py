@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx
-
-from providers.base import (
+from tracesim.providers.base import (
     ChatClient,
     ChatResult,
     ProviderConnectionError,
@@ -22,7 +21,7 @@ from providers.base import (
     json_schema_of,
     split_system,
 )
-from schemas.llm_config import LLMConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = ["GoogleChat", "gemini_config"]
 

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import openai
-
-from providers.base import (
+from tracesim.providers.base import (
     ChatClient,
     ChatResult,
     ProviderConnectionError,
@@ -16,7 +15,7 @@ from providers.base import (
     ProviderStatusError,
     retry_after_from_headers,
 )
-from schemas.llm_config import LLMConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = ["OpenAIChat", "PLACEHOLDER_API_KEY", "read_completion"]
 

@@ -4,8 +4,8 @@ Pydantic models, the DuckDB DDL and the attribute names of every span
 convention. Imports nothing from the rest of the project.
 """
 
-from schemas.config import CollectorConfig, RunConfig, TraceWaitConfig, UserConfig
-from schemas.conventions import (
+from tracesim.schemas.config import CollectorConfig, RunConfig, TraceWaitConfig, UserConfig
+from tracesim.schemas.conventions import (
     A2A_TOOL_CALL_EXTENSION_URI,
     ADK,
     ARKSIM,
@@ -20,11 +20,11 @@ from schemas.conventions import (
     TRACESIM,
     UIPATH,
 )
-from schemas.ddl import SCHEMA_VERSION, create_all
-from schemas.results import MetricResult
-from schemas.scenario import Scenario
-from schemas.span import SPAN_COLUMNS, SpanRecord
-from schemas.tool_call import AgentResponse, ToolCall, ToolCallSource
+from tracesim.schemas.ddl import SCHEMA_VERSION, create_all
+from tracesim.schemas.results import MetricResult
+from tracesim.schemas.scenario import Scenario
+from tracesim.schemas.span import SPAN_COLUMNS, SpanRecord
+from tracesim.schemas.tool_call import AgentResponse, ToolCall, ToolCallSource
 
 __all__ = [
     "A2A_TOOL_CALL_EXTENSION_URI",

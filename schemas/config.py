@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from schemas.agent_config import AgentConfig
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
+from tracesim.schemas.agent_config import AgentConfig
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = [
     "CollectorConfig",

@@ -7,7 +7,7 @@ keys spans by it (chat_id only), the evaluator and `tracesim inspect` read it.
 
 from __future__ import annotations
 
-from schemas.conventions import (
+from tracesim.schemas.conventions import (
     ADK,
     AI_SDK,
     ARKSIM,

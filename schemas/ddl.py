@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.views import create_views
+from tracesim.schemas.views import create_views
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from schemas.llm_config import LLMConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = [
     "CONVERSATION_JUDGES",

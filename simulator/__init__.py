@@ -6,14 +6,20 @@ nothing to DuckDB itself. Imports `schemas` only. The OpenAI Agents SDK
 bridge lives in `simulator.agents_bridge` (imported only when used).
 """
 
-from simulator.agent import BaseAgent
-from simulator.connectors.factory import agent_timeout, make_connector_factory
-from simulator.instrument import instrument, retarget
-from simulator.results import ConversationResult, RunResult, TurnResult
-from simulator.runner import Runner, RunObserver
-from simulator.scenarios import ScenarioError, load_scenarios, parse_scenarios
-from simulator.tracing import make_simulator_provider
-from simulator.users import LLMUser, ScriptedUser, SimulatedUser, UserConfigError, UserFactory
+from tracesim.simulator.agent import BaseAgent
+from tracesim.simulator.connectors.factory import agent_timeout, make_connector_factory
+from tracesim.simulator.instrument import instrument, retarget
+from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
+from tracesim.simulator.runner import Runner, RunObserver
+from tracesim.simulator.scenarios import ScenarioError, load_scenarios, parse_scenarios
+from tracesim.simulator.tracing import make_simulator_provider
+from tracesim.simulator.users import (
+    LLMUser,
+    ScriptedUser,
+    SimulatedUser,
+    UserConfigError,
+    UserFactory,
+)
 
 __all__ = [
     "BaseAgent",

@@ -13,7 +13,7 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
-from schemas import AgentResponse
+from tracesim.schemas import AgentResponse
 
 __all__ = ["BaseAgent"]
 

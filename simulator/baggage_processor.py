@@ -10,8 +10,7 @@ from __future__ import annotations
 from opentelemetry import baggage
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
-
-from schemas.conventions import TRACESIM
+from tracesim.schemas.conventions import TRACESIM
 
 __all__ = ["BaggageSpanProcessor"]
 

@@ -19,9 +19,8 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-from simulator.baggage_processor import BaggageSpanProcessor
-from simulator.otlp import DEFAULT_ENDPOINT, make_span_exporter, resolve_protocol
+from tracesim.simulator.baggage_processor import BaggageSpanProcessor
+from tracesim.simulator.otlp import DEFAULT_ENDPOINT, make_span_exporter, resolve_protocol
 
 __all__ = ["instrument", "retarget"]
 
@@ -141,8 +140,7 @@ def _install_bridge(keep_openai_upload: bool | None) -> None:
         return
     try:
         import agents
-
-        from simulator.agents_bridge import OTelBridgeProcessor
+        from tracesim.simulator.agents_bridge import OTelBridgeProcessor
     except ImportError:
         return
     bridge = OTelBridgeProcessor()

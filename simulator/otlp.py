@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
-from simulator.export_split import SplittingExporter
+from tracesim.simulator.export_split import SplittingExporter
 
 __all__ = ["DEFAULT_ENDPOINT", "make_span_exporter", "resolve_protocol"]
 

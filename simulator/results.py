@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from schemas import ToolCall
+from tracesim.schemas import ToolCall
 
 __all__ = ["ConversationResult", "RunResult", "TurnResult"]
 

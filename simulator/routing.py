@@ -11,8 +11,7 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.context import Context
 from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-
-from schemas.conventions import TRACESIM
+from tracesim.schemas.conventions import TRACESIM
 
 __all__ = ["inject_headers", "with_routing_baggage"]
 

@@ -29,15 +29,14 @@ from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
 from opentelemetry.trace import Status, StatusCode, Tracer
-
-from schemas.conventions import TRACESIM
-from schemas.scenario import Scenario
-from simulator.connectors.base import AgentConnector, TurnContext
-from simulator.results import ConversationResult, RunResult, TurnResult
-from simulator.routing import inject_headers, with_routing_baggage
-from simulator.span_limits import bounded_json, bounded_text
-from simulator.users.base import Message
-from simulator.users.factory import UserFactory
+from tracesim.schemas.conventions import TRACESIM
+from tracesim.schemas.scenario import Scenario
+from tracesim.simulator.connectors.base import AgentConnector, TurnContext
+from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
+from tracesim.simulator.routing import inject_headers, with_routing_baggage
+from tracesim.simulator.span_limits import bounded_json, bounded_text
+from tracesim.simulator.users.base import Message
+from tracesim.simulator.users.factory import UserFactory
 
 __all__ = ["RunObserver", "Runner"]
 

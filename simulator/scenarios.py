@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-
-from schemas.scenario import Scenario
+from tracesim.schemas.scenario import Scenario
 
 __all__ = ["ScenarioError", "load_scenarios", "parse_scenarios"]
 

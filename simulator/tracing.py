@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
-
-from simulator.otlp import make_span_exporter
+from tracesim.simulator.otlp import make_span_exporter
 
 __all__ = ["SIMULATOR_SERVICE_NAME", "make_simulator_provider"]
 

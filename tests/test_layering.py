@@ -1,4 +1,9 @@
-"""collector, simulator and evaluator meet only through schemas and data (SPEC §2)."""
+"""collector, simulator and evaluator meet only through schemas and data (SPEC §2).
+
+Everything installs under the one top-level name ``tracesim``; inside the repository the
+folders keep the product's layout, so a module's layer is the folder it lives in and the
+layer it imports is the second part of a ``tracesim.<layer>`` import.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("collector", "simulator", "evaluator")
+FOLDERS = (*PACKAGES, "schemas", "providers")
 
 
-def _imported_top_levels(path: Path) -> set[str]:
+def _imported_layers(path: Path) -> set[str]:
+    """The tracesim layers a file imports: ``tracesim.evaluator.x`` -> ``evaluator``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.append(node.module)
+            if node.module == "tracesim":
+                modules.extend(f"tracesim.{alias.name}" for alias in node.names)
+    layers: set[str] = set()
+    for module in modules:
+        parts = module.split(".")
+        if parts[0] == "tracesim":
+            layers.add(parts[1] if len(parts) > 1 and parts[1] in FOLDERS else "tracesim")
+    return layers
+
+
+def _bare_imports(path: Path) -> set[str]:
+    """Top-level imports of a repository folder by its bare name (``import collector``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -19,14 +45,14 @@ def _imported_top_levels(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
-    return names
+    return names & set(FOLDERS)
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_package_imports_no_sibling(package: str) -> None:
     offenders = []
     for path in sorted((ROOT / package).rglob("*.py")):
-        bad = _imported_top_levels(path) & (set(PACKAGES) - {package})
+        bad = _imported_layers(path) & (set(PACKAGES) - {package})
         if bad:
             offenders.append(f"{path.relative_to(ROOT)} imports {sorted(bad)}")
     assert not offenders, "layering broken:\n" + "\n".join(offenders)
@@ -34,11 +60,28 @@ def test_package_imports_no_sibling(package: str) -> None:
 
 def test_schemas_import_nothing_from_the_project() -> None:
     for path in sorted((ROOT / "schemas").rglob("*.py")):
-        bad = _imported_top_levels(path) & {*PACKAGES, "tracesim"}
+        bad = _imported_layers(path) & {*PACKAGES, "providers", "tracesim"}
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_no_module_imports_a_folder_by_its_bare_name() -> None:
+    """Only ``tracesim.*`` is installed: ``import collector`` would load a second copy."""
+    offenders = []
+    for folder in ("tracesim", *FOLDERS, "tests", "benchmarks", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "record/agents" in path.as_posix():
+                continue
+            bad = _bare_imports(path)
+            if bad:
+                offenders.append(f"{path.relative_to(ROOT)} imports {sorted(bad)}")
+    assert not offenders, "bare imports:\n" + "\n".join(offenders)
 
 
 def test_the_detector_sees_an_import(tmp_path: Path) -> None:
     sample = tmp_path / "m.py"
-    sample.write_text("import os\nfrom evaluator.calls.merge import x\n")
-    assert "evaluator" in _imported_top_levels(sample)
+    sample.write_text(
+        "import os\nfrom tracesim.evaluator.calls.merge import x\nfrom tracesim import collector\n"
+    )
+    assert _imported_layers(sample) == {"evaluator", "collector"}
+    sample.write_text("import collector.spool\n")
+    assert _bare_imports(sample) == {"collector"}

@@ -10,8 +10,8 @@ from typing import Any
 
 import duckdb
 import yaml
+from tracesim.schemas.eval_config import JUDGE_NAMES
 
-from schemas.eval_config import JUDGE_NAMES
 from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
 from tracesim.config_loader import load_run_config
 from tracesim.run import run

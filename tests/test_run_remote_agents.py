@@ -20,8 +20,8 @@ import duckdb
 import pytest
 import yaml
 from rich.console import Console
+from tracesim.schemas.agent_config import AgentServerConfig
 
-from schemas.agent_config import AgentServerConfig
 from tracesim.agent_server import LOG_NAME, CollectorEndpoints, _server_env
 from tracesim.run import RunOutcome, run_from_file
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from tracesim.schemas.ddl import ALL_DDL
 
-from schemas.ddl import ALL_DDL
 from tests.report.fixture_db import build_fixture_db
 from tracesim.cli import cli
 from tracesim.sql_client import SqlError, check_read_only, run_query

@@ -109,7 +109,8 @@ def _closed_port() -> int:
 def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from collector import sidecar_path
+    from tracesim.collector import sidecar_path
+
     from tracesim import sql_client
 
     db = tmp_path / "side.duckdb"

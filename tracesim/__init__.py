@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from schemas import AgentResponse, ToolCall, ToolCallSource
+from tracesim.schemas import AgentResponse, ToolCall, ToolCallSource
 
 __all__ = [
     "AgentResponse",
@@ -29,16 +29,16 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
-    "BaseAgent": "simulator.agent",
-    "instrument": "simulator.instrument",
-    "Collector": "collector.collector",
-    "CustomMetric": "evaluator",
-    "MetricContext": "evaluator",
-    "MetricResult": "schemas",
-    "evaluate_db": "evaluator",
-    "extract_tool_calls": "evaluator",
-    "merge_tool_calls": "evaluator",
-    "metric": "evaluator",
+    "BaseAgent": "tracesim.simulator.agent",
+    "instrument": "tracesim.simulator.instrument",
+    "Collector": "tracesim.collector.collector",
+    "CustomMetric": "tracesim.evaluator",
+    "MetricContext": "tracesim.evaluator",
+    "MetricResult": "tracesim.schemas",
+    "evaluate_db": "tracesim.evaluator",
+    "extract_tool_calls": "tracesim.evaluator",
+    "merge_tool_calls": "tracesim.evaluator",
+    "metric": "tracesim.evaluator",
 }
 
 

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from schemas.agent_config import AgentServerConfig, CustomAgentConfig
 from tracesim.config_loader import ConfigError
+from tracesim.schemas.agent_config import AgentServerConfig, CustomAgentConfig
 
 __all__ = [
     "LOG_NAME",
@@ -159,7 +159,7 @@ def _in_process(endpoint: str, headers: Mapping[str, str]) -> Iterator[None]:
     Sets `OTEL_EXPORTER_OTLP_ENDPOINT` (read by `instrument()` when the agent
     module is imported) and re-points an earlier `instrument()` of this process.
     """
-    from simulator.instrument import retarget
+    from tracesim.simulator.instrument import retarget
 
     saved = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint

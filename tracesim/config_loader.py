@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from schemas.config import RunConfig
 from tracesim.arksim_config import translate_arksim_config
+from tracesim.schemas.config import RunConfig
 
 __all__ = [
     "ConfigError",

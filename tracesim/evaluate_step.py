@@ -30,7 +30,7 @@ def _unkeyed_warning(db_path: Path) -> str | None:
     the file cannot be read here: the evaluation reports that itself)."""
     import duckdb
 
-    from evaluator.inspect.inspect import count_unkeyed_tool_spans, unkeyed_warning
+    from tracesim.evaluator.inspect.inspect import count_unkeyed_tool_spans, unkeyed_warning
 
     try:
         with duckdb.connect(str(db_path), read_only=True) as con:
@@ -45,8 +45,8 @@ def _store_ci_outputs(
 ) -> None:
     """JUnit file and step summary of an evaluation stored in ClickHouse (read from a
     temporary DuckDB snapshot of it); a failure is reported, never fatal."""
-    from evaluator.store.report_snapshot import evaluation_snapshot
     from tracesim.ci import write_ci_outputs
+    from tracesim.evaluator.store.report_snapshot import evaluation_snapshot
 
     try:
         with evaluation_snapshot(db, report.eval_id) as snapshot:
@@ -79,12 +79,12 @@ def evaluate_and_report(
     for the caller). A report that fails to render is reported, never fatal:
     the scores are already stored. `workers`: `evaluate_db`'s (None: its automatic choice).
     """
-    from evaluator.output.summary import print_summary
-    from evaluator.pipeline.pipeline import evaluate_db
-    from evaluator.report import write_report
     from tracesim.ci import write_ci_outputs
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console
+    from tracesim.evaluator.output.summary import print_summary
+    from tracesim.evaluator.pipeline.pipeline import evaluate_db
+    from tracesim.evaluator.report import write_report
 
     console = console or make_console()
     unkeyed = None if "://" in str(db_path) else _unkeyed_warning(Path(db_path))
@@ -108,8 +108,8 @@ def evaluate_and_report(
         if report_path is None:
             pass
         elif "://" in str(db_path):  # a ClickHouse store (evaluator.store)
-            from evaluator.store import open_clickhouse
-            from evaluator.store.report_snapshot import write_store_report
+            from tracesim.evaluator.store import open_clickhouse
+            from tracesim.evaluator.store.report_snapshot import write_store_report
 
             with open_clickhouse(str(db_path)) as store:
                 write_store_report(store, report_path, eval_id=result.eval_id)

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from simulator.results import ConversationResult, TurnResult
+from tracesim.simulator.results import ConversationResult, TurnResult
 
 __all__ = ["RunProgress"]
 

@@ -137,10 +137,10 @@ def run_scenarios(
     `agent_config` mapping) or the agent of `config`; `overrides` set config keys (dotted)."""
     import yaml
 
-    from evaluator.output.results_file import read_results
     from tracesim.ci import load_outcomes
     from tracesim.config_loader import load_run_config
     from tracesim.console import make_console
+    from tracesim.evaluator.output.results_file import read_results
     from tracesim.run import run
 
     def resolve(path: str | Path) -> Path:

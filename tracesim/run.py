@@ -26,17 +26,6 @@ from typing import Any
 
 from rich.console import Console
 
-from schemas.agent_config import CustomAgentConfig
-from schemas.config import RunConfig
-from schemas.scenario import Scenario
-from simulator.connectors.base import AgentConnector
-from simulator.connectors.factory import agent_timeout, make_connector_factory
-from simulator.loader import AgentLoadError
-from simulator.results import RunResult
-from simulator.runner import Runner
-from simulator.scenarios import ScenarioError, load_scenarios
-from simulator.tracing import make_simulator_provider
-from simulator.users import UserConfigError, UserFactory
 from tracesim.agent_server import (
     AgentServerError,
     CollectorEndpoints,
@@ -54,6 +43,17 @@ from tracesim.run_summary import (
     print_run_summary,
     write_run_summary,
 )
+from tracesim.schemas.agent_config import CustomAgentConfig
+from tracesim.schemas.config import RunConfig
+from tracesim.schemas.scenario import Scenario
+from tracesim.simulator.connectors.base import AgentConnector
+from tracesim.simulator.connectors.factory import agent_timeout, make_connector_factory
+from tracesim.simulator.loader import AgentLoadError
+from tracesim.simulator.results import RunResult
+from tracesim.simulator.runner import Runner
+from tracesim.simulator.scenarios import ScenarioError, load_scenarios
+from tracesim.simulator.tracing import make_simulator_provider
+from tracesim.simulator.users import UserConfigError, UserFactory
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +196,8 @@ def _evaluate(
             highlight=False,
         )
         return
-    from evaluator.scoring.gates import EvalConfigError
     from tracesim.evaluate_step import evaluate_and_report
+    from tracesim.evaluator.scoring.gates import EvalConfigError
 
     try:
         evaluation = evaluate_and_report(
@@ -247,8 +247,8 @@ class _AgentLoadFailed(RuntimeError):
 def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFactory]:
     """Everything that can fail without running anything."""
     scenarios = load_scenarios(config.scenario_file_path)
-    if importlib.util.find_spec("evaluator.checks.assertions") is not None:
-        from evaluator.checks.assertions import parse_assertions
+    if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
+        from tracesim.evaluator.checks.assertions import parse_assertions
 
         for index, scenario in enumerate(scenarios):
             where = f"{config.scenario_file_path}: scenario #{index} ({scenario.scenario_id!r})"
@@ -349,7 +349,7 @@ def _store_of(config: RunConfig) -> Any:
 def _wait_for_store(config: RunConfig, run_id: str, result: Any) -> int | None:
     """Wait until the run's spans landed in `store` (every turn, then no new span for
     `settle` seconds) or `wait_timeout` passed; the spans stored, None when unknown."""
-    from evaluator.store import StoreError, open_clickhouse
+    from tracesim.evaluator.store import StoreError, open_clickhouse
 
     try:
         with open_clickhouse(config.store or "") as store:
@@ -373,7 +373,7 @@ def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dic
         headers = {"authorization": f"Bearer {token}"} if token else {}
         yield None, settings.endpoint or "", headers
         return
-    from collector.collector import Collector
+    from tracesim.collector.collector import Collector
 
     collector = Collector(
         db_path, host=settings.host, grpc_port=settings.grpc_port, http_port=settings.http_port

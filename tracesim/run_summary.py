@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from schemas.conventions import GENAI, TRACESIM
 from tracesim.console import plain
+from tracesim.schemas.conventions import GENAI, TRACESIM
 
 if TYPE_CHECKING:
-    from simulator.results import RunResult
     from tracesim.run import RunOutcome
+    from tracesim.simulator.results import RunResult
 
 __all__ = [
     "count_earlier_runs",

@@ -15,8 +15,8 @@ __all__ = ["query_clickhouse"]
 
 def query_clickhouse(db: str, sql: str) -> QueryResult:
     """Run `sql` on the ClickHouse store `db`; SqlError naming the URL on any failure."""
-    from evaluator.store import StoreError, open_clickhouse
-    from evaluator.store.clickhouse_readonly import prepare_for_reading
+    from tracesim.evaluator.store import StoreError, open_clickhouse
+    from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
 
     try:
         store = open_clickhouse(db)

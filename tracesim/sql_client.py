@@ -25,9 +25,9 @@ from typing import Any
 
 import duckdb
 
-from collector import RefusedQuery, read_sidecar, sidecar_path
-from collector import check_read_only as _check_read_only
-from schemas.views import VIEW_NAMES, create_views
+from tracesim.collector import RefusedQuery, read_sidecar, sidecar_path
+from tracesim.collector import check_read_only as _check_read_only
+from tracesim.schemas.views import VIEW_NAMES, create_views
 
 __all__ = ["DEFAULT_ENDPOINT", "QueryResult", "SqlError", "check_read_only", "run_query"]
 

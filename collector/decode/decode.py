@@ -14,13 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-
-from collector.decode.values import attributes, iso_time
-from collector.redaction.redaction import Redactor
-from collector.routing.hot_fields import hot_fields
-from collector.routing.routing_keys import RULE_NONE, own_key, resource_key, turn_number
-from schemas.conventions import OTEL, TRACESIM
-from schemas.span import SPAN_COLUMNS
+from tracesim.collector.decode.values import attributes, iso_time
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.routing.hot_fields import hot_fields
+from tracesim.collector.routing.routing_keys import RULE_NONE, own_key, resource_key, turn_number
+from tracesim.schemas.conventions import OTEL, TRACESIM
+from tracesim.schemas.span import SPAN_COLUMNS
 
 __all__ = ["SPAN_FIELDS", "SpanBatch", "check_spans", "decode_traces", "span_is_valid"]
 

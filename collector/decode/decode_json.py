@@ -15,8 +15,7 @@ import orjson
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-from collector.errors import InvalidRequest
+from tracesim.collector.errors import InvalidRequest
 
 __all__ = ["logs_request_from_json", "traces_request_from_json"]
 

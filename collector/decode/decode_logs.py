@@ -11,11 +11,10 @@ import hashlib
 from typing import Any
 
 import orjson
-
-from collector.decode.values import any_value, attributes
-from collector.redaction.redaction import Redactor
-from collector.routing.routing_keys import RULE_NONE, own_key, resource_key
-from schemas.conventions import OTEL
+from tracesim.collector.decode.values import any_value, attributes
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.routing.routing_keys import RULE_NONE, own_key, resource_key
+from tracesim.schemas.conventions import OTEL
 
 __all__ = ["LOG_FIELDS", "LogBatch", "check_logs", "decode_logs", "log_is_valid"]
 

@@ -1,15 +1,15 @@
 """Read-only SQL: the statement guard, query endpoint and workers, and the sidecar."""
 
-from collector.query.query import QueryAnswer, database_tables, json_safe, run_query
-from collector.query.query_pool import QueryPool
-from collector.query.sidecar import (
+from tracesim.collector.query.query import QueryAnswer, database_tables, json_safe, run_query
+from tracesim.collector.query.query_pool import QueryPool
+from tracesim.collector.query.sidecar import (
     SIDECAR_SUFFIX,
     read_sidecar,
     remove_sidecar,
     sidecar_path,
     write_sidecar,
 )
-from collector.query.sql_guard import (
+from tracesim.collector.query.sql_guard import (
     ENDPOINT_TABLE_FUNCTIONS,
     RefusedQuery,
     check_read_only,

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-
-from collector.errors import InvalidRequest
-from collector.query.sql_guard import check_safe_for_endpoint
+from tracesim.collector.errors import InvalidRequest
+from tracesim.collector.query.sql_guard import check_safe_for_endpoint
 
 __all__ = ["QueryAnswer", "database_tables", "json_safe", "run_query"]
 

@@ -18,8 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 import duckdb
-
-from collector.errors import Busy
+from tracesim.collector.errors import Busy
 
 __all__ = ["QueryPool"]
 

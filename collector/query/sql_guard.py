@@ -27,8 +27,7 @@ from collections.abc import Collection
 from typing import Any
 
 import duckdb
-
-from collector.errors import InvalidRequest
+from tracesim.collector.errors import InvalidRequest
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",

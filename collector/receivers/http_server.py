@@ -10,8 +10,7 @@ import threading
 from typing import Any
 
 import uvicorn
-
-from collector.receivers.tls import TlsConfig
+from tracesim.collector.receivers.tls import TlsConfig
 
 __all__ = ["HttpServer"]
 

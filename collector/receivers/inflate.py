@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from collector.errors import InvalidRequest, TooLarge
+from tracesim.collector.errors import InvalidRequest, TooLarge
 
 __all__ = ["inflate", "looks_compressed"]
 

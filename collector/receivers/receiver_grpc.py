@@ -22,14 +22,17 @@ from typing import Any
 import grpc
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-
-from collector.errors import Busy, InvalidRequest, TooLarge
-from collector.ingest import Ingest
-from collector.receivers.grpc_admission import TRANSPORT_OPTIONS, Admission, AdmittingHandlers
-from collector.receivers.inflate import inflate, looks_compressed
-from collector.receivers.responses import logs_response as _logs_response
-from collector.receivers.responses import trace_response as _trace_response
-from collector.receivers.tls import TlsConfig
+from tracesim.collector.errors import Busy, InvalidRequest, TooLarge
+from tracesim.collector.ingest import Ingest
+from tracesim.collector.receivers.grpc_admission import (
+    TRANSPORT_OPTIONS,
+    Admission,
+    AdmittingHandlers,
+)
+from tracesim.collector.receivers.inflate import inflate, looks_compressed
+from tracesim.collector.receivers.responses import logs_response as _logs_response
+from tracesim.collector.receivers.responses import trace_response as _trace_response
+from tracesim.collector.receivers.tls import TlsConfig
 
 __all__ = ["GrpcReceiver", "TRACE_METHOD", "LOGS_METHOD"]
 

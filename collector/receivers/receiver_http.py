@@ -21,13 +21,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-
-from collector.errors import Busy, InvalidRequest, TooLarge
-from collector.ingest import Ingest
-from collector.query.query import QueryAnswer
-from collector.receivers.inflate import inflate
-from collector.receivers.responses import logs_response as _logs_response
-from collector.receivers.responses import trace_response as _trace_response
+from tracesim.collector.errors import Busy, InvalidRequest, TooLarge
+from tracesim.collector.ingest import Ingest
+from tracesim.collector.query.query import QueryAnswer
+from tracesim.collector.receivers.inflate import inflate
+from tracesim.collector.receivers.responses import logs_response as _logs_response
+from tracesim.collector.receivers.responses import trace_response as _trace_response
 
 __all__ = ["build_app"]
 

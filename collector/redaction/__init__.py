@@ -1,6 +1,6 @@
 """Redaction at ingest: rules, presets, rule files, and whole requests before the spool."""
 
-from collector.redaction.redaction import (
+from tracesim.collector.redaction.redaction import (
     DEFAULT_REPLACEMENT,
     LOG_BODY,
     PROTECTED_ATTRIBUTES,
@@ -9,9 +9,9 @@ from collector.redaction.redaction import (
     RedactionRule,
     Redactor,
 )
-from collector.redaction.redaction_file import load_redaction_file
-from collector.redaction.redaction_presets import PRESETS, Preset, luhn_valid
-from collector.redaction.redaction_request import (
+from tracesim.collector.redaction.redaction_file import load_redaction_file
+from tracesim.collector.redaction.redaction_presets import PRESETS, Preset, luhn_valid
+from tracesim.collector.redaction.redaction_request import (
     EVENT_NAME,
     LOG_EVENT_NAME,
     SCOPE_NAME,

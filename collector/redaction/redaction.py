@@ -26,11 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-
-from collector.redaction.redaction_presets import PRESETS
-from collector.routing.hot_fields import HOT_ATTRIBUTES
-from collector.routing.routing_keys import ROUTING_ATTRIBUTES
-from schemas.conventions import OTEL, TRACESIM
+from tracesim.collector.redaction.redaction_presets import PRESETS
+from tracesim.collector.routing.hot_fields import HOT_ATTRIBUTES
+from tracesim.collector.routing.routing_keys import ROUTING_ATTRIBUTES
+from tracesim.schemas.conventions import OTEL, TRACESIM
 
 __all__ = [
     "DEFAULT_REPLACEMENT",

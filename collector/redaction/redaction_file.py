@@ -20,8 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-
-from collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from tracesim.collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
 
 __all__ = ["load_redaction_file"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from collector.redaction.redaction import LOG_BODY, Redactor, _Plan, _ScopeRedactor, _text
+from tracesim.collector.redaction.redaction import LOG_BODY, Redactor, _Plan, _ScopeRedactor, _text
 
 __all__ = [
     "EVENT_NAME",

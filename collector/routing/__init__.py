@@ -1,8 +1,8 @@
 """What a span says by the conventions: routing keys (SPEC §3) and hot fields (§4/§5)."""
 
-from collector.routing.hot_fields import HOT_ATTRIBUTES, HotFields, as_int
-from collector.routing.routing import Router
-from collector.routing.routing_keys import (
+from tracesim.collector.routing.hot_fields import HOT_ATTRIBUTES, HotFields, as_int
+from tracesim.collector.routing.routing import Router
+from tracesim.collector.routing.routing_keys import (
     ROUTING_ATTRIBUTES,
     RULE_NONE,
     RULE_RESOURCE,

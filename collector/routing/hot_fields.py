@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-
-from schemas.conventions import (
+from tracesim.schemas.conventions import (
     AI_SDK,
     GENAI,
     HAYSTACK,

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from collector.routing.routing_keys import RULE_NONE, RULE_SESSION, RULE_TRACE
+from tracesim.collector.routing.routing_keys import RULE_NONE, RULE_SESSION, RULE_TRACE
 
 __all__ = ["Router"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
+from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [
     "ROUTING_ATTRIBUTES",

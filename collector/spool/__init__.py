@@ -1,7 +1,7 @@
 """Files beside the database: the write-ahead spool and the dead-letter file."""
 
-from collector.spool.deadletter import DeadLetter
-from collector.spool.spool import Spool, SpoolRecord, write_all
+from tracesim.collector.spool.deadletter import DeadLetter
+from tracesim.collector.spool.spool import Spool, SpoolRecord, write_all
 
 __all__ = [
     "DeadLetter",

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
-from collector.spool.spool import write_all
+from tracesim.collector.spool.spool import write_all
 
 __all__ = ["DeadLetter"]
 

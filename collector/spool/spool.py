@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from collector.errors import Busy
+from tracesim.collector.errors import Busy
 
 __all__ = ["Spool", "SpoolRecord", "write_all"]
 

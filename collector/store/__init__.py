@@ -1,8 +1,8 @@
 """The writing side: writer threads, replay of spooled records, and the DuckDB store."""
 
-from collector.store.columns import COLUMN_TYPES, table_of
-from collector.store.replay import replay_item, replay_items
-from collector.store.store import (
+from tracesim.collector.store.columns import COLUMN_TYPES, table_of
+from tracesim.collector.store.replay import replay_item, replay_items
+from tracesim.collector.store.store import (
     DEFAULT_CHECKPOINT_THRESHOLD,
     DEFAULT_MEMORY_LIMIT,
     PreparedBatch,
@@ -10,8 +10,8 @@ from collector.store.store import (
     check_size,
     prepare,
 )
-from collector.store.writer import KIND_LOGS, KIND_TRACES, Item, Writer, WriterStats
-from collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
+from tracesim.collector.store.writer import KIND_LOGS, KIND_TRACES, Item, Writer, WriterStats
+from tracesim.collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
 
 __all__ = [
     "COLUMN_TYPES",

@@ -11,14 +11,13 @@ from collections.abc import Iterable, Iterator
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-from collector.decode.decode import check_spans
-from collector.decode.decode_logs import check_logs
-from collector.redaction.redaction import Redactor
-from collector.redaction.redaction_request import redact_logs, redact_traces
-from collector.spool.deadletter import DeadLetter
-from collector.spool.spool import SpoolRecord
-from collector.store.writer import KIND_LOGS, KIND_TRACES, Item
+from tracesim.collector.decode.decode import check_spans
+from tracesim.collector.decode.decode_logs import check_logs
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.redaction.redaction_request import redact_logs, redact_traces
+from tracesim.collector.spool.deadletter import DeadLetter
+from tracesim.collector.spool.spool import SpoolRecord
+from tracesim.collector.store.writer import KIND_LOGS, KIND_TRACES, Item
 
 __all__ = ["replay_item", "replay_items"]
 

@@ -6,7 +6,7 @@ attribution rules of SPEC §3 read as SQL in one place.
 
 from __future__ import annotations
 
-from schemas.conventions import ARKSIM, TRACESIM
+from tracesim.schemas.conventions import ARKSIM, TRACESIM
 
 __all__ = ["backfill_sql", "session_backfill_sql", "upsert_sql"]
 

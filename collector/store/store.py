@@ -17,13 +17,12 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-
-from collector.decode.decode import SPAN_FIELDS, SpanBatch
-from collector.decode.decode_logs import LOG_FIELDS, LogBatch
-from collector.errors import StoreLocked
-from collector.store.columns import table_of
-from collector.store.sql import backfill_sql, session_backfill_sql, upsert_sql
-from schemas.ddl import create_all
+from tracesim.collector.decode.decode import SPAN_FIELDS, SpanBatch
+from tracesim.collector.decode.decode_logs import LOG_FIELDS, LogBatch
+from tracesim.collector.errors import StoreLocked
+from tracesim.collector.store.columns import table_of
+from tracesim.collector.store.sql import backfill_sql, session_backfill_sql, upsert_sql
+from tracesim.schemas.ddl import create_all
 
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",

@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from collector.decode.decode import SpanBatch, decode_traces
-from collector.decode.decode_logs import LogBatch, decode_logs
-from collector.redaction.redaction import Redactor
-from collector.routing.routing import Router
-from collector.spool.deadletter import DeadLetter
-from collector.store.store import PreparedBatch, Store, prepare
-from collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
+from tracesim.collector.decode.decode import SpanBatch, decode_traces
+from tracesim.collector.decode.decode_logs import LogBatch, decode_logs
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.routing.routing import Router
+from tracesim.collector.spool.deadletter import DeadLetter
+from tracesim.collector.store.store import PreparedBatch, Store, prepare
+from tracesim.collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import duckdb
 import pyarrow as pa
-
-from collector.decode.decode import SpanBatch
-from collector.decode.decode_logs import LogBatch
-from collector.store.store import PreparedBatch
+from tracesim.collector.decode.decode import SpanBatch
+from tracesim.collector.decode.decode_logs import LogBatch
+from tracesim.collector.store.store import PreparedBatch
 
 __all__ = ["DATA_ERRORS", "concat", "marks", "rollback"]
 

@@ -1,20 +1,20 @@
 """Tool calls compared and paired: canonical arguments, optimal matching, explicit/traced merge."""
 
-from evaluator.calls.canonical import (
+from tracesim.evaluator.calls.canonical import (
     args_equal,
     canonical_args,
     is_deep_subset,
     parse_json_text,
     values_equal,
 )
-from evaluator.calls.matching import (
+from tracesim.evaluator.calls.matching import (
     lcs_length,
     lcs_pairs,
     max_matching,
     max_weight_matching,
     weighted_lcs_pairs,
 )
-from evaluator.calls.merge import merge_tool_calls
+from tracesim.evaluator.calls.merge import merge_tool_calls
 
 # `canonical` (the function) is not re-exported: here it would shadow its submodule.
 __all__ = [

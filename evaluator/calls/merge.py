@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from evaluator.calls.canonical import args_equal
-from schemas import ToolCall
+from tracesim.evaluator.calls.canonical import args_equal
+from tracesim.schemas import ToolCall
 
 __all__ = ["merge_tool_calls"]
 

@@ -1,6 +1,6 @@
 """User checks: scenario assertions, custom metrics, and the MetricContext they (and judges) see."""
 
-from evaluator.checks.assertions import (
+from tracesim.evaluator.checks.assertions import (
     ARKSIM_ARG_MODES,
     ASSERTION_TYPES,
     MATCH_MODES,
@@ -9,8 +9,8 @@ from evaluator.checks.assertions import (
     check_assertions,
     parse_assertions,
 )
-from evaluator.checks.context import MetricContext
-from evaluator.checks.custom import (
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.checks.custom import (
     CustomMetric,
     CustomMetricError,
     MetricScore,

@@ -12,13 +12,13 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from evaluator.metrics import trajectory
-from evaluator.metrics.expected import describe
-from evaluator.metrics.vocabulary import names_match
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics import trajectory
+from tracesim.evaluator.metrics.expected import describe
+from tracesim.evaluator.metrics.vocabulary import names_match
+from tracesim.schemas import MetricResult, ToolCall
 
 if TYPE_CHECKING:
-    from evaluator.checks.assertions import Assertion
+    from tracesim.evaluator.checks.assertions import Assertion
 
 __all__ = [
     "ARKSIM_ARG_MODES",

@@ -50,15 +50,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.checks.arksim_verdicts import (
+from tracesim.evaluator.checks.arksim_verdicts import (
     ARKSIM_ARG_MODES,
     FAILURE_SEVERITY,
     MATCH_MODES,
 )
-from evaluator.checks.arksim_verdicts import arksim_call as _arksim_call
-from evaluator.checks.arksim_verdicts import failure_label as _failure_label
-from evaluator.checks.arksim_verdicts import tool_calls_verdict as _tool_calls
-from evaluator.metrics import (
+from tracesim.evaluator.checks.arksim_verdicts import arksim_call as _arksim_call
+from tracesim.evaluator.checks.arksim_verdicts import failure_label as _failure_label
+from tracesim.evaluator.checks.arksim_verdicts import tool_calls_verdict as _tool_calls
+from tracesim.evaluator.metrics import (
     tool_call_args,
     tool_call_count,
     tool_call_f1,
@@ -68,19 +68,19 @@ from evaluator.metrics import (
     tool_error_rate,
     tool_latency,
 )
-from evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
-from evaluator.metrics.count import parse_count_spec
-from evaluator.metrics.expected import (
+from tracesim.evaluator.metrics.argmatch import ArgMatcherError, compile_matchers
+from tracesim.evaluator.metrics.count import parse_count_spec
+from tracesim.evaluator.metrics.expected import (
     ExpectedCallError,
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.vocabulary import (
+from tracesim.evaluator.metrics.vocabulary import (
     VocabularyError,
     resolve_arg_mode,
     resolve_order,
 )
-from schemas import MetricResult, ToolCall
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = [
     "ARKSIM_ARG_MODES",

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas import ToolCall
+from tracesim.schemas import ToolCall
 
 __all__ = ["MetricContext"]
 

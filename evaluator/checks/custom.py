@@ -1,6 +1,6 @@
 """Custom metrics from user Python files: a `@metric` decorator or a `CustomMetric` class.
 
-    from evaluator import metric, CustomMetric, MetricContext   # or from tracesim
+    from tracesim.evaluator import metric, CustomMetric, MetricContext   # or from tracesim
 
     @metric(name="polite", level="turn", threshold=0.5)
     def polite(ctx: MetricContext) -> float:
@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from evaluator.checks.context import MetricContext
-from schemas.results import MetricResult
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.schemas.results import MetricResult
 
 __all__ = [
     "CustomMetric",

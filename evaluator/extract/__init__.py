@@ -11,7 +11,7 @@ read, and how each field is read from what real frameworks emit.
 - `messages`: results carried back in model messages, calls from messages alone.
 """
 
-from evaluator.extract.calls import extract_tool_calls
-from evaluator.extract.context import ConversationSpans
+from tracesim.evaluator.extract.calls import extract_tool_calls
+from tracesim.evaluator.extract.context import ConversationSpans
 
 __all__ = ["ConversationSpans", "extract_tool_calls"]

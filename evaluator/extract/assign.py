@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.calls.canonical import args_equal, canonical_args
-from schemas.conventions import LANGCHAIN
+from tracesim.evaluator.calls.canonical import args_equal, canonical_args
+from tracesim.schemas.conventions import LANGCHAIN
 
 __all__ = ["PendingCall", "RequestedCall", "assign_recovered_ids", "assign_requests"]
 

@@ -19,9 +19,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
-from evaluator.extract.context import ConversationSpans, span_label, views_of
-from evaluator.extract.fields import (
+from tracesim.evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
+from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
+from tracesim.evaluator.extract.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
@@ -30,11 +30,11 @@ from evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from evaluator.extract.messages import calls_from_messages, tool_responses
-from evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
-from evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
-from schemas import ADK, GENAI, ToolCall, ToolCallSource
-from schemas.conventions import LANGCHAIN, SMOLAGENTS
+from tracesim.evaluator.extract.messages import calls_from_messages, tool_responses
+from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
+from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
+from tracesim.schemas.conventions import LANGCHAIN, SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 

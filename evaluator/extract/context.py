@@ -13,9 +13,9 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from evaluator.extract.fields import is_tool_span
-from evaluator.extract.messages import tool_responses
-from evaluator.extract.span import SpanView, view_of
+from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.messages import tool_responses
+from tracesim.evaluator.extract.span import SpanView, view_of
 
 __all__ = ["ConversationSpans", "span_label", "views_of"]
 

@@ -24,10 +24,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-
-from schemas import LANGCHAIN_MESSAGE as LC
-from schemas import PLACEHOLDERS
-from schemas.conventions import LLAMA_INDEX
+from tracesim.schemas import LANGCHAIN_MESSAGE as LC
+from tracesim.schemas import PLACEHOLDERS
+from tracesim.schemas.conventions import LLAMA_INDEX
 
 __all__ = ["Unwrapped", "is_placeholder", "unwrap_arguments", "unwrap_value"]
 

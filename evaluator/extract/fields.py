@@ -15,11 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-
-from evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
-from evaluator.extract.span import SpanView
-from schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
-from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
+from tracesim.evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from tracesim.evaluator.extract.span import SpanView
+from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
+from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
 
 __all__ = [
     "coerce_arguments",

@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from schemas import GENAI
-from schemas.conventions import LLAMA_INDEX
+from tracesim.schemas import GENAI
+from tracesim.schemas.conventions import LLAMA_INDEX
 
 __all__ = ["llama_index_tool_call_as_genai"]
 

@@ -24,12 +24,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-
-from evaluator.extract.envelopes import unwrap_value
-from evaluator.extract.fields import is_tool_span, tool_error
-from evaluator.extract.recover import safe_requested_calls
-from evaluator.extract.span import SpanView, json_or_none
-from schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
+from tracesim.evaluator.extract.envelopes import unwrap_value
+from tracesim.evaluator.extract.fields import is_tool_span, tool_error
+from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.span import SpanView, json_or_none
+from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
 __all__ = ["calls_from_messages", "tool_responses"]
 

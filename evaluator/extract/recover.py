@@ -40,12 +40,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-
-from evaluator.extract.assign import RequestedCall
-from evaluator.extract.fields import parse_arguments
-from evaluator.extract.span import SpanView, has_marker, json_or_none
-from schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
-from schemas.conventions import (
+from tracesim.evaluator.extract.assign import RequestedCall
+from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
+from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from tracesim.schemas.conventions import (
     HAYSTACK,
     LANGCHAIN_MESSAGE,
     LANGFUSE,

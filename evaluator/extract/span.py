@@ -15,10 +15,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
-
-from evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
-from schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
+from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
+from tracesim.schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
+from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
 
 __all__ = ["has_marker", "json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
 

@@ -1,6 +1,6 @@
 """`tracesim inspect`: what tracesim understood of a capture, and the SQL it runs."""
 
-from evaluator.inspect.inspect import (
+from tracesim.evaluator.inspect.inspect import (
     CONVENTION_PREFIXES,
     GroupReport,
     Inspection,
@@ -11,7 +11,7 @@ from evaluator.inspect.inspect import (
     unkeyed_tool_spans,
     unkeyed_warning,
 )
-from evaluator.inspect.inspect_sql import INSPECT_SQL
+from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
 
 __all__ = [
     "CONVENTION_PREFIXES",

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.extract import extract_tool_calls
-from evaluator.extract.fields import is_tool_span
-from evaluator.extract.span import view_of
-from evaluator.inspect.inspect_sql import INSPECT_SQL
-from evaluator.load.load_logs import attach_logs, has_span_logs
-from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
+from tracesim.evaluator.extract import extract_tool_calls
+from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.span import view_of
+from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
+from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
+from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [
     "CONVENTION_PREFIXES",

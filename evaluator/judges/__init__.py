@@ -5,7 +5,7 @@ turns and conversations through one shared `JudgeClient` (cache, limiter,
 retries). Judges that cannot run report value None with label `not_run`.
 """
 
-from evaluator.judges.base import (
+from tracesim.evaluator.judges.base import (
     Judge,
     JudgeVerdict,
     MalformedAnswer,
@@ -13,16 +13,16 @@ from evaluator.judges.base import (
     label_judge,
     scale_judge,
 )
-from evaluator.judges.builtin import (
+from tracesim.evaluator.judges.builtin import (
     BEHAVIOR_FAILURE_LABELS,
     BUILTIN_JUDGES,
     GOAL_LABELS,
     TOOL_USE_LABELS,
 )
-from evaluator.judges.context_blocks import reference_trajectory, tool_definitions
-from evaluator.judges.prompt import judge_messages
-from evaluator.judges.runner import JudgeTask, not_run_result, run_judges
-from evaluator.judges.tool_judges import TOOL_JUDGES, with_rubric
+from tracesim.evaluator.judges.context_blocks import reference_trajectory, tool_definitions
+from tracesim.evaluator.judges.prompt import judge_messages
+from tracesim.evaluator.judges.runner import JudgeTask, not_run_result, run_judges
+from tracesim.evaluator.judges.tool_judges import TOOL_JUDGES, with_rubric
 
 __all__ = [
     "BEHAVIOR_FAILURE_LABELS",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from evaluator.judges.base import Judge, goal_judge, label_judge, scale_judge
-from evaluator.judges.tool_judges import TOOL_JUDGES
+from tracesim.evaluator.judges.base import Judge, goal_judge, label_judge, scale_judge
+from tracesim.evaluator.judges.tool_judges import TOOL_JUDGES
 
 __all__ = [
     "BEHAVIOR_FAILURE_LABELS",

@@ -16,10 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-
-from evaluator.checks.context import MetricContext
-from evaluator.extract.span import json_or_none
-from schemas.conventions import GENAI, OPENINFERENCE
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.extract.span import json_or_none
+from tracesim.schemas.conventions import GENAI, OPENINFERENCE
 
 __all__ = [
     "reference_block",

@@ -11,11 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-
-from evaluator.checks.context import MetricContext
-from evaluator.judges.base import Judge
-from evaluator.judges.context_blocks import reference_block, scenario_rubric, tools_block
-from schemas import ToolCall
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges.base import Judge
+from tracesim.evaluator.judges.context_blocks import reference_block, scenario_rubric, tools_block
+from tracesim.schemas import ToolCall
 
 __all__ = ["judge_messages"]
 

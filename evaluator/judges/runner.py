@@ -12,13 +12,13 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
-from evaluator.checks.context import MetricContext
-from evaluator.judges.base import Judge, MalformedAnswer
-from evaluator.judges.prompt import judge_messages
-from evaluator.llm.cache import request_hash
-from evaluator.llm.llm_client import JudgeCallError, JudgeClient
-from schemas.eval_config import EvalConfig
-from schemas.results import MetricResult
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges.base import Judge, MalformedAnswer
+from tracesim.evaluator.judges.prompt import judge_messages
+from tracesim.evaluator.llm.cache import request_hash
+from tracesim.evaluator.llm.llm_client import JudgeCallError, JudgeClient
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.results import MetricResult
 
 __all__ = ["JudgeTask", "not_run_result", "run_judges"]
 

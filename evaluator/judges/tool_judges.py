@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from evaluator.judges.base import Judge, label_judge
+from tracesim.evaluator.judges.base import Judge, label_judge
 
 __all__ = [
     "EFFICIENCY_LABELS",

@@ -1,7 +1,7 @@
 """The judges' LLM client and its persistent request cache."""
 
-from evaluator.llm.cache import CachedAnswer, LLMCache, request_hash
-from evaluator.llm.llm_client import (
+from tracesim.evaluator.llm.cache import CachedAnswer, LLMCache, request_hash
+from tracesim.evaluator.llm.llm_client import (
     PLACEHOLDER_API_KEY,
     JudgeAnswer,
     JudgeCallError,

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-
-from evaluator.llm.cache import LLMCache, request_hash
-from providers import (
+from tracesim.evaluator.llm.cache import LLMCache, request_hash
+from tracesim.providers import (
     ChatClient,
     ProviderConnectionError,
     ProviderError,
@@ -30,8 +29,8 @@ from providers import (
     make_chat_client,
     provider_unavailable_reason,
 )
-from providers.openai_chat import PLACEHOLDER_API_KEY
-from schemas.llm_config import LLMConfig
+from tracesim.providers.openai_chat import PLACEHOLDER_API_KEY
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = [
     "JudgeAnswer",

@@ -1,7 +1,7 @@
 """Reading a stored capture: conversations in bounded chunks, span logs, traced-only turns."""
 
-from evaluator.load.fetch import ChunkTables, fetch_chunk
-from evaluator.load.load import (
+from tracesim.evaluator.load.fetch import ChunkTables, fetch_chunk
+from tracesim.evaluator.load.load import (
     EXTRACTION_SPAN_COLUMNS,
     ChunkPlan,
     ConversationData,
@@ -14,8 +14,8 @@ from evaluator.load.load import (
     parse_json,
     plan_chunks,
 )
-from evaluator.load.load_logs import attach_logs, has_span_logs
-from evaluator.load.traced import derive_trace_turns
+from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
+from tracesim.evaluator.load.traced import derive_trace_turns
 
 __all__ = [
     "ChunkPlan",

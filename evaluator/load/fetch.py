@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-
-from evaluator.load.load import ConversationData, assemble_chunk
-from evaluator.load.load_logs import apply_logs, span_log_rows
+from tracesim.evaluator.load.load import ConversationData, assemble_chunk
+from tracesim.evaluator.load.load_logs import apply_logs, span_log_rows
 
 __all__ = ["ChunkTables", "fetch_chunk", "table_rows"]
 

@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-
-from evaluator.load.load_logs import has_span_logs
-from evaluator.load.traced import derive_trace_turns
-from schemas import ToolCall
+from tracesim.evaluator.load.load_logs import has_span_logs
+from tracesim.evaluator.load.traced import derive_trace_turns
+from tracesim.schemas import ToolCall
 
 __all__ = [
     "EXTRACTION_SPAN_COLUMNS",
@@ -275,7 +274,7 @@ def load_chunk(
     """
     if not chat_ids:
         return []
-    from evaluator.load.fetch import fetch_chunk  # it builds on this module
+    from tracesim.evaluator.load.fetch import fetch_chunk  # it builds on this module
 
     return fetch_chunk(
         con,

@@ -8,19 +8,19 @@ says when), never 0; an explicit `[]` means "call no tool". One vocabulary
 (`vocabulary`): `arg_mode`, `order`, `all_or_nothing`, `arg_matchers`.
 """
 
-from evaluator.metrics.aggregate import aggregate
-from evaluator.metrics.argmatch import IGNORE, fuzzy, normalized, regex, tolerance
-from evaluator.metrics.args import tool_call_args
-from evaluator.metrics.count import tool_call_count
-from evaluator.metrics.errors import tool_error_rate
-from evaluator.metrics.expected import ExpectedCall, ExpectedCallError, expected_calls
-from evaluator.metrics.f1 import tool_call_f1
-from evaluator.metrics.info import tool_call_stats
-from evaluator.metrics.latency import tool_latency
-from evaluator.metrics.order import tool_call_order
-from evaluator.metrics.output import tool_call_output
-from evaluator.metrics.trajectory import trajectory
-from evaluator.metrics.vocabulary import (
+from tracesim.evaluator.metrics.aggregate import aggregate
+from tracesim.evaluator.metrics.argmatch import IGNORE, fuzzy, normalized, regex, tolerance
+from tracesim.evaluator.metrics.args import tool_call_args
+from tracesim.evaluator.metrics.count import tool_call_count
+from tracesim.evaluator.metrics.errors import tool_error_rate
+from tracesim.evaluator.metrics.expected import ExpectedCall, ExpectedCallError, expected_calls
+from tracesim.evaluator.metrics.f1 import tool_call_f1
+from tracesim.evaluator.metrics.info import tool_call_stats
+from tracesim.evaluator.metrics.latency import tool_latency
+from tracesim.evaluator.metrics.order import tool_call_order
+from tracesim.evaluator.metrics.output import tool_call_output
+from tracesim.evaluator.metrics.trajectory import trajectory
+from tracesim.evaluator.metrics.vocabulary import (
     ARG_MODES,
     ORDERS,
     VocabularyError,

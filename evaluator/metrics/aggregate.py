@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluator.metrics.expected import not_graded
-from schemas import MetricResult
+from tracesim.evaluator.metrics.expected import not_graded
+from tracesim.schemas import MetricResult
 
 __all__ = ["AGGREGATIONS", "aggregate"]
 

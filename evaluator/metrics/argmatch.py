@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.calls.canonical import is_deep_subset, values_equal
-from evaluator.metrics.vocabulary import normalize_name, resolve_arg_mode
+from tracesim.evaluator.calls.canonical import is_deep_subset, values_equal
+from tracesim.evaluator.metrics.vocabulary import normalize_name, resolve_arg_mode
 
 __all__ = [
     "IGNORE",

@@ -27,18 +27,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.calls.matching import max_matching
-from evaluator.metrics.argmatch import ArgMatcherError
-from evaluator.metrics.expected import (
+from tracesim.evaluator.calls.matching import max_matching
+from tracesim.evaluator.metrics.argmatch import ArgMatcherError
+from tracesim.evaluator.metrics.expected import (
     ExpectedCallError,
     describe,
     expect_no_calls,
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
-from evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
+from tracesim.evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_args"]
 

@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evaluator.metrics.expected import expect_no_calls, not_graded
-from evaluator.metrics.vocabulary import normalize_name
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.expected import expect_no_calls, not_graded
+from tracesim.evaluator.metrics.vocabulary import normalize_name
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["COMPARATORS", "parse_count_spec", "tool_call_count"]
 

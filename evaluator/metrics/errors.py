@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from evaluator.metrics.expected import describe, not_graded
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.expected import describe, not_graded
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["tool_error_rate"]
 

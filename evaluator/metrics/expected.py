@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-
-from evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.vocabulary import ARG_MODES, VocabularyError, resolve_arg_mode
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = [
     "ARG_MODES",

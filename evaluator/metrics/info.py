@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from evaluator.calls.canonical import canonical_args
-from evaluator.metrics.vocabulary import normalize_name
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.calls.canonical import canonical_args
+from tracesim.evaluator.metrics.vocabulary import normalize_name
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["INFORMATIONAL", "tool_call_stats"]
 

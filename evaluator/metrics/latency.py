@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluator.metrics.expected import not_graded
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.expected import not_graded
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["percentile", "tool_latency"]
 

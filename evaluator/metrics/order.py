@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.calls.matching import lcs_pairs
-from evaluator.metrics.expected import (
+from tracesim.evaluator.calls.matching import lcs_pairs
+from tracesim.evaluator.metrics.expected import (
     ExpectedCallError,
     expect_no_calls,
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls
-from evaluator.metrics.vocabulary import VocabularyError, normalize_name, resolve_order
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.pairing import CallScorer, pair_calls
+from tracesim.evaluator.metrics.vocabulary import VocabularyError, normalize_name, resolve_order
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["tool_call_order"]
 

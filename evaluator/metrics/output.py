@@ -17,17 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.calls.canonical import canonical, parse_json_text
-from evaluator.calls.matching import max_matching
-from evaluator.metrics.expected import (
+from tracesim.evaluator.calls.canonical import canonical, parse_json_text
+from tracesim.evaluator.calls.matching import max_matching
+from tracesim.evaluator.metrics.expected import (
     UNSPECIFIED,
     ExpectedCallError,
     expect_no_calls,
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.pairing import CallScorer
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["output_matches", "tool_call_output"]
 

@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaluator.calls.canonical import is_deep_subset, values_equal
-from evaluator.calls.matching import (
+from tracesim.evaluator.calls.canonical import is_deep_subset, values_equal
+from tracesim.evaluator.calls.matching import (
     lcs_pairs,
     max_matching,
     max_weight_matching,
     weighted_lcs_pairs,
 )
-from evaluator.metrics.argmatch import ArgComparer, compile_matchers
-from evaluator.metrics.expected import ExpectedCall
-from evaluator.metrics.vocabulary import names_match, normalize_name
-from schemas import ToolCall
+from tracesim.evaluator.metrics.argmatch import ArgComparer, compile_matchers
+from tracesim.evaluator.metrics.expected import ExpectedCall
+from tracesim.evaluator.metrics.vocabulary import names_match, normalize_name
+from tracesim.schemas import ToolCall
 
 __all__ = ["CallScorer", "pair_calls", "plain_fits"]
 

@@ -31,9 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from evaluator.calls.matching import max_matching
-from evaluator.metrics.argmatch import ArgMatcherError
-from evaluator.metrics.expected import (
+from tracesim.evaluator.calls.matching import max_matching
+from tracesim.evaluator.metrics.argmatch import ArgMatcherError
+from tracesim.evaluator.metrics.expected import (
     ExpectedCall,
     ExpectedCallError,
     describe,
@@ -41,8 +41,8 @@ from evaluator.metrics.expected import (
     expected_calls,
     not_graded,
 )
-from evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
-from evaluator.metrics.vocabulary import (
+from tracesim.evaluator.metrics.pairing import CallScorer, pair_calls, plain_fits
+from tracesim.evaluator.metrics.vocabulary import (
     ARG_MODES,
     ORDERS,
     VocabularyError,
@@ -50,7 +50,7 @@ from evaluator.metrics.vocabulary import (
     resolve_arg_mode,
     resolve_order,
 )
-from schemas import MetricResult, ToolCall
+from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["MODES", "call_fits", "trajectory"]
 

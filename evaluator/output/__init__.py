@@ -1,6 +1,6 @@
 """What an evaluation writes: store rows, results.json and its model, run and terminal summaries."""
 
-from evaluator.output.output import (
+from tracesim.evaluator.output.output import (
     SCORES_SCHEMA,
     TOOL_CALLS_SCHEMA,
     ScoreColumns,
@@ -9,8 +9,13 @@ from evaluator.output.output import (
     write_chunk,
     write_run,
 )
-from evaluator.output.results_file import ResultsWriter, failure_details, read_results, summarize
-from evaluator.output.results_model import (
+from tracesim.evaluator.output.results_file import (
+    ResultsWriter,
+    failure_details,
+    read_results,
+    summarize,
+)
+from tracesim.evaluator.output.results_model import (
     RESULTS_SCHEMA_VERSION,
     ConversationResult,
     EvaluationReport,
@@ -18,8 +23,8 @@ from evaluator.output.results_model import (
     RunSummary,
     TurnResult,
 )
-from evaluator.output.rollup import assertion_counts, run_summary
-from evaluator.output.summary import MAX_CONVERSATION_ROWS, gate_verdict, print_summary
+from tracesim.evaluator.output.rollup import assertion_counts, run_summary
+from tracesim.evaluator.output.summary import MAX_CONVERSATION_ROWS, gate_verdict, print_summary
 
 __all__ = [
     "ConversationResult",

@@ -18,9 +18,8 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-
-from schemas import ToolCall, ToolCallSource
-from schemas.results import MetricResult
+from tracesim.schemas import ToolCall, ToolCallSource
+from tracesim.schemas.results import MetricResult
 
 __all__ = [
     "SCORES_SCHEMA",

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
-
-from evaluator.output.results_model import EvaluationReport
-from schemas.results import MetricResult
+from tracesim.evaluator.output.results_model import EvaluationReport
+from tracesim.schemas.results import MetricResult
 
 __all__ = ["ResultsWriter", "encode_entry", "failure_details", "read_results", "summarize"]
 

@@ -32,9 +32,8 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from evaluator.llm.llm_client import LLMUsage
-from evaluator.scoring.gates import GateResult
+from tracesim.evaluator.llm.llm_client import LLMUsage
+from tracesim.evaluator.scoring.gates import GateResult
 
 __all__ = [
     "RESULTS_SCHEMA_VERSION",

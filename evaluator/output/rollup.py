@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from evaluator.output.results_model import ConversationResult, RunSummary
-from evaluator.scoring.scoring import (
+from tracesim.evaluator.output.results_model import ConversationResult, RunSummary
+from tracesim.evaluator.scoring.scoring import (
     STATUS_DONE,
     STATUS_FAILED,
     STATUS_NOT_GRADED,
     STATUS_PARTIAL,
     status_of,
 )
-from evaluator.scoring.tally import MetricTally
-from schemas.results import MetricResult
+from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.schemas.results import MetricResult
 
 __all__ = ["assertion_counts", "run_summary"]
 

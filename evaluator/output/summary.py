@@ -8,9 +8,8 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
-from evaluator.output.results_model import ConversationResult, EvaluationReport
-from evaluator.scoring.scoring import STATUS_DONE, STATUS_FAILED, STATUS_PARTIAL
+from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport
+from tracesim.evaluator.scoring.scoring import STATUS_DONE, STATUS_FAILED, STATUS_PARTIAL
 
 __all__ = ["MAX_CONVERSATION_ROWS", "gate_verdict", "print_summary"]
 

@@ -31,5 +31,5 @@ __all__ = sorted(_HOMES)
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
-        raise AttributeError(f"module 'evaluator.pipeline' has no attribute {name!r}")
+        raise AttributeError(f"module 'tracesim.evaluator.pipeline' has no attribute {name!r}")
     return getattr(import_module(f"evaluator.pipeline.{home}"), name)

@@ -23,22 +23,21 @@ from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
-
-from evaluator.load.fetch import ChunkTables
-from evaluator.load.load import ConversationData
-from evaluator.output.output import SCORES_SCHEMA, ScoreColumns, ToolCallColumns
-from evaluator.output.results_file import encode_entry
-from evaluator.output.results_model import ConversationResult
-from evaluator.pipeline.stages import (
+from tracesim.evaluator.load.fetch import ChunkTables
+from tracesim.evaluator.load.load import ConversationData
+from tracesim.evaluator.output.output import SCORES_SCHEMA, ScoreColumns, ToolCallColumns
+from tracesim.evaluator.output.results_file import encode_entry
+from tracesim.evaluator.output.results_model import ConversationResult
+from tracesim.evaluator.pipeline.stages import (
     ConversationWork,
     add_results,
     derive_calls,
     score_conversation,
     tool_checks,
 )
-from evaluator.scoring.tally import MetricTally
-from schemas import MetricResult
-from schemas.eval_config import EvalConfig
+from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.schemas import MetricResult
+from tracesim.schemas.eval_config import EvalConfig
 
 __all__ = [
     "ChunkResult",

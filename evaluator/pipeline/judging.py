@@ -15,14 +15,20 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evaluator.checks.custom import CustomMetric, run_custom_metric
-from evaluator.judges import BUILTIN_JUDGES, JudgeTask, not_run_result, run_judges, with_rubric
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
-from evaluator.pipeline.stages import ConversationWork, add_results
-from schemas import MetricResult
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
+from tracesim.evaluator.checks.custom import CustomMetric, run_custom_metric
+from tracesim.evaluator.judges import (
+    BUILTIN_JUDGES,
+    JudgeTask,
+    not_run_result,
+    run_judges,
+    with_rubric,
+)
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
+from tracesim.evaluator.pipeline.stages import ConversationWork, add_results
+from tracesim.schemas import MetricResult
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 __all__ = ["JudgeStage", "judge_task_count", "not_run_results", "run_custom"]
 

@@ -53,21 +53,21 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-from evaluator.checks.custom import CustomMetricError, load_custom_metrics
-from evaluator.load.load import EXTRACTION_SPAN_COLUMNS
-from evaluator.output.results_file import ResultsWriter
-from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
-from evaluator.output.rollup import run_summary
-from evaluator.pipeline.judging import JudgeStage, judge_task_count
-from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.schedule import (
+from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS
+from tracesim.evaluator.output.results_file import ResultsWriter
+from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
+from tracesim.evaluator.output.rollup import run_summary
+from tracesim.evaluator.pipeline.judging import JudgeStage, judge_task_count
+from tracesim.evaluator.pipeline.progress import Progress
+from tracesim.evaluator.pipeline.schedule import (
     gc_paused,
     no_gc,
     parallel_chunks,
     serial_chunks,
     worker_count,
 )
-from evaluator.scoring.gates import (
+from tracesim.evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
     GateResult,
@@ -75,10 +75,10 @@ from evaluator.scoring.gates import (
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.scoring.tally import MetricTally
-from evaluator.store import EvalStore, StoreError, open_store
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
+from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.evaluator.store import EvalStore, StoreError, open_store
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
 DEFAULT_CHUNK_ROWS = 20_000
 """Stored rows (turns + spans) per chunk: ~400 conversations of 10 turns with 3 spans each.

@@ -15,20 +15,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from evaluator.checks.custom import CustomMetric
-from evaluator.load.fetch import ChunkTables
-from evaluator.load.load import ChunkPlan, ConversationData
-from evaluator.pipeline.chunk import (
+from tracesim.evaluator.checks.custom import CustomMetric
+from tracesim.evaluator.load.fetch import ChunkTables
+from tracesim.evaluator.load.load import ChunkPlan, ConversationData
+from tracesim.evaluator.pipeline.chunk import (
     ChunkResult,
     derive_chunk,
     evaluate_in_worker,
     init_worker,
     score_chunk,
 )
-from evaluator.pipeline.judging import JudgeStage, not_run_results, run_custom
-from evaluator.pipeline.stages import ConversationWork
-from evaluator.pipeline.workers import ChunkPool, auto_workers
-from schemas.eval_config import EvalConfig
+from tracesim.evaluator.pipeline.judging import JudgeStage, not_run_results, run_custom
+from tracesim.evaluator.pipeline.stages import ConversationWork
+from tracesim.evaluator.pipeline.workers import ChunkPool, auto_workers
+from tracesim.schemas.eval_config import EvalConfig
 
 __all__ = ["gc_paused", "no_gc", "parallel_chunks", "serial_chunks", "worker_count"]
 

@@ -16,19 +16,18 @@ from itertools import chain
 from typing import Any
 
 import orjson
-
-from evaluator.calls.merge import merge_tool_calls
-from evaluator.checks.context import MetricContext
-from evaluator.extract import ConversationSpans, extract_tool_calls
-from evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
-from evaluator.metrics import tool_error_rate
-from evaluator.output.output import ScoreColumns, ToolCallColumns
-from evaluator.output.results_file import summarize
-from evaluator.output.results_model import ConversationResult
-from evaluator.scoring.scoring import conversation_scores, turn_success
-from evaluator.scoring.tally import MetricTally
-from schemas import MetricResult, ToolCall
-from schemas.eval_config import EvalConfig
+from tracesim.evaluator.calls.merge import merge_tool_calls
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
+from tracesim.evaluator.metrics import tool_error_rate
+from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
+from tracesim.evaluator.output.results_file import summarize
+from tracesim.evaluator.output.results_model import ConversationResult
+from tracesim.evaluator.scoring.scoring import conversation_scores, turn_success
+from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.schemas import MetricResult, ToolCall
+from tracesim.schemas.eval_config import EvalConfig
 
 __all__ = [
     "ConversationWork",
@@ -130,7 +129,11 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
     `parsed` caches parsed assertion lists across conversations (keyed by their
     JSON): the conversations of one scenario share them.
     """
-    from evaluator.checks.assertions import AssertionConfigError, check_assertions, parse_assertions
+    from tracesim.evaluator.checks.assertions import (
+        AssertionConfigError,
+        check_assertions,
+        parse_assertions,
+    )
 
     data = work.data
     raw = data.scenario.get("assertions") or []

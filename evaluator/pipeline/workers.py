@@ -35,7 +35,7 @@ AUTO_MIN_TURNS = 20_000
 ~1 s of CPU (a fresh interpreter importing the evaluator), what a second core saves on
 ~10k turns."""
 
-_PRELOAD = ["evaluator.pipeline.chunk"]
+_PRELOAD = ["tracesim.evaluator.pipeline.chunk"]
 
 
 class WorkerError(RuntimeError):

@@ -28,11 +28,10 @@ from typing import TextIO
 
 import duckdb
 from plotly.offline import get_plotlyjs
-
-from evaluator.report.charts import build_charts
-from evaluator.report.data import ReportData, load_report_data
-from evaluator.report.details import iter_details
-from evaluator.report.html import write_page
+from tracesim.evaluator.report.charts import build_charts
+from tracesim.evaluator.report.data import ReportData, load_report_data
+from tracesim.evaluator.report.details import iter_details
+from tracesim.evaluator.report.html import write_page
 
 __all__ = ["ReportData", "build_report_html", "iter_details", "load_report_data", "write_report"]
 

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.report.shape import clip
+from tracesim.evaluator.report.shape import clip
 
 __all__ = [
     "FAILURES_SQL",

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 import plotly.io as pio
-
-from evaluator.report.data import ReportData
+from tracesim.evaluator.report.data import ReportData
 
 __all__ = ["LOWER_IS_BETTER", "STATUS_COLORS", "Chart", "build_charts"]
 

@@ -15,8 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import orjson
-
-from evaluator.report.aggregate import (
+from tracesim.evaluator.report.aggregate import (
     FAILURES_SQL,
     TOOL_SOURCE_SQL,
     LabelFailures,

@@ -15,9 +15,8 @@ from itertools import groupby
 from typing import Any
 
 import orjson
-
-from evaluator.report.data import ReportData
-from evaluator.report.shape import clip_sql, span_tree
+from tracesim.evaluator.report.data import ReportData
+from tracesim.evaluator.report.shape import clip_sql, span_tree
 
 __all__ = ["CHUNK_TURNS", "MAX_STACK", "iter_details", "stack_trace"]
 

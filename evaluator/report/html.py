@@ -16,14 +16,13 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 import orjson
-
-from evaluator.report.aggregate import MAX_FAILURE_ITEMS
-from evaluator.report.app_js import APP_JS
-from evaluator.report.assets import CSS
-from evaluator.report.charts import Chart
-from evaluator.report.data import ReportData
-from evaluator.report.embed import gzip_script, json_script
-from evaluator.report.methodology import methodology_html
+from tracesim.evaluator.report.aggregate import MAX_FAILURE_ITEMS
+from tracesim.evaluator.report.app_js import APP_JS
+from tracesim.evaluator.report.assets import CSS
+from tracesim.evaluator.report.charts import Chart
+from tracesim.evaluator.report.data import ReportData
+from tracesim.evaluator.report.embed import gzip_script, json_script
+from tracesim.evaluator.report.methodology import methodology_html
 
 __all__ = ["write_page"]
 

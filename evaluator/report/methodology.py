@@ -14,7 +14,7 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
-from evaluator.report.aggregate import MetricSummary
+from tracesim.evaluator.report.aggregate import MetricSummary
 
 __all__ = ["SEVERITY_ORDER", "STATUS_ROWS", "methodology_html"]
 
@@ -40,7 +40,7 @@ _GENERIC = "A custom metric (or one this version does not describe): its reason 
 def _describer() -> Callable[[str], str | None]:
     """`methodology_for` of `evaluator.scoring.methodology` if present, else one knowing nothing."""
     try:
-        module = importlib.import_module("evaluator.scoring.methodology")
+        module = importlib.import_module("tracesim.evaluator.scoring.methodology")
     except ImportError:
         return lambda metric: None
     return getattr(module, "methodology_for", lambda metric: None)

@@ -1,6 +1,6 @@
 """Scores from results: turn success and status, tallies, gates and exit codes, methodology."""
 
-from evaluator.scoring.gates import (
+from tracesim.evaluator.scoring.gates import (
     TOOL_METRICS,
     EvalConfigError,
     ExitCode,
@@ -9,8 +9,8 @@ from evaluator.scoring.gates import (
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.scoring.methodology import METHODOLOGY, SEVERITY_LEVELS, methodology_for
-from evaluator.scoring.scoring import (
+from tracesim.evaluator.scoring.methodology import METHODOLOGY, SEVERITY_LEVELS, methodology_for
+from tracesim.evaluator.scoring.scoring import (
     ARKSIM_STATUS,
     FAILED_TURN_STATUSES,
     STATUS_DONE,
@@ -22,7 +22,7 @@ from evaluator.scoring.scoring import (
     status_of,
     turn_success,
 )
-from evaluator.scoring.tally import GateStats, MetricTally, tally_values
+from tracesim.evaluator.scoring.tally import GateStats, MetricTally, tally_values
 
 __all__ = [
     "ARKSIM_STATUS",

@@ -20,9 +20,8 @@ from enum import IntEnum
 from typing import Literal
 
 from pydantic import BaseModel
-
-from evaluator.scoring.tally import GateStats, MetricTally, tally_values
-from schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
+from tracesim.evaluator.scoring.tally import GateStats, MetricTally, tally_values
+from tracesim.schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
 
 __all__ = [
     "EvalConfigError",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from schemas.results import MetricResult
+from tracesim.schemas.results import MetricResult
 
 __all__ = [
     "ARKSIM_STATUS",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from schemas.eval_config import EvalConfig
+from tracesim.schemas.eval_config import EvalConfig
 
 __all__ = ["GateStats", "MetricTally", "tally_values"]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evaluator.store.base import EvalStore, StoreError
-from evaluator.store.url import StoreURL, is_store_url, parse_store_url
+from tracesim.evaluator.store.base import EvalStore, StoreError
+from tracesim.evaluator.store.url import StoreURL, is_store_url, parse_store_url
 
 if TYPE_CHECKING:
-    from evaluator.store.clickhouse_store import ClickHouseStore
+    from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = [
     "EvalStore",
@@ -30,7 +30,7 @@ __all__ = [
 
 def open_clickhouse(url: StoreURL | str) -> ClickHouseStore:
     """A `ClickHouseStore` on a `clickhouse://` or `chdb://` URL (StoreError when unusable)."""
-    from evaluator.store.clickhouse_store import ClickHouseStore
+    from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
     parsed = url if isinstance(url, StoreURL) else _parse(url)
     return ClickHouseStore(parsed)
@@ -47,7 +47,7 @@ def open_store(db: str | Path) -> EvalStore:
     """The store `db` names: a DuckDB path, `clickhouse://...` or `chdb://DIR`."""
     url = _parse(str(db))
     if url.kind == "duckdb":
-        from evaluator.store.duckdb_store import DuckDBStore
+        from tracesim.evaluator.store.duckdb_store import DuckDBStore
 
         return DuckDBStore(url.path)
     return open_clickhouse(url)

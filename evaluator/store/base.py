@@ -14,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.load.fetch import ChunkTables
-from evaluator.load.load import ChunkPlan, ConversationData
-from evaluator.output.output import ScoreColumns, ToolCallColumns
+from tracesim.evaluator.load.fetch import ChunkTables
+from tracesim.evaluator.load.load import ChunkPlan, ConversationData
+from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 
 __all__ = ["EvalStore", "StoreError"]
 

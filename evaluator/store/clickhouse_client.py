@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-
-from evaluator.store.base import StoreError
-from evaluator.store.clickhouse_errors import describe_error, error_code
-from evaluator.store.http_spool import Spool
-from evaluator.store.url import StoreURL
+from tracesim.evaluator.store.base import StoreError
+from tracesim.evaluator.store.clickhouse_errors import describe_error, error_code
+from tracesim.evaluator.store.http_spool import Spool
+from tracesim.evaluator.store.url import StoreURL
 
 __all__ = [
     "ChdbClient",

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import re
 
-from evaluator.store.clickhouse_routing import conversations_sql, routed_spans_sql, turns_sql
-from evaluator.store.clickhouse_schema import ExporterSchema, quote, string_literal
-from schemas.conventions import GENAI
+from tracesim.evaluator.store.clickhouse_routing import (
+    conversations_sql,
+    routed_spans_sql,
+    turns_sql,
+)
+from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, quote, string_literal
+from tracesim.schemas.conventions import GENAI
 
 __all__ = ["TABLES", "VIEW_NAMES", "create_statements"]
 

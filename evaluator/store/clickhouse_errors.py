@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from evaluator.store.url import StoreURL
+from tracesim.evaluator.store.url import StoreURL
 
 __all__ = ["describe_error", "error_code"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.inspect.inspect import Inspection, inspect_db
-from evaluator.inspect.inspect_sql import INSPECT_SQL
-from evaluator.store.clickhouse_readonly import prepare_for_reading
-from evaluator.store.clickhouse_rows import flatten_json_span
-from evaluator.store.clickhouse_store import ClickHouseStore
+from tracesim.evaluator.inspect.inspect import Inspection, inspect_db
+from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
+from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
+from tracesim.evaluator.store.clickhouse_rows import flatten_json_span
+from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from evaluator.store.base import StoreError
-from evaluator.store.clickhouse_ddl import TABLES, VIEW_NAMES
+from tracesim.evaluator.store.base import StoreError
+from tracesim.evaluator.store.clickhouse_ddl import TABLES, VIEW_NAMES
 
 if TYPE_CHECKING:
-    from evaluator.store.clickhouse_store import ClickHouseStore
+    from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = ["prepare_for_reading"]
 

@@ -17,9 +17,9 @@ new convention there applies here too.
 
 from __future__ import annotations
 
-from evaluator.store.clickhouse_schema import ExporterSchema, string_literal
-from schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP, TRACESIM
-from schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
+from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, string_literal
+from tracesim.schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP, TRACESIM
+from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = ["conversations_sql", "routed_spans_sql", "span_counts_sql", "turns_sql"]
 

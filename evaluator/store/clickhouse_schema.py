@@ -21,9 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyarrow as pa
-
-from evaluator.store.base import StoreError
-from evaluator.store.clickhouse_client import ClickHouseClient
+from tracesim.evaluator.store.base import StoreError
+from tracesim.evaluator.store.clickhouse_client import ClickHouseClient
 
 __all__ = ["REQUIRED_COLUMNS", "ExporterSchema", "detect_schema", "quote", "string_literal"]
 

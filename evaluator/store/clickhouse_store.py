@@ -20,22 +20,21 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-
-from evaluator.load.load import ChunkPlan, ConversationData, assemble_chunk
-from evaluator.output.output import ScoreColumns, ToolCallColumns
-from evaluator.store.base import EvalStore, StoreError
-from evaluator.store.clickhouse_client import ClickHouseClient, connect
-from evaluator.store.clickhouse_ddl import create_statements
-from evaluator.store.clickhouse_routing import span_counts_sql
-from evaluator.store.clickhouse_rows import (
+from tracesim.evaluator.load.load import ChunkPlan, ConversationData, assemble_chunk
+from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
+from tracesim.evaluator.store.base import EvalStore, StoreError
+from tracesim.evaluator.store.clickhouse_client import ClickHouseClient, connect
+from tracesim.evaluator.store.clickhouse_ddl import create_statements
+from tracesim.evaluator.store.clickhouse_routing import span_counts_sql
+from tracesim.evaluator.store.clickhouse_rows import (
     RowCursor,
     flatten_attributes,
     flatten_json_span,
     spilled,
 )
-from evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
-from evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
-from evaluator.store.url import StoreURL
+from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
+from tracesim.evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
+from tracesim.evaluator.store.url import StoreURL
 
 __all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
 
@@ -55,7 +54,7 @@ the sorted stream cost +210 MB instead of +500 MB, at the same speed."""
 def _append_logs(span: dict[str, Any], *, json_logs: bool = False) -> None:
     """Append a span's log records (`log_events`, from the logs join) to its events, as
     `evaluator.load.load_logs` does on DuckDB (JSON-schema attributes flattened first)."""
-    from evaluator.load.load_logs import _event
+    from tracesim.evaluator.load.load_logs import _event
 
     raw = span.pop("log_events", None)
     if not raw:
@@ -356,8 +355,7 @@ class ClickHouseStore(EvalStore):
         `~/.cache/tracesim/llm_cache.duckdb`), so a re-evaluation of a ClickHouse store makes
         no LLM call either; None (in-memory cache) when another evaluation holds it."""
         import duckdb
-
-        from schemas.ddl import LLM_CACHE_DDL
+        from tracesim.schemas.ddl import LLM_CACHE_DDL
 
         if self._cache is None:
             default = Path.home() / ".cache" / "tracesim" / "llm_cache.duckdb"

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-
-from evaluator.store.clickhouse_schema import quote, string_literal
+from tracesim.evaluator.store.clickhouse_schema import quote, string_literal
 
 __all__ = ["DeferredWrites", "flush_deferred"]
 

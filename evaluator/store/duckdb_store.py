@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluator.load.fetch import ChunkTables, fetch_chunk
-from evaluator.load.load import ChunkPlan, ConversationData, plan_chunks
-from evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
-from evaluator.store.base import EvalStore, StoreError
+from tracesim.evaluator.load.fetch import ChunkTables, fetch_chunk
+from tracesim.evaluator.load.load import ChunkPlan, ConversationData, plan_chunks
+from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
+from tracesim.evaluator.store.base import EvalStore, StoreError
 
 __all__ = ["DuckDBStore"]
 
@@ -38,7 +38,7 @@ class DuckDBStore(EvalStore):
             ) from None
 
     def prepare(self) -> None:
-        from schemas import create_all
+        from tracesim.schemas import create_all
 
         create_all(self.con)
 

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evaluator.store.base import StoreError
-from evaluator.store.clickhouse_readonly import prepare_for_reading
-from evaluator.store.clickhouse_store import ClickHouseStore
+from tracesim.evaluator.store.base import StoreError
+from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
+from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
 __all__ = ["evaluation_snapshot", "snapshot_for_report", "write_store_report"]
 
@@ -47,8 +47,7 @@ def snapshot_for_report(store: ClickHouseStore, path: Path, *, eval_id: str | No
     """Copy what the report of `eval_id` (default: the newest) reads into DuckDB `path`;
     returns the eval_id copied. StoreError when the store holds no evaluation."""
     import duckdb
-
-    from schemas import create_all
+    from tracesim.schemas import create_all
 
     prepare_for_reading(store)
     if eval_id is None:
@@ -81,7 +80,7 @@ def write_store_report(
     store: ClickHouseStore, out_path: str | Path, *, eval_id: str | None = None
 ) -> Path:
     """Write the HTML report of `eval_id` (default: the newest) of a ClickHouse store."""
-    from evaluator.report import write_report
+    from tracesim.evaluator.report import write_report
 
     with tempfile.TemporaryDirectory(prefix="tracesim-report-") as tmp:
         db = Path(tmp) / "report.duckdb"
@@ -93,7 +92,7 @@ def write_store_report(
 def evaluation_snapshot(db: str, eval_id: str) -> Iterator[Path]:
     """A temporary DuckDB file holding what readers of one evaluation need (the report, the
     JUnit file, the CI step summary) from the ClickHouse store `db`; deleted afterwards."""
-    from evaluator.store import open_clickhouse
+    from tracesim.evaluator.store import open_clickhouse
 
     with tempfile.TemporaryDirectory(prefix="tracesim-snapshot-") as tmp:
         path = Path(tmp) / "evaluation.duckdb"

@@ -22,10 +22,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI
 
 from examples.a2a_agent.executor import CaptureQuirks, CustomerServiceExecutor
 from examples.shared_tools import Shop, default_shop, tracer_provider
-from schemas import A2A_TOOL_CALL_EXTENSION_URI
 
 __all__ = ["build_app", "build_card"]
 

@@ -27,9 +27,9 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Artifact, Part, Task, TaskState, TaskStatus
 from opentelemetry import context as otel_context
 from opentelemetry.trace import SpanKind, Tracer
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, GENAI
 
 from examples.shared_tools import Shop, ToolOutcome, extract_context, run_turn
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, GENAI
 
 __all__ = ["TOOL_CALLS_KEY", "CaptureQuirks", "CustomerServiceExecutor", "SeenA2ARequest"]
 

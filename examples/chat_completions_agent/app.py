@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from tracesim.schemas import GENAI
 
 from examples.shared_tools import (
     Shop,
@@ -33,7 +34,6 @@ from examples.shared_tools import (
     run_turn,
     tracer_provider,
 )
-from schemas import GENAI
 
 __all__ = ["SeenRequest", "build_app"]
 

@@ -40,7 +40,7 @@ RoutingMode = Literal["baggage", "traceparent"]
 
 def BaggageToAttributes() -> SpanProcessor:  # noqa: N802 - a factory standing in for a class
     """The processor copying tracesim baggage onto spans (the simulator's, as `instrument()` uses)."""
-    from simulator.baggage_processor import BaggageSpanProcessor
+    from tracesim.simulator.baggage_processor import BaggageSpanProcessor
 
     return BaggageSpanProcessor()
 

@@ -16,10 +16,10 @@ from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode, Tracer
+from tracesim.schemas import GENAI
 
 from examples.shared_tools.data import Shop
 from examples.shared_tools.policy import PlannedCall, plan_turn
-from schemas import GENAI
 
 __all__ = ["TOOLS", "ToolError", "ToolOutcome", "execute_tool", "run_turn"]
 

@@ -5,7 +5,7 @@ without it raises ImportError with that hint.
 """
 
 try:
-    from simulator.agents_bridge.processor import OTelBridgeProcessor
+    from tracesim.simulator.agents_bridge.processor import OTelBridgeProcessor
 except ImportError as exc:  # pragma: no cover - openai-agents is a dependency
     raise ImportError("the OpenAI Agents SDK bridge needs `pip install openai-agents`") from exc
 

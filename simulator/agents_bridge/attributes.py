@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from schemas.conventions import GENAI
+from tracesim.schemas.conventions import GENAI
 
 __all__ = [
     "HANDOFF_FROM",

@@ -34,9 +34,8 @@ from agents.tracing import TracingProcessor
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer, TracerProvider
-
-from schemas.conventions import GENAI
-from simulator.agents_bridge.attributes import (
+from tracesim.schemas.conventions import GENAI
+from tracesim.simulator.agents_bridge.attributes import (
     ModelToolCall,
     canonical_arguments,
     end_attributes,

@@ -35,13 +35,16 @@ from a2a.extensions.common import HTTP_EXTENSION_HEADER
 from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse
 from a2a.utils.errors import A2AError
 from google.protobuf.json_format import MessageToDict
-
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse
-from schemas.agent_config import A2AAgentConfig, A2AApiConfig
-from simulator.connectors.a2a_capture import CaptureAccumulator, normalize_struct_numbers
-from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
-from simulator.connectors.headers import merge_headers, substitute_env
-from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse
+from tracesim.schemas.agent_config import A2AAgentConfig, A2AApiConfig
+from tracesim.simulator.connectors.a2a_capture import CaptureAccumulator, normalize_struct_numbers
+from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
+from tracesim.simulator.connectors.headers import merge_headers, substitute_env
+from tracesim.simulator.connectors.limits import (
+    MAX_RESPONSE_BYTES,
+    CappedTransport,
+    ResponseTooLarge,
+)
 
 __all__ = ["A2AConnector", "apply_event"]
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse, ToolCall, ToolCallSource
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse, ToolCall, ToolCallSource
 
 __all__ = [
     "TOOL_CALLS_METADATA_KEY",

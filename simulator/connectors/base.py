@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from schemas import AgentResponse
+from tracesim.schemas import AgentResponse
 
 __all__ = ["AgentConnector", "ConnectorError", "TurnContext"]
 

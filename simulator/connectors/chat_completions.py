@@ -26,15 +26,22 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-
-from schemas import AgentResponse
-from schemas.agent_config import ChatCompletionsAgentConfig, ChatCompletionsApiConfig
-from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
-from simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
-from simulator.connectors.headers import merge_headers, substitute_env
-from simulator.connectors.limits import MAX_RESPONSE_BYTES, CappedTransport, ResponseTooLarge
-from simulator.connectors.retry import backoff_delay, is_retryable_status, parse_retry_after
-from simulator.connectors.sse import DONE, iter_sse_data
+from tracesim.schemas import AgentResponse
+from tracesim.schemas.agent_config import ChatCompletionsAgentConfig, ChatCompletionsApiConfig
+from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
+from tracesim.simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
+from tracesim.simulator.connectors.headers import merge_headers, substitute_env
+from tracesim.simulator.connectors.limits import (
+    MAX_RESPONSE_BYTES,
+    CappedTransport,
+    ResponseTooLarge,
+)
+from tracesim.simulator.connectors.retry import (
+    backoff_delay,
+    is_retryable_status,
+    parse_retry_after,
+)
+from tracesim.simulator.connectors.sse import DONE, iter_sse_data
 
 __all__ = ["ChatCompletionsConnector"]
 

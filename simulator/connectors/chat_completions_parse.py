@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas import AgentResponse, ToolCall, ToolCallSource
+from tracesim.schemas import AgentResponse, ToolCall, ToolCallSource
 
 __all__ = [
     "StreamAccumulator",

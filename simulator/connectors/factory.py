@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from schemas.agent_config import (
+from tracesim.schemas.agent_config import (
     A2AAgentConfig,
     ChatCompletionsAgentConfig,
     CustomAgentConfig,
 )
-from simulator.connectors.base import AgentConnector
+from tracesim.simulator.connectors.base import AgentConnector
 
 __all__ = ["agent_timeout", "make_connector_factory"]
 
@@ -24,8 +24,8 @@ def make_connector_factory(agent_config: Any, *, base_dir: Path) -> Callable[[],
     fails before anything runs (`simulator.loader.AgentLoadError`).
     """
     if isinstance(agent_config, CustomAgentConfig):
-        from simulator.connectors.python import PythonConnector
-        from simulator.loader import load_agent_class
+        from tracesim.simulator.connectors.python import PythonConnector
+        from tracesim.simulator.loader import load_agent_class
 
         if isinstance(agent_config.agent_class, type):
             agent_class = agent_config.agent_class
@@ -40,7 +40,7 @@ def make_connector_factory(agent_config: Any, *, base_dir: Path) -> Callable[[],
             agent_class, init_kwargs=init_kwargs, agent_config=agent_config
         )
     if isinstance(agent_config, ChatCompletionsAgentConfig):
-        module = importlib.import_module("simulator.connectors.chat_completions")
+        module = importlib.import_module("tracesim.simulator.connectors.chat_completions")
         return lambda: module.ChatCompletionsConnector(agent_config)
     if isinstance(agent_config, A2AAgentConfig):
         module = importlib.import_module("simulator.connectors.a2a")

@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from simulator.connectors.base import ConnectorError
+from tracesim.simulator.connectors.base import ConnectorError
 
 __all__ = ["merge_headers", "substitute_env"]
 

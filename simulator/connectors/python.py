@@ -16,9 +16,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from schemas import AgentResponse, ToolCall, ToolCallSource
-from simulator.connectors.agent_loop import AgentLoop
-from simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
+from tracesim.schemas import AgentResponse, ToolCall, ToolCallSource
+from tracesim.simulator.connectors.agent_loop import AgentLoop
+from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 
 __all__ = ["PythonConnector", "to_agent_response"]
 

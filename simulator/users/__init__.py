@@ -1,9 +1,9 @@
 """Simulated users: scripted (replays `turns`) and LLM-driven (plays the persona)."""
 
-from simulator.users.base import Message, SimulatedUser, UserConfigError
-from simulator.users.factory import UserFactory
-from simulator.users.llm import LLMUser, build_system_prompt
-from simulator.users.scripted import ScriptedUser
+from tracesim.simulator.users.base import Message, SimulatedUser, UserConfigError
+from tracesim.simulator.users.factory import UserFactory
+from tracesim.simulator.users.llm import LLMUser, build_system_prompt
+from tracesim.simulator.users.scripted import ScriptedUser
 
 __all__ = [
     "LLMUser",

@@ -12,12 +12,12 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from schemas.config import UserConfig
-from schemas.llm_config import LLMConfig
-from schemas.scenario import Scenario
-from simulator.users.base import SimulatedUser, UserConfigError
-from simulator.users.llm import LLMUser, make_user_client, render_prompt_template
-from simulator.users.scripted import ScriptedUser
+from tracesim.schemas.config import UserConfig
+from tracesim.schemas.llm_config import LLMConfig
+from tracesim.schemas.scenario import Scenario
+from tracesim.simulator.users.base import SimulatedUser, UserConfigError
+from tracesim.simulator.users.llm import LLMUser, make_user_client, render_prompt_template
+from tracesim.simulator.users.scripted import ScriptedUser
 
 __all__ = ["UserFactory"]
 

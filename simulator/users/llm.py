@@ -20,15 +20,15 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from providers import (
+from tracesim.providers import (
     ChatClient,
     ProviderError,
     make_chat_client,
     provider_unavailable_reason,
 )
-from schemas.llm_config import LLMConfig
-from schemas.scenario import Scenario
-from simulator.users.base import Message, SimulatedUser, UserConfigError
+from tracesim.schemas.llm_config import LLMConfig
+from tracesim.schemas.scenario import Scenario
+from tracesim.simulator.users.base import Message, SimulatedUser, UserConfigError
 
 __all__ = ["LLMUser", "build_system_prompt", "make_user_client", "render_prompt_template"]
 

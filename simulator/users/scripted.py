@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from simulator.users.base import Message, SimulatedUser
+from tracesim.simulator.users.base import Message, SimulatedUser
 
 __all__ = ["ScriptedUser"]
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, ToolCallSource
-from simulator.connectors.a2a_capture import TOOL_CALLS_METADATA_KEY, CaptureAccumulator
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, ToolCallSource
+from tracesim.simulator.connectors.a2a_capture import TOOL_CALLS_METADATA_KEY, CaptureAccumulator
 
 URI = A2A_TOOL_CALL_EXTENSION_URI
 

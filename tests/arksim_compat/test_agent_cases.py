@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tracesim.schemas import ToolCallSource
+from tracesim.schemas.agent_config import CustomAgentConfig
+from tracesim.simulator.connectors.base import TurnContext
+from tracesim.simulator.connectors.factory import make_connector_factory
+from tracesim.simulator.loader import AgentLoadError
 
-from schemas import ToolCallSource
-from schemas.agent_config import CustomAgentConfig
-from simulator.connectors.base import TurnContext
-from simulator.connectors.factory import make_connector_factory
-from simulator.loader import AgentLoadError
 from tests.arksim_compat.cases import spec_override
 
 ARKSIM_STUB = {

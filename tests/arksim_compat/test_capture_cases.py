@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from evaluator.calls.merge import merge_tool_calls
-from schemas import AgentResponse, ToolCall
-from simulator.connectors.base import TurnContext
-from simulator.connectors.python import PythonConnector
+from tracesim.evaluator.calls.merge import merge_tool_calls
+from tracesim.schemas import AgentResponse, ToolCall
+from tracesim.simulator.connectors.base import TurnContext
+from tracesim.simulator.connectors.python import PythonConnector
 
 # -- data models -------------------------------------------------------------------
 

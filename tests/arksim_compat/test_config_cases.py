@@ -9,10 +9,14 @@ from typing import Any
 
 import pytest
 import yaml
+from tracesim.schemas.agent_config import (
+    A2AAgentConfig,
+    ChatCompletionsAgentConfig,
+    CustomAgentConfig,
+)
+from tracesim.simulator.connectors.base import ConnectorError
+from tracesim.simulator.connectors.headers import substitute_env
 
-from schemas.agent_config import A2AAgentConfig, ChatCompletionsAgentConfig, CustomAgentConfig
-from simulator.connectors.base import ConnectorError
-from simulator.connectors.headers import substitute_env
 from tests.arksim_compat.cases import spec_override
 from tracesim.commands.evaluate import load_eval_settings
 from tracesim.config_loader import ConfigError, load_run_config
@@ -298,7 +302,8 @@ ARKSIM_DOCUMENTED_KEYS = {
 
 
 def test_every_documented_arksim_key_is_taken_or_translated() -> None:
-    from schemas.config import RunConfig
+    from tracesim.schemas.config import RunConfig
+
     from tracesim.arksim_config import ARKSIM_KEYS
 
     assert ARKSIM_DOCUMENTED_KEYS <= set(RunConfig.model_fields) | set(ARKSIM_KEYS)
@@ -317,8 +322,8 @@ def test_every_documented_arksim_key_is_taken_or_translated() -> None:
     ],
 )
 def test_each_provider_gets_its_sdk_client(provider: str, client: str) -> None:
-    from providers import make_chat_client
-    from schemas.llm_config import LLMConfig
+    from tracesim.providers import make_chat_client
+    from tracesim.schemas.llm_config import LLMConfig
 
     chat = make_chat_client(LLMConfig(provider=provider, model="m", base_url="http://127.0.0.1:9"))
     assert type(chat).__name__ == client and chat.provider == provider

@@ -19,10 +19,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from rich.console import Console
+from tracesim.evaluator.checks.assertions import parse_assertions
+from tracesim.schemas.config import RunConfig
+from tracesim.simulator.scenarios import load_scenarios
 
-from evaluator.checks.assertions import parse_assertions
-from schemas.config import RunConfig
-from simulator.scenarios import load_scenarios
 from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
 from tracesim.arksim_config import ARKSIM_KEYS
 from tracesim.commands.evaluate import command as evaluate_command

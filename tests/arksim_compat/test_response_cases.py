@@ -7,9 +7,9 @@ as explicit calls with source `chat_completions`: those cases are overridden.
 from __future__ import annotations
 
 import pytest
+from tracesim.schemas import ToolCallSource
+from tracesim.simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
 
-from schemas import ToolCallSource
-from simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
 from tests.arksim_compat.cases import spec_override
 
 KEEPS_TOOL_CALLS = spec_override(

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-
-from schemas.scenario import Scenario
+from tracesim.schemas.scenario import Scenario
 
 
 def _data(**extra: Any) -> dict[str, Any]:

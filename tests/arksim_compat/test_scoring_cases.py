@@ -7,16 +7,16 @@ import asyncio
 import json
 
 import pytest
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges import BUILTIN_JUDGES, run_judges
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient
+from tracesim.evaluator.scoring.methodology import METHODOLOGY, SEVERITY_LEVELS
+from tracesim.evaluator.scoring.scoring import conversation_scores, status_of
+from tracesim.schemas import MetricResult, ToolCall
+from tracesim.schemas.eval_config import DEFAULT_JUDGES, JUDGE_NAMES, EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.checks.context import MetricContext
-from evaluator.judges import BUILTIN_JUDGES, run_judges
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient
-from evaluator.scoring.methodology import METHODOLOGY, SEVERITY_LEVELS
-from evaluator.scoring.scoring import conversation_scores, status_of
-from schemas import MetricResult, ToolCall
-from schemas.eval_config import DEFAULT_JUDGES, JUDGE_NAMES, EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import chat_completion, fake_openai
 
 JUDGE = BUILTIN_JUDGES["tool_call_behavior_failure"]
@@ -135,7 +135,7 @@ def test_metrics_to_run_defaults_are_arksims_seven() -> None:
 
 
 def test_every_builtin_metric_explains_its_computation() -> None:
-    from evaluator.scoring.gates import TOOL_METRICS
+    from tracesim.evaluator.scoring.gates import TOOL_METRICS
 
     for name in (*JUDGE_NAMES, *TOOL_METRICS, "final_score", "turn_success_ratio", "status"):
         assert METHODOLOGY.get(name), name
@@ -177,8 +177,8 @@ def test_not_graded_is_arksims_evaluation_failed() -> None:
 
 
 def test_label_gate_fails_on_a_listed_label_only() -> None:
-    from evaluator.scoring.gates import evaluate_gates, exit_code_for
-    from evaluator.scoring.tally import MetricTally
+    from tracesim.evaluator.scoring.gates import evaluate_gates, exit_code_for
+    from tracesim.evaluator.scoring.tally import MetricTally
 
     config = EvalConfig(failure_labels={"agent_behavior_failure": ["false information"]})
     tally = MetricTally(config)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tracesim.evaluator.checks.assertions import check_assertions, parse_assertions
+from tracesim.schemas import ToolCall
 
-from evaluator.checks.assertions import check_assertions, parse_assertions
-from schemas import ToolCall
 from tests.arksim_compat.cases import spec_override
 
 

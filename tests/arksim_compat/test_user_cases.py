@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from tracesim.schemas.config import UserConfig
+from tracesim.schemas.llm_config import LLMConfig
+from tracesim.schemas.scenario import Scenario
+from tracesim.simulator.users import UserFactory
+from tracesim.simulator.users.base import UserConfigError
+from tracesim.simulator.users.llm import render_prompt_template
 
-from schemas.config import UserConfig
-from schemas.llm_config import LLMConfig
-from schemas.scenario import Scenario
-from simulator.users import UserFactory
-from simulator.users.base import UserConfigError
-from simulator.users.llm import render_prompt_template
 from tests.fakes.provider_servers import anthropic_message, fake_provider
 
 TEMPLATE = (

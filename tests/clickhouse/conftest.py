@@ -186,7 +186,7 @@ def store_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreDB
 
 def query(url: str, sql: str) -> list[dict[str, Any]]:
     """Rows of `sql` on the store `url` (its database is the default one)."""
-    from evaluator.store import open_clickhouse
+    from tracesim.evaluator.store import open_clickhouse
 
     with open_clickhouse(url) as store:
         store.prepare()

@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
+from tracesim.evaluator.store import StoreError, parse_store_url
+from tracesim.evaluator.store.clickhouse_errors import describe_error
 
-from evaluator.store import StoreError, parse_store_url
-from evaluator.store.clickhouse_errors import describe_error
 from tests.clickhouse.conftest import HTTP_PASSWORD, StoreDB, request_of
 from tracesim.cli import cli
 
@@ -168,6 +168,6 @@ def test_url_forms() -> None:
     with pytest.raises(ValueError, match="port"):
         parse_store_url("clickhouse://h:notaport/otel")
     with pytest.raises(StoreError, match="data directory"):
-        from evaluator.store import open_store
+        from tracesim.evaluator.store import open_store
 
         open_store("chdb://")

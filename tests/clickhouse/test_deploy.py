@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-
-from evaluator.store.url import (
+from tracesim.evaluator.store.url import (
     DEFAULT_DATABASE,
     DEFAULT_LOGS_TABLE,
     DEFAULT_TRACES_TABLE,

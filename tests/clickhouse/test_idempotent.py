@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluator.pipeline.pipeline import evaluate_db
-from schemas.eval_config import EvalConfig
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.schemas.eval_config import EvalConfig
+
 from tests.clickhouse.conftest import StoreDB, query, two_chats_request
 
 

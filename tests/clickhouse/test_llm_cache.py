@@ -6,9 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.store import open_clickhouse
+from tracesim.evaluator.store.clickhouse_store import LLM_CACHE_ENV
 
-from evaluator.store import open_clickhouse
-from evaluator.store.clickhouse_store import LLM_CACHE_ENV
 from tests.clickhouse.conftest import request_of
 
 

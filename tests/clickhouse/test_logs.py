@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.schemas.eval_config import EvalConfig
 
-from evaluator.pipeline.pipeline import evaluate_db
-from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import StoreDB, query, request_of
 from tests.clickhouse.exporter_mapping import insert_logs
 from tests.collector.otlp import log_record, logs_request, new_span_id, new_trace_id, span

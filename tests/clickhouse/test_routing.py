@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.schemas.eval_config import EvalConfig
 
-from evaluator.pipeline.pipeline import evaluate_db
-from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
 from tests.clickhouse.exporter_mapping import LAYOUTS
 from tests.collector.otlp import new_span_id, new_trace_id, span

@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pyarrow as pa
-
-from evaluator.store.clickhouse_rows import column_values, table_rows
+from tracesim.evaluator.store.clickhouse_rows import column_values, table_rows
 
 
 def test_timestamps_come_back_as_the_datetimes_arrow_gives() -> None:
@@ -37,7 +36,7 @@ def test_other_columns_and_rows() -> None:
 def test_cursor_hands_out_chat_ranges_across_batches() -> None:
     import gc
 
-    from evaluator.store.clickhouse_rows import RowCursor
+    from tracesim.evaluator.store.clickhouse_rows import RowCursor
 
     chats = ["a", "a", "b", "c", "c", "c", "d", "e"]
     batches = (

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tracesim.collector.collector import Collector
+from tracesim.evaluator.store import open_clickhouse
+from tracesim.schemas.config import RunConfig
 
-from collector.collector import Collector
-from evaluator.store import open_clickhouse
-from schemas.config import RunConfig
 from tests.clickhouse.conftest import StoreDB, request_of
 from tests.clickhouse.exporter_mapping import request_from_duckdb
 from tests.collector.otlp import new_span_id, new_trace_id, span

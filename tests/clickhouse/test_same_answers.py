@@ -8,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
 
-from evaluator.pipeline.pipeline import evaluate_db
 from tests.clickhouse.conftest import StoreDB, query
 from tests.clickhouse.exporter_mapping import LAYOUTS, request_from_duckdb
 from tracesim.commands.evaluate import load_eval_settings
@@ -92,10 +92,10 @@ def test_clickhouse_gives_the_duckdb_answers(
 
 
 def test_inspect_reads_the_same_on_clickhouse(captured: RunOutcome, store_db: StoreDB) -> None:
-    from evaluator.inspect.inspect import inspect_db
-    from evaluator.store import open_clickhouse
-    from evaluator.store.clickhouse_inspect import inspect_store
-    from schemas.views import create_views
+    from tracesim.evaluator.inspect.inspect import inspect_db
+    from tracesim.evaluator.store import open_clickhouse
+    from tracesim.evaluator.store.clickhouse_inspect import inspect_store
+    from tracesim.schemas.views import create_views
 
     con = duckdb.connect(str(captured.db_path), read_only=True)
     try:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-
-from evaluator.store.clickhouse_rows import spilled
+from tracesim.evaluator.store.clickhouse_rows import spilled
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.schemas.eval_config import EvalConfig
 
-from evaluator.pipeline.pipeline import evaluate_db
-from schemas.eval_config import EvalConfig
 from tests.clickhouse.conftest import query, request_of
 from tests.collector.otlp import new_span_id, new_trace_id, span
 

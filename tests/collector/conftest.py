@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tracesim.collector import Collector
+from tracesim.collector.ingest import Ingest
 
-from collector import Collector
-from collector.ingest import Ingest
 from tests.collector.otlp import GrpcClient
 
 

@@ -18,8 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
-
-from collector.receivers.receiver_grpc import LOGS_METHOD, TRACE_METHOD
+from tracesim.collector.receivers.receiver_grpc import LOGS_METHOD, TRACE_METHOD
 
 _counter = itertools.count(1)
 

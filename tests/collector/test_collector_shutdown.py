@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 SAFETY = 60.0  # only so a broken build fails instead of hanging; never reached when fixed
@@ -105,7 +105,7 @@ def test_store_is_not_closed_under_a_writer_that_outlives_the_timeout(db_path: P
     store.write = slow_write  # type: ignore[method-assign]
     store.close = recording_close  # type: ignore[method-assign]
     handler = _OnError(stuck_or_closed)
-    logger = logging.getLogger("collector.collector")
+    logger = logging.getLogger("tracesim.collector.collector")
     logger.addHandler(handler)
     try:
         errors: list[BaseException] = []

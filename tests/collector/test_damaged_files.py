@@ -11,10 +11,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tracesim.collector import Collector
+from tracesim.collector.spool.spool import Spool
+from tracesim.collector.store.writer import KIND_TRACES
 
-from collector import Collector
-from collector.spool.spool import Spool
-from collector.store.writer import KIND_TRACES
 from tests.collector.otlp import span, trace_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,7 @@ def test_collector_starts_over_a_damaged_spool_and_reports_it(db_path: Path) -> 
 
 _SERVE = """
 import os, sys
-from collector import Collector
+from tracesim.collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
 collector = Collector(sys.argv[1], grpc_port=0, http_port=None, batch_seconds=0.01,
                       duckdb_checkpoint_threshold="1GB").start()

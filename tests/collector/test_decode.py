@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracesim.collector.decode.decode import SpanBatch, check_spans, decode_traces
+from tracesim.collector.decode.decode_json import traces_request_from_json
+from tracesim.collector.errors import InvalidRequest
+from tracesim.collector.routing.hot_fields import hot_fields
 
-from collector.decode.decode import SpanBatch, check_spans, decode_traces
-from collector.decode.decode_json import traces_request_from_json
-from collector.errors import InvalidRequest
-from collector.routing.hot_fields import hot_fields
 from tests.collector.otlp import span, trace_request
 
 

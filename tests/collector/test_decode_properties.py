@@ -9,13 +9,13 @@ import struct
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from tracesim.collector.decode.decode import SPAN_FIELDS, SpanBatch, decode_traces, span_is_valid
+from tracesim.collector.decode.decode_logs import LogBatch
+from tracesim.collector.receivers.inflate import inflate
+from tracesim.collector.spool.spool import _HEADER, _MAGIC, SpoolRecord, _crc, scan_segment
+from tracesim.collector.store.columns import table_of
+from tracesim.collector.store.store import prepare
 
-from collector.decode.decode import SPAN_FIELDS, SpanBatch, decode_traces, span_is_valid
-from collector.decode.decode_logs import LogBatch
-from collector.receivers.inflate import inflate
-from collector.spool.spool import _HEADER, _MAGIC, SpoolRecord, _crc, scan_segment
-from collector.store.columns import table_of
-from collector.store.store import prepare
 from tests.collector.otlp import span, trace_request
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -18,11 +18,11 @@ from typing import Any
 import duckdb
 import grpc
 import pytest
+import tracesim.collector.spool.spool as spool_module
+from tracesim.collector import Collector
+from tracesim.collector.errors import Busy
+from tracesim.collector.spool.spool import Spool
 
-import collector.spool.spool as spool_module
-from collector import Collector
-from collector.errors import Busy
-from collector.spool.spool import Spool
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import duckdb
+from tracesim.collector import Collector
+from tracesim.collector.spool.spool import Spool
 
-from collector import Collector
-from collector.spool.spool import Spool
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_shutdown_is_idempotent_and_safe_before_start(db_path: Path) -> None:
 
 _SERVE = """
 import sys, threading
-from collector import Collector
+from tracesim.collector import Collector
 collector = Collector(sys.argv[1], grpc_port=0, http_port=None, batch_rows=300,
                       batch_seconds=3600).start()
 print(collector.grpc_endpoint, flush=True)

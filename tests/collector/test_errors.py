@@ -11,8 +11,8 @@ import httpx
 import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf"}

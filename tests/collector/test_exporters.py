@@ -13,8 +13,8 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import log_record, logs_request
 
 

@@ -18,10 +18,10 @@ import httpx
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from tracesim.collector import Collector
+from tracesim.collector.decode.decode import span_is_valid
+from tracesim.collector.decode.decode_logs import log_is_valid
 
-from collector import Collector
-from collector.decode.decode import span_is_valid
-from collector.decode.decode_logs import log_is_valid
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 SEED = 20261123

@@ -14,9 +14,9 @@ import pytest
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from tracesim.collector import Collector
+from tracesim.collector.receivers.grpc_admission import STREAMS_PER_CONNECTION, Admission
 
-from collector import Collector
-from collector.receivers.grpc_admission import STREAMS_PER_CONNECTION, Admission
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 WORKERS, WAITING, CALLS = 2, 2, 10

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from tracesim.collector import Collector
+from tracesim.collector.receivers.receiver_grpc import TRACE_METHOD
 
-from collector import Collector
-from collector.receivers.receiver_grpc import TRACE_METHOD
 from tests.collector.grpc_wire import WireStatus, raw_call
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 

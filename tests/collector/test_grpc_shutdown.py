@@ -9,8 +9,8 @@ from pathlib import Path
 
 import duckdb
 import grpc
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
 from tests.collector.test_grpc_admission import _until
 

@@ -6,10 +6,10 @@ import gzip
 
 import httpx
 import pytest
+from tracesim.collector import Collector
+from tracesim.collector.errors import InvalidRequest, TooLarge
+from tracesim.collector.receivers.inflate import inflate
 
-from collector import Collector
-from collector.errors import InvalidRequest, TooLarge
-from collector.receivers.inflate import inflate
 from tests.collector.otlp import span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf", "content-encoding": "gzip"}

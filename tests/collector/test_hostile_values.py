@@ -8,11 +8,11 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from tracesim.collector import Collector
+from tracesim.collector.spool.spool import Spool
+from tracesim.collector.store.store import Store
+from tracesim.collector.store.writer import KIND_LOGS, KIND_TRACES
 
-from collector import Collector
-from collector.spool.spool import Spool
-from collector.store.store import Store
-from collector.store.writer import KIND_LOGS, KIND_TRACES
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 _HUGE = "100000000000000000000"  # > int64
@@ -96,7 +96,7 @@ def test_start_up_survives_unloadable_spool_records(db_path: Path) -> None:
 
 
 def test_prepare_never_raises_on_values_out_of_range() -> None:
-    from collector.store.columns import table_of
+    from tracesim.collector.store.columns import table_of
 
     table, notes = table_of(
         {"start_time": [1, 2**63 + 5, None], "input_tokens": [2**64, -5, 3]},

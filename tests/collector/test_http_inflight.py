@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import span, trace_request
 
 HEADERS = {"content-type": "application/x-protobuf"}

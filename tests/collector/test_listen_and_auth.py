@@ -9,8 +9,8 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 PROTOBUF = {"content-type": "application/x-protobuf"}

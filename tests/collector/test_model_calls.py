@@ -3,8 +3,9 @@ and the hot columns of MLflow and Vercel AI SDK spans."""
 
 from __future__ import annotations
 
-from collector import Collector
-from collector.routing.hot_fields import hot_fields
+from tracesim.collector import Collector
+from tracesim.collector.routing.hot_fields import hot_fields
+
 from tests.collector.otlp import GrpcClient, new_span_id, new_trace_id, span, trace_request
 
 USAGE = {"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 20}

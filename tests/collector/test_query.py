@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx
 import pyarrow as pa
 import pytest
+from tracesim.collector import Collector, InvalidRequest, RefusedQuery, check_read_only
+from tracesim.collector.query import query as query_module
+from tracesim.schemas.views import VIEW_NAMES
 
-from collector import Collector, InvalidRequest, RefusedQuery, check_read_only
-from collector.query import query as query_module
-from schemas.views import VIEW_NAMES
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 

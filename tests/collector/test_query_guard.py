@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from collector import RefusedQuery, check_read_only, check_safe_for_endpoint
-from schemas.views import VIEW_NAMES
+from tracesim.collector import RefusedQuery, check_read_only, check_safe_for_endpoint
+from tracesim.schemas.views import VIEW_NAMES
 
 TABLES = ("spans", "logs", "turns", "conversations", "tool_calls", "scores", "runs", *VIEW_NAMES)
 

@@ -14,9 +14,9 @@ from typing import Any
 import duckdb
 import httpx
 import pytest
+import tracesim.collector.collector as collector_module
+from tracesim.collector import Collector
 
-import collector.collector as collector_module
-from collector import Collector
 from tests.collector.otlp import span, trace_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,9 @@ def test_the_engine_itself_refuses_files_and_settings(
     db_path: Path, secrets: Path, monkeypatch: Any
 ) -> None:
     """With the statement guard switched off, the engine's own settings still hold."""
-    monkeypatch.setattr("collector.query.query.check_safe_for_endpoint", lambda *_a, **_k: None)
+    monkeypatch.setattr(
+        "tracesim.collector.query.query.check_safe_for_endpoint", lambda *_a, **_k: None
+    )
     with Collector(db_path, grpc_port=None, http_port=0) as running:
         url = f"{running.http_endpoint}/tracesim/query"
         for sql in [

@@ -11,9 +11,8 @@ from typing import Any
 
 import grpc
 import pytest
-
-from collector.receivers import receiver_grpc
-from collector.receivers.receiver_grpc import GrpcReceiver
+from tracesim.collector.receivers import receiver_grpc
+from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 
 
 class _NoIngest:

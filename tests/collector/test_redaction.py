@@ -16,15 +16,15 @@ from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-
-from collector import (
+from tracesim.collector import (
     Collector,
     InvalidRedactionRule,
     RedactionRule,
     Redactor,
     load_redaction_file,
 )
-from collector.redaction.redaction_presets import luhn_valid
+from tracesim.collector.redaction.redaction_presets import luhn_valid
+
 from tests.collector.otlp import GrpcClient, log_record, logs_request, span, trace_request
 
 EMAIL = "alice.smith@example.com"

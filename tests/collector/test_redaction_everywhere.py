@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
+from tracesim.collector import Collector
+from tracesim.collector.redaction.redaction import Redactor
+from tracesim.collector.redaction.redaction_request import redact_traces
 
-from collector import Collector
-from collector.redaction.redaction import Redactor
-from collector.redaction.redaction_request import redact_traces
 from tests.collector.otlp import (
     GrpcClient,
     key_values,

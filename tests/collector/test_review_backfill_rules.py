@@ -3,7 +3,8 @@ the same span is keyed the same whether it arrives before or after its turn span
 
 from __future__ import annotations
 
-from collector import Collector
+from tracesim.collector import Collector
+
 from tests.collector.otlp import GrpcClient, new_trace_id, span, trace_request
 
 

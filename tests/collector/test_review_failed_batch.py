@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
 
 
@@ -73,7 +73,7 @@ def test_replay_that_fails_keeps_the_spool(db_path: Path, monkeypatch: Any) -> N
         client.export(trace_request([span("spooled")]))
         client.close()
         assert collector.flush(10)
-    from collector.store.store import Store
+    from tracesim.collector.store.store import Store
 
     original = Store.write
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collector import Collector, read_sidecar, sidecar_path
+from tracesim.collector import Collector, read_sidecar, sidecar_path
 
 
 def test_sidecar_names_the_http_endpoint_while_running(db_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from collector import Collector
+from tracesim.collector import Collector
+
 from tests.collector.otlp import (
     GrpcClient,
     log_record,

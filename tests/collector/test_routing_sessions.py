@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import (
     GrpcClient,
     log_record,

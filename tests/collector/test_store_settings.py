@@ -7,9 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
-
-from collector import Collector
-from collector.store.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT
+from tracesim.collector import Collector
+from tracesim.collector.store.store import DEFAULT_CHECKPOINT_THRESHOLD, DEFAULT_MEMORY_LIMIT
 
 SETTINGS = "SELECT current_setting('memory_limit'), current_setting('checkpoint_threshold')"
 

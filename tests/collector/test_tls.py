@@ -13,8 +13,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from tracesim.collector import Collector
 
-from collector import Collector
 from tests.collector.otlp import GrpcClient, span, trace_request
 from tests.tls_certs import self_signed_cert
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import duckdb
 import httpx
+from tracesim.collector import Collector
+from tracesim.collector.decode.decode_json import logs_request_from_json, traces_request_from_json
+from tracesim.evaluator.inspect.inspect import inspect_db
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.schemas.eval_config import EvalConfig
 
-from collector import Collector
-from collector.decode.decode_json import logs_request_from_json, traces_request_from_json
-from evaluator.inspect.inspect import inspect_db
-from evaluator.pipeline.pipeline import evaluate_db
-from schemas.eval_config import EvalConfig
 from tests.collector.otlp import GrpcClient
 
 __all__ = ["Outcome", "Recording", "discover", "replay", "store", "stored_rows"]

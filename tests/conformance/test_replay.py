@@ -158,8 +158,7 @@ def test_extraction_text_screening_changes_no_answer(
     every text test (the general path); both must give the same calls, turn by turn, and so
     must one `ConversationSpans` shared by a conversation's turns (read once)."""
     import orjson
-
-    from evaluator.extract import ConversationSpans, extract_tool_calls
+    from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 
     assert outcome.db is not None
 

@@ -17,13 +17,13 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse, ToolCallSource
+from tracesim.schemas.agent_config import A2AAgentConfig
+from tracesim.simulator.connectors import ConnectorError, TurnContext
+from tracesim.simulator.connectors.a2a import A2AConnector
 
 from examples.a2a_agent import CaptureQuirks, build_app, build_card
 from examples.shared_tools import tracer_provider
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse, ToolCallSource
-from schemas.agent_config import A2AAgentConfig
-from simulator.connectors import ConnectorError, TurnContext
-from simulator.connectors.a2a import A2AConnector
 from tests.fakes.asgi import serve_asgi
 
 URI = A2A_TOOL_CALL_EXTENSION_URI

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas import A2A_TOOL_CALL_EXTENSION_URI, ToolCallSource
-from simulator.connectors.a2a_capture import (
+from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, ToolCallSource
+from tracesim.simulator.connectors.a2a_capture import (
     TOOL_CALLS_METADATA_KEY,
     CaptureAccumulator,
     normalize_struct_numbers,

@@ -12,13 +12,13 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from tracesim.schemas import ToolCallSource
+from tracesim.schemas.agent_config import ChatCompletionsAgentConfig
+from tracesim.simulator.connectors import ConnectorError, TurnContext
+from tracesim.simulator.connectors.chat_completions import ChatCompletionsConnector
 
 from examples.chat_completions_agent import build_app
 from examples.shared_tools import tracer_provider
-from schemas import ToolCallSource
-from schemas.agent_config import ChatCompletionsAgentConfig
-from simulator.connectors import ConnectorError, TurnContext
-from simulator.connectors.chat_completions import ChatCompletionsConnector
 from tests.fakes.asgi import serve_asgi
 from tests.fakes.openai_server import FakeReply, chat_completion, fake_openai
 

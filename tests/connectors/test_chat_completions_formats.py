@@ -11,11 +11,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
+from tracesim.schemas import ToolCallSource
+from tracesim.schemas.agent_config import ChatCompletionsAgentConfig
+from tracesim.simulator.connectors import TurnContext
+from tracesim.simulator.connectors.chat_completions import ChatCompletionsConnector
 
-from schemas import ToolCallSource
-from schemas.agent_config import ChatCompletionsAgentConfig
-from simulator.connectors import TurnContext
-from simulator.connectors.chat_completions import ChatCompletionsConnector
 from tests.fakes.asgi import serve_asgi
 
 ANTHROPIC = {

@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 import yaml
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from tracesim.schemas import RunConfig, ToolCall
+from tracesim.simulator.connectors import AgentConnector, TurnContext
+from tracesim.simulator.connectors.a2a import A2AConnector
+from tracesim.simulator.connectors.chat_completions import ChatCompletionsConnector
+from tracesim.simulator.scenarios import load_scenarios
 
 from examples.a2a_agent import build_app as build_a2a_app
 from examples.chat_completions_agent import build_app as build_chat_app
 from examples.shared_tools import tracer_provider
-from schemas import RunConfig, ToolCall
-from simulator.connectors import AgentConnector, TurnContext
-from simulator.connectors.a2a import A2AConnector
-from simulator.connectors.chat_completions import ChatCompletionsConnector
-from simulator.scenarios import load_scenarios
 from tests.fakes.asgi import serve_asgi
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -12,11 +12,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from tracesim.schemas.agent_config import A2AAgentConfig, ChatCompletionsAgentConfig
+from tracesim.simulator.connectors import ConnectorError, TurnContext
+from tracesim.simulator.connectors.a2a import A2AConnector
+from tracesim.simulator.connectors.chat_completions import ChatCompletionsConnector
 
-from schemas.agent_config import A2AAgentConfig, ChatCompletionsAgentConfig
-from simulator.connectors import ConnectorError, TurnContext
-from simulator.connectors.a2a import A2AConnector
-from simulator.connectors.chat_completions import ChatCompletionsConnector
 from tests.fakes.asgi import serve_asgi
 
 LIMIT = 64 << 10

@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-
-from simulator.connectors import ConnectorError
-from simulator.connectors.headers import merge_headers, substitute_env
-from simulator.connectors.retry import (
+from tracesim.simulator.connectors import ConnectorError
+from tracesim.simulator.connectors.headers import merge_headers, substitute_env
+from tracesim.simulator.connectors.retry import (
     MAX_DELAY,
     backoff_delay,
     is_retryable_status,

@@ -18,16 +18,16 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from tracesim.collector import Collector
+from tracesim.schemas import TRACESIM, AgentResponse
+from tracesim.schemas.agent_config import A2AAgentConfig, ChatCompletionsAgentConfig
+from tracesim.simulator.connectors import AgentConnector, TurnContext
+from tracesim.simulator.connectors.a2a import A2AConnector
+from tracesim.simulator.connectors.chat_completions import ChatCompletionsConnector
 
-from collector import Collector
 from examples.a2a_agent import build_app as build_a2a_app
 from examples.chat_completions_agent import build_app as build_chat_app
 from examples.shared_tools import tracer_provider
-from schemas import TRACESIM, AgentResponse
-from schemas.agent_config import A2AAgentConfig, ChatCompletionsAgentConfig
-from simulator.connectors import AgentConnector, TurnContext
-from simulator.connectors.a2a import A2AConnector
-from simulator.connectors.chat_completions import ChatCompletionsConnector
 from tests.fakes.asgi import serve_asgi
 
 MESSAGE = "I am ada@example.com, where is ORD-1001?"

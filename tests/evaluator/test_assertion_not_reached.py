@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evaluator.load.load import ConversationData
-from evaluator.pipeline.stages import ConversationWork, tool_checks
-from schemas import ToolCall
+from tracesim.evaluator.load.load import ConversationData
+from tracesim.evaluator.pipeline.stages import ConversationWork, tool_checks
+from tracesim.schemas import ToolCall
 
 _ASSERTION = {"type": "tool_calls", "expected": [{"name": "refund"}], "turn": 1}
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.checks.assertions import AssertionConfigError, check_assertions, parse_assertions
-from schemas import ToolCall
+from tracesim.evaluator.checks.assertions import (
+    AssertionConfigError,
+    check_assertions,
+    parse_assertions,
+)
+from tracesim.schemas import ToolCall
 
 WHERE = "scenarios.json: scenario 'refund-1'"
 

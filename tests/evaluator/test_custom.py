@@ -6,19 +6,23 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.checks.custom import (
+    CustomMetricError,
+    load_custom_metrics,
+    run_custom_metric,
+)
+from tracesim.evaluator.output.results_file import read_results
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.evaluator.scoring.gates import EvalConfigError
+from tracesim.schemas import ToolCall
+from tracesim.schemas.eval_config import EvalConfig
 
-from evaluator.checks.context import MetricContext
-from evaluator.checks.custom import CustomMetricError, load_custom_metrics, run_custom_metric
-from evaluator.output.results_file import read_results
-from evaluator.pipeline.pipeline import evaluate_db
-from evaluator.scoring.gates import EvalConfigError
-from schemas import ToolCall
-from schemas.eval_config import EvalConfig
 from tests.evaluator.test_pipeline import build_db
 
 METRICS = textwrap.dedent(
     """
-    from evaluator import CustomMetric, MetricResult, metric
+    from tracesim.evaluator import CustomMetric, MetricResult, metric
 
     @metric(name="says_refund", level="turn", threshold=1.0)
     def says_refund(ctx):

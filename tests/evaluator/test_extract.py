@@ -11,9 +11,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
-
-from evaluator import extract_tool_calls
-from schemas import ToolCallSource
+from tracesim.evaluator import extract_tool_calls
+from tracesim.schemas import ToolCallSource
 
 
 @pytest.fixture()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.extract.envelopes import unwrap_value
 
-from evaluator import extract_tool_calls
-from evaluator.extract.envelopes import unwrap_value
 from tests.evaluator.rule_rows import (
     exception_events,
     model_row,

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import duckdb
 import orjson
-
-from evaluator import extract_tool_calls, merge_tool_calls
-from schemas import ToolCall, ToolCallSource
+from tracesim.evaluator import extract_tool_calls, merge_tool_calls
+from tracesim.schemas import ToolCall, ToolCallSource
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "evaluate.py"
 

@@ -13,13 +13,14 @@ import random
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from tracesim.evaluator.calls.canonical import canonical_args
+from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.extract.assign import RequestedCall
+from tracesim.evaluator.extract.envelopes import unwrap_arguments, unwrap_value
+from tracesim.evaluator.extract.span import view_of
+from tracesim.schemas import LANGCHAIN_MESSAGE as LC
+
 from benchmarks.synthetic_turns import _tool_attributes
-from evaluator.calls.canonical import canonical_args
-from evaluator.extract import ConversationSpans, extract_tool_calls
-from evaluator.extract.assign import RequestedCall
-from evaluator.extract.envelopes import unwrap_arguments, unwrap_value
-from evaluator.extract.span import view_of
-from schemas import LANGCHAIN_MESSAGE as LC
 from tests.evaluator.rule_rows import model_row, rule_row
 
 _VALUES: list[Any] = ["", "<not specified>", "x", '"quoted"', "{}", "[]", 1, 2.5, None, True]

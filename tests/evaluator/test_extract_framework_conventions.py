@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from evaluator import extract_tool_calls
+from tracesim.evaluator import extract_tool_calls
+
 from tests.evaluator.rule_rows import (
     model_row,
     rule_row,

@@ -8,8 +8,7 @@ from datetime import datetime
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from evaluator import extract_tool_calls
+from tracesim.evaluator import extract_tool_calls
 
 TRACE = "0" * 31 + "1"
 OTHER_TRACE = "0" * 31 + "2"

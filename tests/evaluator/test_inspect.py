@@ -8,9 +8,13 @@ from pathlib import Path
 
 import duckdb
 from click.testing import CliRunner
+from tracesim.collector import Collector
+from tracesim.evaluator.inspect.inspect import (
+    count_unkeyed_tool_spans,
+    format_inspection,
+    inspect_db,
+)
 
-from collector import Collector
-from evaluator.inspect.inspect import count_unkeyed_tool_spans, format_inspection, inspect_db
 from tests.collector.otlp import GrpcClient, new_trace_id, span, trace_request
 from tracesim.cli import cli
 

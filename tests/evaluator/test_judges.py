@@ -8,14 +8,14 @@ from typing import Any
 
 import duckdb
 import pytest
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges import BUILTIN_JUDGES, run_judges
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient, judge_unavailable_reason
+from tracesim.schemas import ToolCall, create_all
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.checks.context import MetricContext
-from evaluator.judges import BUILTIN_JUDGES, run_judges
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient, judge_unavailable_reason
-from schemas import ToolCall, create_all
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import FakeReply, chat_completion, fake_openai, judge_reply
 
 TURNS = [

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import duckdb
+from tracesim.collector import Collector
+from tracesim.evaluator.load.load import load_conversations
 
-from collector import Collector
-from evaluator.load.load import load_conversations
 from tests.collector.otlp import (
     GrpcClient,
     log_record,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from evaluator import merge_tool_calls
-from schemas import ToolCall, ToolCallSource
+from tracesim.evaluator import merge_tool_calls
+from tracesim.schemas import ToolCall, ToolCallSource
 
 EXPLICIT = ToolCallSource.AGENT_RESPONSE
 TRACED = ToolCallSource.TRACING_PROCESSOR
@@ -147,7 +147,7 @@ def test_unmatched_traced_call_keeps_its_group():
 
 def _reference_merge(explicit_calls: list[ToolCall], traced_calls: list[ToolCall]) -> list:
     """SPEC §6's rule written plainly: signatures are (name, canonical arguments)."""
-    from evaluator.calls.canonical import canonical_args
+    from tracesim.evaluator.calls.canonical import canonical_args
 
     free = [True] * len(traced_calls)
     explicit_ids = {c.id for c in explicit_calls if c.id}

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.calls.canonical import args_equal, canonical, is_deep_subset, values_equal
+from tracesim.evaluator.calls.canonical import args_equal, canonical, is_deep_subset, values_equal
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.calls.matching import max_weight_matching, weighted_lcs_pairs
-from evaluator.metrics import IGNORE, normalized, tool_call_args, trajectory
-from evaluator.metrics.argmatch import ArgComparer, ArgMatcherError, ToolArgSpec, compile_matchers
-from schemas import ToolCall
+from tracesim.evaluator.calls.matching import max_weight_matching, weighted_lcs_pairs
+from tracesim.evaluator.metrics import IGNORE, normalized, tool_call_args, trajectory
+from tracesim.evaluator.metrics.argmatch import (
+    ArgComparer,
+    ArgMatcherError,
+    ToolArgSpec,
+    compile_matchers,
+)
+from tracesim.schemas import ToolCall
 
 
 def t(name: str, **args) -> ToolCall:

@@ -6,10 +6,9 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from evaluator import extract_tool_calls
-from evaluator.metrics import tool_call_args
-from schemas import ToolCall
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.metrics import tool_call_args
+from tracesim.schemas import ToolCall
 
 
 def t(name: str, **args) -> ToolCall:

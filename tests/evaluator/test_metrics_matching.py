@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from evaluator.calls.matching import lcs_length, lcs_pairs, max_matching
+from tracesim.evaluator.calls.matching import lcs_length, lcs_pairs, max_matching
 
 
 def _brute_force_max(n_left: int, n_right: int, edges: set[tuple[int, int]]) -> int:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.metrics import (
+from tracesim.evaluator.metrics import (
     tool_call_count,
     tool_call_order,
     tool_call_output,
     tool_error_rate,
     tool_latency,
 )
-from schemas import ToolCall
+from tracesim.schemas import ToolCall
 
 
 def t(

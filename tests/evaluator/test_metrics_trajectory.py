@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.metrics import trajectory
-from schemas import ToolCall
+from tracesim.evaluator.metrics import trajectory
+from tracesim.schemas import ToolCall
 
 
 def t(name: str, **args) -> ToolCall:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.checks.assertions import AssertionConfigError, check_assertions, parse_assertions
-from evaluator.metrics import (
+from tracesim.evaluator.checks.assertions import (
+    AssertionConfigError,
+    check_assertions,
+    parse_assertions,
+)
+from tracesim.evaluator.metrics import (
     aggregate,
     fuzzy,
     regex,
@@ -18,8 +21,8 @@ from evaluator.metrics import (
     tool_call_stats,
     trajectory,
 )
-from evaluator.metrics.vocabulary import resolve_arg_mode, resolve_order
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.metrics.vocabulary import resolve_arg_mode, resolve_order
+from tracesim.schemas import MetricResult, ToolCall
 
 
 def t(name: str, group: str | None = None, call_id: str = "", **args) -> ToolCall:

@@ -10,13 +10,13 @@ from typing import Any
 import duckdb
 import orjson
 import pytest
+from tracesim.evaluator.output.results_file import read_results
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.evaluator.scoring.gates import EvalConfigError
+from tracesim.schemas import create_all
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.output.results_file import read_results
-from evaluator.pipeline.pipeline import evaluate_db
-from evaluator.scoring.gates import EvalConfigError
-from schemas import create_all
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import fake_openai, judge_reply
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)

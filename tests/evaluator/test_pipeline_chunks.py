@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+from tracesim.evaluator.load.load import DecodedSpans, load_chunk, plan_chunks
+from tracesim.evaluator.output.results_file import failure_details, read_results
+from tracesim.evaluator.pipeline.pipeline import evaluate_db
+from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.load.load import DecodedSpans, load_chunk, plan_chunks
-from evaluator.output.results_file import failure_details, read_results
-from evaluator.pipeline.pipeline import evaluate_db
-from evaluator.scoring.tally import MetricTally
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.evaluator.test_pipeline import _judge_answers, build_db
 from tests.fakes.openai_server import fake_openai
 

@@ -14,16 +14,16 @@ from typing import Any, ClassVar
 import duckdb
 import orjson
 import pytest
+from tracesim.evaluator.load.load import ChunkPlan, ConversationData
+from tracesim.evaluator.pipeline.pipeline import EvaluationResult, evaluate_db
+from tracesim.evaluator.pipeline.progress import Progress
+from tracesim.evaluator.pipeline.schedule import worker_count
+from tracesim.evaluator.pipeline.workers import AUTO_MIN_TURNS, WorkerError, auto_workers
+from tracesim.evaluator.scoring.gates import EvalConfigError
+from tracesim.evaluator.store.duckdb_store import DuckDBStore
+from tracesim.schemas.eval_config import EvalConfig
 
 from benchmarks.synthetic_turns import build_database
-from evaluator.load.load import ChunkPlan, ConversationData
-from evaluator.pipeline.pipeline import EvaluationResult, evaluate_db
-from evaluator.pipeline.progress import Progress
-from evaluator.pipeline.schedule import worker_count
-from evaluator.pipeline.workers import AUTO_MIN_TURNS, WorkerError, auto_workers
-from evaluator.scoring.gates import EvalConfigError
-from evaluator.store.duckdb_store import DuckDBStore
-from schemas.eval_config import EvalConfig
 from tests.evaluator.test_pipeline import build_db
 
 SCORE_COLUMNS = "run_id, chat_id, turn_id, metric, value, passed, threshold, label, reason, details"
@@ -64,7 +64,7 @@ def _pool_runs() -> Iterator[list[logging.LogRecord]]:
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.DEBUG)
     handler.emit = records.append  # type: ignore[method-assign]
-    logger = logging.getLogger("evaluator.pipeline.schedule")
+    logger = logging.getLogger("tracesim.evaluator.pipeline.schedule")
     level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from evaluator.checks.assertions import check_assertions, parse_assertions
-from evaluator.load.load import ConversationData
-from evaluator.pipeline.stages import ConversationWork, tool_checks
-from schemas import ToolCall
+from tracesim.evaluator.checks.assertions import check_assertions, parse_assertions
+from tracesim.evaluator.load.load import ConversationData
+from tracesim.evaluator.pipeline.stages import ConversationWork, tool_checks
+from tracesim.schemas import ToolCall
 
 
 def test_assertion_on_a_turn_missing_between_stored_turns_is_not_graded() -> None:

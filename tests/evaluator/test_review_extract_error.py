@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evaluator import extract_tool_calls
+from tracesim.evaluator import extract_tool_calls
 
 
 def _row(**extra) -> dict:

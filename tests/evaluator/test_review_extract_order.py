@@ -6,8 +6,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
-
-from evaluator import extract_tool_calls
+from tracesim.evaluator import extract_tool_calls
 
 
 class _FixedIds(IdGenerator):

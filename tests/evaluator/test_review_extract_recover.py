@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from evaluator.calls.canonical import canonical_args
-from evaluator.extract.assign import RequestedCall, assign_recovered_ids
+from tracesim.evaluator.calls.canonical import canonical_args
+from tracesim.evaluator.extract.assign import RequestedCall, assign_recovered_ids
 
 
 def test_recovered_id_prefers_the_request_with_equal_arguments_over_an_earlier_guess() -> None:

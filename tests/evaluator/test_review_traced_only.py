@@ -16,12 +16,11 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-
-from collector.collector import Collector
-from evaluator import evaluate_db
-from evaluator.output.results_file import read_results
-from schemas import create_all
-from schemas.eval_config import EvalConfig
+from tracesim.collector.collector import Collector
+from tracesim.evaluator import evaluate_db
+from tracesim.evaluator.output.results_file import read_results
+from tracesim.schemas import create_all
+from tracesim.schemas.eval_config import EvalConfig
 
 T0 = datetime(2025, 3, 1, 9, 0, 0)
 NO_JUDGES = EvalConfig(metrics=[])

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator.scoring.gates import (
+from tracesim.evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
     check_gate_names,
     evaluate_gates,
     exit_code_for,
 )
-from evaluator.scoring.scoring import clamp, conversation_scores, status_of, turn_success
-from schemas import MetricResult
-from schemas.eval_config import EvalConfig
+from tracesim.evaluator.scoring.scoring import clamp, conversation_scores, status_of, turn_success
+from tracesim.schemas import MetricResult
+from tracesim.schemas.eval_config import EvalConfig
 
 
 def _r(name: str, value: float | None, passed: bool | None = None) -> MetricResult:
@@ -138,7 +137,7 @@ def test_eval_config_rejects_unknown_keys_and_judges() -> None:
 
 
 def test_tallies_merged_in_order_count_what_one_tally_counts() -> None:
-    from evaluator.scoring.tally import MetricTally
+    from tracesim.evaluator.scoring.tally import MetricTally
 
     config = EvalConfig(
         thresholds={"a": 0.5}, max_thresholds={"a": 0.8}, failure_labels={"b": ["bad"]}

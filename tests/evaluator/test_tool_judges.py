@@ -12,14 +12,14 @@ import json
 from typing import Any
 
 import duckdb
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges import BUILTIN_JUDGES, TOOL_JUDGES, run_judges, with_rubric
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient
+from tracesim.schemas import ToolCall, create_all
+from tracesim.schemas.eval_config import DEFAULT_JUDGES, EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.checks.context import MetricContext
-from evaluator.judges import BUILTIN_JUDGES, TOOL_JUDGES, run_judges, with_rubric
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient
-from schemas import ToolCall, create_all
-from schemas.eval_config import DEFAULT_JUDGES, EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import chat_completion, fake_openai
 
 TURN = {"turn_id": 0, "user_message": "Weather in Paris?", "agent_message": "18C, sunny."}
@@ -122,7 +122,8 @@ def test_judge_rubrics_in_config_reach_the_stage_and_name_real_judges() -> None:
 
 def test_tool_judges_from_config_through_evaluate_db(tmp_path) -> None:
     """Config selects the tool judges and adds a rubric; the pipeline shows the reference."""
-    from evaluator.pipeline.pipeline import evaluate_db
+    from tracesim.evaluator.pipeline.pipeline import evaluate_db
+
     from tests.evaluator.test_pipeline import build_db
     from tests.fakes.openai_server import judge_reply
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import duckdb
 import pytest
+from tracesim.evaluator.judges import BUILTIN_JUDGES
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient
+from tracesim.providers import ProviderStatusError, make_chat_client, provider_unavailable_reason
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.judges import BUILTIN_JUDGES
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient
-from providers import ProviderStatusError, make_chat_client, provider_unavailable_reason
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import FakeReply, chat_completion
 from tests.fakes.provider_servers import (
     anthropic_message,

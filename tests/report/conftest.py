@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.report import write_report
 
-from evaluator.report import write_report
 from tests.report.fixture_db import build_fixture_db
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"

@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
+from tracesim.schemas.ddl import create_all
 
-from schemas.ddl import create_all
 from tests.report.fixture_rows import Rows, to_json
 from tests.report.fixture_scores import add_scores, gate
 from tests.report.fixture_spans import SCENARIOS, XSS_TEXT, add_turn

@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from evaluator.report import write_report
+from tracesim.evaluator.report import write_report
+
 from tests.report.cdp import Browser
 from tests.report.fixture_db import build_fixture_db
 

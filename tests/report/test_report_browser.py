@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.report.embed import GZIP_SCRIPT_TYPE
 
-from evaluator.report.embed import GZIP_SCRIPT_TYPE
 from tests.report.cdp import CHROMIUM, Browser
 from tests.report.conftest import ARTIFACTS
 from tests.report.fixture_db import XSS_TEXT

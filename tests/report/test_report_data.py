@@ -9,9 +9,14 @@ import duckdb
 import orjson
 import pytest
 from plotly.offline import get_plotlyjs
+from tracesim.evaluator.report import iter_details, load_report_data, write_report
+from tracesim.evaluator.report.embed import (
+    GZIP_SCRIPT_TYPE,
+    gzip_script,
+    json_script,
+    read_gzip_script,
+)
 
-from evaluator.report import iter_details, load_report_data, write_report
-from evaluator.report.embed import GZIP_SCRIPT_TYPE, gzip_script, json_script, read_gzip_script
 from tests.report.fixture_db import XSS_TEXT
 
 
@@ -164,7 +169,7 @@ def test_a_missing_file_says_how_to_create_one(tmp_path: Path) -> None:
 
 
 def test_an_empty_database_still_reports(tmp_path: Path) -> None:
-    from schemas.ddl import create_all
+    from tracesim.schemas.ddl import create_all
 
     db = tmp_path / "empty.duckdb"
     con = duckdb.connect(str(db))

@@ -15,9 +15,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from tracesim.evaluator.report import write_report
+from tracesim.evaluator.report.embed import read_gzip_script
 
-from evaluator.report import write_report
-from evaluator.report.embed import read_gzip_script
 from tests.report.cdp import CHROMIUM, Browser
 from tests.report.conftest import ARTIFACTS
 from tests.report.user_view_fixtures import collected_only_db, failing_run

@@ -14,8 +14,8 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from tracesim.collector.collector import Collector
 
-from collector.collector import Collector
 from tracesim.config_loader import load_run_config
 from tracesim.run import RunOutcome, run
 

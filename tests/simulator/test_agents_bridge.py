@@ -24,8 +24,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
-
-from simulator.agents_bridge import OTelBridgeProcessor
+from tracesim.simulator.agents_bridge import OTelBridgeProcessor
 
 
 @pytest.fixture

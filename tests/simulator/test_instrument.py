@@ -8,9 +8,9 @@ import duckdb
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
+from tracesim.collector.collector import Collector
+from tracesim.simulator.routing import with_routing_baggage
 
-from collector.collector import Collector
-from simulator.routing import with_routing_baggage
 from tracesim import instrument
 
 

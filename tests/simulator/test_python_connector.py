@@ -8,12 +8,11 @@ from pathlib import Path
 
 from opentelemetry import baggage, trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from schemas import AgentResponse, Scenario, ToolCall, UserConfig
-from schemas.agent_config import CustomAgentConfig
-from schemas.llm_config import LLMConfig
-from simulator import Runner, UserFactory, make_connector_factory, make_simulator_provider
-from simulator.connectors.python import PythonConnector
+from tracesim.schemas import AgentResponse, Scenario, ToolCall, UserConfig
+from tracesim.schemas.agent_config import CustomAgentConfig
+from tracesim.schemas.llm_config import LLMConfig
+from tracesim.simulator import Runner, UserFactory, make_connector_factory, make_simulator_provider
+from tracesim.simulator.connectors.python import PythonConnector
 
 
 class ArksimStyle:  # duck-typed: no tracesim base class

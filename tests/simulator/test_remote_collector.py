@@ -6,8 +6,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tracesim.collector.collector import Collector
 
-from collector.collector import Collector
 from tests.simulator.conftest import Project, custom_agent
 
 AGENT = """

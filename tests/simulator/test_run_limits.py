@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.conventions import TRACESIM
-from simulator.span_limits import TRUNCATED_MARKER, TURN_TEXT_LIMIT
+from tracesim.schemas.conventions import TRACESIM
+from tracesim.simulator.span_limits import TRUNCATED_MARKER, TURN_TEXT_LIMIT
+
 from tests.simulator.conftest import Project, custom_agent, query
 
 BIG_AGENT = """
@@ -79,7 +80,7 @@ class Fine(BaseAgent):
 def test_a_conversation_missing_from_the_store_fails_the_run(
     project: Project, monkeypatch: Any
 ) -> None:
-    import collector.decode.decode as decode_module
+    import tracesim.collector.decode.decode as decode_module
 
     real_valid = decode_module.span_is_valid
 
@@ -104,8 +105,7 @@ def test_exports_are_split_to_stay_under_the_collector_limit() -> None:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    from simulator.export_split import SplittingExporter
+    from tracesim.simulator.export_split import SplittingExporter
 
     parts: list[int] = []
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from tracesim.simulator.scenarios import ScenarioError, parse_scenarios
 
-from simulator.scenarios import ScenarioError, parse_scenarios
 from tracesim.config_loader import ConfigError, apply_overrides, parse_override_args
 
 

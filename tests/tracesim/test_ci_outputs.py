@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tracesim.evaluator.llm.llm_client import LLMUsage
 
-from evaluator.llm.llm_client import LLMUsage
 from tests.evaluator.test_pipeline import build_db
 from tests.tracesim.test_console_output import _report
 from tracesim.ci import ConversationOutcome, FailedCheck, junit_xml

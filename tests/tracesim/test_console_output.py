@@ -10,10 +10,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
+from tracesim.evaluator.llm.llm_client import LLMUsage
+from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
+from tracesim.evaluator.output.summary import print_summary
 
-from evaluator.llm.llm_client import LLMUsage
-from evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
-from evaluator.output.summary import print_summary
 from tracesim.cli import cli
 from tracesim.console import make_console
 

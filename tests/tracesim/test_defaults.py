@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from tracesim.evaluator.llm.llm_client import judge_unavailable_reason
+from tracesim.schemas.config import RunConfig
 
-from evaluator.llm.llm_client import judge_unavailable_reason
-from schemas.config import RunConfig
 from tests.evaluator.test_pipeline import build_db
 from tracesim.cli import cli
 from tracesim.commands.evaluate import load_eval_settings

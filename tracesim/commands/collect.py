@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from collector import CollectorStats
+from tracesim.collector import CollectorStats
 from tracesim.commands.errors import BadInput
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
 
@@ -150,7 +150,7 @@ def command(
     duckdb_checkpoint_threshold: str | None,
 ) -> None:
     """Receive OTLP spans and logs and store them in DuckDB."""
-    from collector import (
+    from tracesim.collector import (
         Collector,
         InvalidRedactionRule,
         RedactionRule,

@@ -49,9 +49,9 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     import yaml
     from pydantic import ValidationError
 
-    from evaluator.scoring.gates import EvalConfigError
-    from schemas.eval_config import EvalConfig
-    from schemas.llm_config import LLMConfig
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.schemas.eval_config import EvalConfig
+    from tracesim.schemas.llm_config import LLMConfig
 
     if not path.is_file():
         raise EvalConfigError(f"config file {path} does not exist")
@@ -90,8 +90,8 @@ def db_of_config(path: Path) -> Path:
     """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
     import yaml
 
-    from evaluator.scoring.gates import EvalConfigError
     from tracesim.arksim_config import translate_arksim_config
+    from tracesim.evaluator.scoring.gates import EvalConfigError
 
     try:
         raw = yaml.safe_load(path.read_text()) or {}
@@ -228,13 +228,13 @@ def command(
     """
     import duckdb
 
-    from evaluator.scoring.gates import EvalConfigError, ExitCode
-    from evaluator.store import StoreError, is_store_url, parse_store_url
-    from schemas.eval_config import EvalConfig
-    from schemas.llm_config import LLMConfig
     from tracesim.console import make_console, plain
     from tracesim.evaluate_step import evaluate_and_report
+    from tracesim.evaluator.scoring.gates import EvalConfigError, ExitCode
+    from tracesim.evaluator.store import StoreError, is_store_url, parse_store_url
     from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
+    from tracesim.schemas.eval_config import EvalConfig
+    from tracesim.schemas.llm_config import LLMConfig
 
     console = make_console()
     try:

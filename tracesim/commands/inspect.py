@@ -41,8 +41,8 @@ def command(db_path: str, fmt: str, limit: int) -> None:
     """Show what tracesim understood of a capture: spans, conventions, tool and model calls."""
     import duckdb
 
-    from evaluator.inspect.inspect import inspect_db
-    from schemas.views import create_views
+    from tracesim.evaluator.inspect.inspect import inspect_db
+    from tracesim.schemas.views import create_views
 
     if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
         inspection = _inspect_clickhouse(db_path)
@@ -74,7 +74,7 @@ def command(db_path: str, fmt: str, limit: int) -> None:
 
 
 def _print(inspection: Any, fmt: str, limit: int) -> None:
-    from evaluator.inspect.inspect import format_inspection
+    from tracesim.evaluator.inspect.inspect import format_inspection
 
     if fmt == "json":
         click.echo(orjson.dumps(dataclasses.asdict(inspection), option=orjson.OPT_INDENT_2))
@@ -84,8 +84,8 @@ def _print(inspection: Any, fmt: str, limit: int) -> None:
 
 def _inspect_clickhouse(db: str) -> Any:
     """Inspect a ClickHouse store; bad input (unreachable, missing tables...) exits 2."""
-    from evaluator.store import StoreError, open_clickhouse
-    from evaluator.store.clickhouse_inspect import inspect_store
+    from tracesim.evaluator.store import StoreError, open_clickhouse
+    from tracesim.evaluator.store.clickhouse_inspect import inspect_store
 
     try:
         with open_clickhouse(db) as store:

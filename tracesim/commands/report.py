@@ -15,8 +15,8 @@ __all__ = ["command"]
 
 def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
     """The report of an evaluation stored in ClickHouse; bad input exits 2."""
-    from evaluator.store import StoreError, open_clickhouse
-    from evaluator.store.report_snapshot import write_store_report
+    from tracesim.evaluator.store import StoreError, open_clickhouse
+    from tracesim.evaluator.store.report_snapshot import write_store_report
 
     try:
         with open_clickhouse(db) as store:
@@ -50,7 +50,7 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     """Write the HTML report: summary, gates, charts, failures, conversations with tool calls."""
     import duckdb
 
-    from evaluator.report import write_report
+    from tracesim.evaluator.report import write_report
     from tracesim.paths import PathProblem, check_writable_file
 
     if "://" in db_path:  # the OTel Collector ClickHouse exporter's database

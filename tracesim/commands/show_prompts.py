@@ -18,8 +18,8 @@ __all__ = ["command"]
 @click.option("--category", default=None, help="Only this judge (e.g. agent_behavior_failure).")
 def command(category: str | None) -> None:
     """Print the built-in judges' prompts, labels and methodology."""
-    from evaluator.judges import BUILTIN_JUDGES
-    from evaluator.scoring.methodology import methodology_for
+    from tracesim.evaluator.judges import BUILTIN_JUDGES
+    from tracesim.evaluator.scoring.methodology import methodology_for
 
     names = sorted(BUILTIN_JUDGES)
     if category is not None and category not in BUILTIN_JUDGES:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tracesim.evaluator.store import StoreError, parse_store_url
+from tracesim.evaluator.store.clickhouse_client import HttpClient
 
-from evaluator.store import StoreError, parse_store_url
-from evaluator.store.clickhouse_client import HttpClient
 from tests.clickhouse.chdb_http import ChdbHttpServer
 from tests.clickhouse.conftest import StoreDB, two_chats_request
 from tracesim.cli import cli

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from tracesim.evaluator.store import StoreError, parse_store_url
+from tracesim.evaluator.store.clickhouse_client import HttpClient
 
-from evaluator.store import StoreError, parse_store_url
-from evaluator.store.clickhouse_client import HttpClient
 from tests.clickhouse.chdb_http import ChdbHttpServer
 
 USER, PASSWORD = "alice", "pw"

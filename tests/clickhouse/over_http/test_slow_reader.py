@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tracesim.evaluator.store import parse_store_url
+from tracesim.evaluator.store.clickhouse_client import HttpClient
+from tracesim.evaluator.store.http_spool import Spool
 
-from evaluator.store import parse_store_url
-from evaluator.store.clickhouse_client import HttpClient
-from evaluator.store.http_spool import Spool
 from tests.clickhouse.chdb_http import ChdbHttpServer
 
 _ROWS = 600_000  # ~70 MB of Arrow: more than the socket buffers hold (4 + 32 MB here)

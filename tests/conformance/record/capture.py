@@ -67,7 +67,9 @@ class CaptureServer:
                         (server.out_dir / name).write_bytes(body)
                 answer = b"{}" if is_json else b""
                 self.send_response(200)
-                self.send_header("content-type", "application/json" if is_json else "application/x-protobuf")
+                self.send_header(
+                    "content-type", "application/json" if is_json else "application/x-protobuf"
+                )
                 self.send_header("content-length", str(len(answer)))
                 self.end_headers()
                 self.wfile.write(answer)

@@ -161,7 +161,11 @@ class ModelServer:
                             "function": {"name": name, "arguments": json.dumps(args)},
                         }
                     ]
-                    message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": calls}
+                    message: dict[str, Any] = {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": calls,
+                    }
                     finish = "tool_calls"
                 else:
                     message = {"role": "assistant", "content": FINAL_ANSWER}
@@ -174,19 +178,37 @@ class ModelServer:
                             "object": "chat.completion",
                             "created": created,
                             "model": model,
-                            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "message": message,
+                                    "finish_reason": finish,
+                                    "logprobs": None,
+                                }
+                            ],
                             "usage": u,
                         },
                     )
                     return
-                base = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model}
+                base = {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                }
                 delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
                 if "tool_calls" in message:
                     delta["content"] = None
                     delta["tool_calls"] = [{"index": 0, **c} for c in message["tool_calls"]]
                 chunks: list[tuple[str | None, dict[str, Any]]] = [
-                    (None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
-                    (None, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+                    (
+                        None,
+                        {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                    ),
+                    (
+                        None,
+                        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                    ),
                 ]
                 if (body.get("stream_options") or {}).get("include_usage"):
                     chunks.append((None, {**base, "choices": [], "usage": u}))
@@ -211,7 +233,9 @@ class ModelServer:
                         "id": f"msg_{step}",
                         "role": "assistant",
                         "status": "completed",
-                        "content": [{"type": "output_text", "text": FINAL_ANSWER, "annotations": []}],
+                        "content": [
+                            {"type": "output_text", "text": FINAL_ANSWER, "annotations": []}
+                        ],
                     }
                 response = {
                     "id": rid,
@@ -243,16 +267,32 @@ class ModelServer:
                     return
                 pending = {**response, "status": "in_progress", "output": []}
                 events: list[tuple[str | None, dict[str, Any]]] = [
-                    ("response.created", {"type": "response.created", "sequence_number": 0, "response": pending}),
+                    (
+                        "response.created",
+                        {"type": "response.created", "sequence_number": 0, "response": pending},
+                    ),
                     (
                         "response.output_item.added",
-                        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
+                        {
+                            "type": "response.output_item.added",
+                            "sequence_number": 1,
+                            "output_index": 0,
+                            "item": item,
+                        },
                     ),
                     (
                         "response.output_item.done",
-                        {"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
+                        {
+                            "type": "response.output_item.done",
+                            "sequence_number": 2,
+                            "output_index": 0,
+                            "item": item,
+                        },
                     ),
-                    ("response.completed", {"type": "response.completed", "sequence_number": 3, "response": response}),
+                    (
+                        "response.completed",
+                        {"type": "response.completed", "sequence_number": 3, "response": response},
+                    ),
                 ]
                 self._sse(events, done=False)
 

@@ -49,7 +49,9 @@ def _node_env(agent_dir: Path, env_dir: Path, *, reuse: bool) -> Path:
     if not (reuse and (env_dir / "node_modules").exists()):
         shutil.rmtree(env_dir, ignore_errors=True)
         shutil.copytree(agent_dir, env_dir)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=env_dir, check=True)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=env_dir, check=True
+        )
     else:
         for item in agent_dir.iterdir():
             if item.is_file():
@@ -63,7 +65,9 @@ def _python_versions(python: list[str], packages: list[str]) -> dict[str, str]:
         "for p in sys.argv[1:]:\n    try: out[p]=version(p)\n    except Exception: out[p]='not installed'\n"
         "print(json.dumps(out))"
     )
-    done = subprocess.run([*python, "-c", code, *packages], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [*python, "-c", code, *packages], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout)
 
 
@@ -71,8 +75,12 @@ def _node_versions(env_dir: Path, packages: list[str]) -> dict[str, str]:
     out = {}
     for name in packages:
         manifest = env_dir / "node_modules" / name / "package.json"
-        out[name] = json.loads(manifest.read_text())["version"] if manifest.exists() else "not installed"
-    out["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+        out[name] = (
+            json.loads(manifest.read_text())["version"] if manifest.exists() else "not installed"
+        )
+    out["node"] = subprocess.run(
+        ["node", "--version"], capture_output=True, text=True
+    ).stdout.strip()
     return out
 
 
@@ -118,7 +126,11 @@ def record(variant: str, *, reuse: bool) -> Path:
         raise SystemExit(f"record: the agent exited {done.returncode}; nothing kept as truth")
 
     packages = expected.get("packages") or []
-    versions = _python_versions(python, packages) if language == "python" else _node_versions(cwd, packages)
+    versions = (
+        _python_versions(python, packages)
+        if language == "python"
+        else _node_versions(cwd, packages)
+    )
     truth = {
         "variant": variant,
         "framework": expected["framework"],

@@ -14,14 +14,14 @@ from typing import Any
 
 import duckdb
 import pytest
+from tracesim.evaluator.checks.context import MetricContext
+from tracesim.evaluator.judges import Judge, run_judges
+from tracesim.evaluator.llm.cache import LLMCache
+from tracesim.evaluator.llm.llm_client import JudgeClient
+from tracesim.schemas import MetricResult, ToolCall, create_all
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.checks.context import MetricContext
-from evaluator.judges import Judge, run_judges
-from evaluator.llm.cache import LLMCache
-from evaluator.llm.llm_client import JudgeClient
-from schemas import MetricResult, ToolCall, create_all
-from schemas.eval_config import EvalConfig
-from schemas.llm_config import LLMConfig
 from tests.fakes.openai_server import chat_completion, fake_openai, judge_reply
 
 __all__ = ["Call", "judge_once", "messages", "span_row", "spec", "turn_context"]

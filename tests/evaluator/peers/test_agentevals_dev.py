@@ -11,10 +11,9 @@ import json
 from datetime import datetime
 
 import pytest
-
-from evaluator import extract_tool_calls
-from evaluator.metrics import trajectory
-from schemas import ToolCall
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.metrics import trajectory
+from tracesim.schemas import ToolCall
 
 ORDER = {None: "strict", "EXACT": "strict", "IN_ORDER": "in_order", "ANY_ORDER": "contains"}
 

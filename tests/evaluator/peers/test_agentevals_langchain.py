@@ -12,9 +12,9 @@ parallel group, so their message-by-message strict mode is our strict order.
 from __future__ import annotations
 
 import pytest
+from tracesim.evaluator.judges import BUILTIN_JUDGES, with_rubric
+from tracesim.evaluator.metrics import trajectory
 
-from evaluator.judges import BUILTIN_JUDGES, with_rubric
-from evaluator.metrics import trajectory
 from tests.evaluator.peers._common import judge_once, messages, turn_context
 
 ORDER = {"strict": "strict", "unordered": "unordered", "superset": "contains", "subset": "within"}

@@ -12,10 +12,10 @@ tools) -> the `tool_selection` judge; TaskCompletion's prompt -> the
 from __future__ import annotations
 
 import pytest
+from tracesim.evaluator.judges import BUILTIN_JUDGES
+from tracesim.evaluator.metrics import trajectory
+from tracesim.schemas import ToolCall
 
-from evaluator.judges import BUILTIN_JUDGES
-from evaluator.metrics import trajectory
-from schemas import ToolCall
 from tests.evaluator.peers._common import judge_once, turn_context
 
 TYPE_REASON = (

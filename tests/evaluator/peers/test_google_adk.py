@@ -13,11 +13,10 @@ TOOL_CALL_COUNT_V1 -> tool_call_stats (informational).
 from __future__ import annotations
 
 import pytest
-
-from evaluator.checks.assertions import AssertionConfigError, parse_assertions
-from evaluator.metrics import aggregate, tool_call_args, tool_call_stats, trajectory
-from evaluator.metrics.vocabulary import VocabularyError, resolve_order
-from schemas import MetricResult, ToolCall
+from tracesim.evaluator.checks.assertions import AssertionConfigError, parse_assertions
+from tracesim.evaluator.metrics import aggregate, tool_call_args, tool_call_stats, trajectory
+from tracesim.evaluator.metrics.vocabulary import VocabularyError, resolve_order
+from tracesim.schemas import MetricResult, ToolCall
 
 ADK = {"EXACT": "strict", "IN_ORDER": "in_order", "ANY_ORDER": "contains"}
 
@@ -334,7 +333,8 @@ RUBRICS = "Did the agent use the correct tool?\nWere the tool parameters correct
 
 
 def _judge_prompt(*, calls=(), scenario=None, rubric=RUBRICS):
-    from evaluator.judges import BUILTIN_JUDGES, with_rubric
+    from tracesim.evaluator.judges import BUILTIN_JUDGES, with_rubric
+
     from tests.evaluator.peers._common import judge_once, turn_context
 
     judge = BUILTIN_JUDGES["tool_selection"]

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 
-from evaluator import extract_tool_calls
-from evaluator.judges import BUILTIN_JUDGES
-from evaluator.metrics import aggregate
-from schemas import ToolCall
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.judges import BUILTIN_JUDGES
+from tracesim.evaluator.metrics import aggregate
+from tracesim.schemas import ToolCall
+
 from tests.evaluator.peers._common import judge_once, span_row, turn_context
 
 

@@ -10,10 +10,10 @@ set; our stand-in model does the same over HTTP.
 from __future__ import annotations
 
 import pytest
+from tracesim.evaluator.judges import BUILTIN_JUDGES
+from tracesim.schemas import ToolCall
+from tracesim.schemas.llm_config import LLMConfig
 
-from evaluator.judges import BUILTIN_JUDGES
-from schemas import ToolCall
-from schemas.llm_config import LLMConfig
 from tests.evaluator.peers._common import judge_once, turn_context
 
 EVALUATORS = {
@@ -79,10 +79,9 @@ def test_kwargs_forwarded(name) -> None:
 @pytest.mark.parametrize("name", PARAMS)
 def test_kwargs_temperature_stored(name) -> None:
     import duckdb
-
-    from evaluator.llm.cache import LLMCache
-    from evaluator.llm.llm_client import JudgeClient
-    from schemas import create_all
+    from tracesim.evaluator.llm.cache import LLMCache
+    from tracesim.evaluator.llm.llm_client import JudgeClient
+    from tracesim.schemas import create_all
 
     con = duckdb.connect()
     create_all(con)

@@ -13,9 +13,8 @@ argument comparator returned per-argument exact matches, which is what
 from __future__ import annotations
 
 import pytest
-
-from evaluator.metrics import tool_call_f1, tool_call_order, trajectory
-from schemas import ToolCall
+from tracesim.evaluator.metrics import tool_call_f1, tool_call_order, trajectory
+from tracesim.schemas import ToolCall
 
 
 def tc(name: str, **args) -> ToolCall:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluator import extract_tool_calls
-from evaluator.metrics import (
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.metrics import (
     tool_call_args,
     tool_call_count,
     tool_call_order,
     tool_call_output,
 )
-from schemas import ToolCall
+from tracesim.schemas import ToolCall
+
 from tests.evaluator.peers._common import span_row
 
 

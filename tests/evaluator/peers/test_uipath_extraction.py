@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
+from tracesim.evaluator import extract_tool_calls
+from tracesim.schemas import ToolCall
 
-from evaluator import extract_tool_calls
-from schemas import ToolCall
 from tests.evaluator.peers._common import span_row
 
 

@@ -6,17 +6,17 @@ tool_call_output; a UiPath `id` is matched by our mapping key "id"."""
 from __future__ import annotations
 
 import pytest
-
-from evaluator import extract_tool_calls
-from evaluator.metrics import (
+from tracesim.evaluator import extract_tool_calls
+from tracesim.evaluator.metrics import (
     normalize_name,
     tool_call_args,
     tool_call_count,
     tool_call_order,
     tool_call_output,
 )
-from evaluator.metrics.vocabulary import names_match
-from schemas import ToolCall
+from tracesim.evaluator.metrics.vocabulary import names_match
+from tracesim.schemas import ToolCall
+
 from tests.evaluator.peers._common import span_row
 
 
