@@ -104,4 +104,21 @@ pre.stack { background:#2b2f38; color:#f3f3f3; padding:8px 12px; border-radius:6
   padding:6px 16px 12px; }
 .method table.statuses { width:auto; }
 .muted { color:var(--muted); }
+#conv-table th[data-sort] { cursor:pointer; user-select:none; }
+#conv-table th[data-sort]:hover { color:var(--fg); }
+#conv-table th.sorted[data-dir="asc"]::after { content:" \\25B2"; }
+#conv-table th.sorted[data-dir="desc"]::after { content:" \\25BC"; }
+.err-text { color:#8d2421; font-size:12px; overflow-wrap:anywhere; }
+table.worst td .reason { color:var(--muted); }
+.hint { font-weight:400; font-size:12px; }
+.inspector { border:1px solid #c9d3e6; background:#f8faff; border-radius:8px; padding:8px 12px;
+  margin:8px 0; }
+.inspector .insp-head { display:flex; gap:10px; align-items:center; }
+.inspector .insp-head .close { margin-left:auto; }
+.inspector h4 { margin:10px 0 4px; font-size:12px; color:var(--muted); text-transform:uppercase; }
+table.kv { width:auto; min-width:40%; background:transparent; }
+table.kv th { background:transparent; white-space:nowrap; font-family:monospace; }
+table.kv td pre, .inspector pre.raw { margin:0; white-space:pre-wrap; overflow-wrap:anywhere;
+  max-height:200px; overflow:auto; font-size:12px; }
+.inspector .ev { margin:4px 0 8px; }
 """
