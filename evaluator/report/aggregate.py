@@ -43,7 +43,7 @@ not failures (arksim's positive labels)."""
 FAILURE_GROUPS = ("Final status", "Agent behaviour failure", "Failed metric")
 """How failures are grouped on the page, in order."""
 MAX_FAILURE_ITEMS = 25
-MAX_WORST = 20
+MAX_WORST = 10
 """Conversations in the report's "worst first" list (the rest: the list's filters)."""
 """Conversations listed per failure label; the rest are one click away in the list's filter."""
 

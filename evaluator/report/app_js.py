@@ -140,9 +140,9 @@ function renderList() {
 }
 
 function shortTags(tags) {  // the status has its own column; metric names say enough
-  return tags.filter((t) => !t.startsWith("Final status: "))
-    .map((t) => t.replace(/^Failed metric: /, "").replace(/^Agent behaviour failure: /, "behaviour: "))
-    .join(", ");
+  const short = tags.filter((t) => !t.startsWith("Final status: "))
+    .map((t) => t.replace(/^Failed metric: /, "").replace(/^Agent behaviour failure: /, "behaviour: "));
+  return short.length > 4 ? short.slice(0, 4).join(", ") + ` +${short.length - 4} more` : short.join(", ");
 }
 
 function sevBadge(details) {

@@ -32,7 +32,7 @@ h3 { font-size:14px; margin:14px 0 6px; }
 .card.pass { border-left:5px solid var(--ok); } .card.fail { border-left:5px solid var(--bad); }
 .grid { display:grid; grid-template-columns:repeat(auto-fit,minmax(560px,1fr)); gap:14px;
   align-items:start; }
-.groupgrid { display:grid; grid-template-columns:repeat(auto-fill,minmax(340px,1fr));
+.groupgrid { display:grid; grid-template-columns:repeat(auto-fill,minmax(300px,1fr));
   gap:8px; align-items:start; }
 td.nowrap { white-space:nowrap; }
 .panel { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
@@ -59,7 +59,9 @@ ul.items li { margin:2px 0; }
 ul.items .reason { color:var(--muted); }
 a { color:var(--accent); }
 .filters { display:flex; gap:8px; flex-wrap:wrap; margin-bottom:8px; align-items:center; }
-.filters input, .filters select { padding:4px 6px; border:1px solid #c9ced8; border-radius:5px; }
+.filters input, .filters select { padding:4px 6px; border:1px solid #c9ced8; border-radius:5px;
+  max-width:240px; }
+.filters input { width:260px; max-width:none; }
 .pager { display:flex; gap:8px; align-items:center; margin:8px 0; color:var(--muted); }
 .pager button { padding:3px 10px; }
 #conversation { margin-top:16px; scroll-margin-top:48px; }

@@ -17,6 +17,11 @@ __all__ = ["ITEMS_SHOWN", "failures_html"]
 
 ITEMS_SHOWN = 8
 """Conversations listed under each failure label (worst first); the rest: the list filter."""
+ITEMS_SHOWN_MANY = 3
+"""... when more than `MANY_LABELS` labels fail: the section stays about a screen high."""
+MANY_LABELS = 6
+REASON_CHARS = 160
+"""A reason longer than this is cut in the lists (whole in its tooltip and conversation)."""
 
 
 def _link(chat_id: Any) -> str:
@@ -34,7 +39,7 @@ def _worst(data: ReportData) -> str:
         f'<td class="num">{num(w["final"])}</td><td class="num">{e(w["failures"])}</td>'
         f"<td><strong>{e(w['why_label'])}</strong>"
         + (f" turn {e(w['turn_id'])}" if w["turn_id"] is not None else "")
-        + (f": <span class='reason'>{e(w['reason'])}</span>" if w["reason"] else "")
+        + (f":{_reason(w['reason'])}" if w["reason"] else "")
         + "</td></tr>"
         for w in data.worst
     )
@@ -46,7 +51,7 @@ def _worst(data: ReportData) -> str:
         else ""
     )
     return (
-        f"<h3>Worst first ({data.failing} of {len(data.conversations)} conversations fail)</h3>"
+        f"<h3>Worst first: {data.failing} of {len(data.conversations)} conversations fail</h3>"
         "<table class='worst'><thead><tr><th>chat id</th><th>scenario</th><th>final status</th>"
         "<th class='num'>final score</th><th class='num'>failures</th><th>first reason</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>{more}"
@@ -63,19 +68,41 @@ def _item(it: dict[str, Any]) -> str:
             if it.get("severity")
             else ""
         )
-        + (f" <span class='reason'>{e(it['reason'])}</span>" if it["reason"] else "")
+        + (_reason(it["reason"]) if it["reason"] else "")
         + "</li>"
     )
 
 
+def _reason(text: str) -> str:
+    short = text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
+    return f" <span class='reason' title='{e(text)}'>{e(short)}</span>"
+
+
+_SEVERITY = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+_DERIVED = frozenset({"turn_success", "turn_success_ratio"})
+"""Metrics computed from the others: they say that a turn failed, the checks say why."""
+_LISTED = ("Agent behaviour failure", "Failed metric")
+"""Groups listed by label (final statuses are the worst-first table's and the filter's)."""
+
+
+def _label_order(item: tuple[str, Any]) -> tuple[int, int, int]:
+    """Most severe first, derived metrics last, then most frequent."""
+    label, failing = item
+    severity = min((_SEVERITY.get(str(it.get("severity")), 4) for it in failing.items), default=4)
+    return (label in _DERIVED, severity, -failing.count)
+
+
 def _groups(data: ReportData) -> str:
+    listed = {g: labels for g, labels in data.failures.items() if g in _LISTED}
+    labels_failing = sum(len(labels) for labels in listed.values())
+    per_label = ITEMS_SHOWN if labels_failing <= MANY_LABELS else ITEMS_SHOWN_MANY
     groups = []
-    for group, labels in data.failures.items():
+    for group, labels in listed.items():
         if not labels:
             continue
         parts = []
-        for label, failing in labels.items():
-            shown = failing.items[: min(ITEMS_SHOWN, MAX_FAILURE_ITEMS)]
+        for label, failing in sorted(labels.items(), key=_label_order):
+            shown = failing.items[: min(per_label, MAX_FAILURE_ITEMS)]
             tag = f"{group}: {label}"
             more = (
                 f"<li><a href='#conversations' data-tag=\"{escape(tag)}\">all "

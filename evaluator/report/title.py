@@ -13,11 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SIMULATOR_SERVICES", "run_name", "run_title"]
+__all__ = ["SIMULATOR_SERVICE_PREFIX", "run_name", "run_title"]
 
-SIMULATOR_SERVICES = ("tracesim-simulator",)
-"""Services tracesim itself traces under: never the name of the agent under test."""
-_MAX_SERVICES = 3
+SIMULATOR_SERVICE_PREFIX = "tracesim"
+"""Prefix of the services tracesim itself traces under (`tracesim-simulator`, ...): never
+the name of the agent under test."""
+_MAX_SERVICES = 2
 
 
 def _from_run_summary(db_path: Path, run_id: str | None) -> str | None:
@@ -38,13 +39,13 @@ def _from_run_summary(db_path: Path, run_id: str | None) -> str | None:
 def _from_services(con: Any) -> str | None:
     rows = con.execute(
         "SELECT service_name FROM spans WHERE coalesce(service_name, '') <> ''"
-        " AND NOT list_contains(?, service_name) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT ?",
-        [list(SIMULATOR_SERVICES), _MAX_SERVICES + 1],
+        " AND NOT starts_with(service_name, ?) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT ?",
+        [SIMULATOR_SERVICE_PREFIX, _MAX_SERVICES + 1],
     ).fetchall()
     names = [r[0] for r in rows]
     if not names:
         return None
-    extra = f" +{len(names) - _MAX_SERVICES} more" if len(names) > _MAX_SERVICES else ""
+    extra = " and more" if len(names) > _MAX_SERVICES else ""
     return ", ".join(names[:_MAX_SERVICES]) + extra
 
 
