@@ -77,9 +77,7 @@ def worst_scenarios(data: ReportData, limit: int = TOP_N) -> list[str]:
             bad[sc] = bad.get(sc, 0) + n
         if label == "Failed":
             failed[sc] = failed.get(sc, 0) + n
-    order = sorted(
-        totals, key=lambda sc: (-bad.get(sc, 0) / totals[sc], -failed.get(sc, 0), sc)
-    )
+    order = sorted(totals, key=lambda sc: (-bad.get(sc, 0) / totals[sc], -failed.get(sc, 0), sc))
     return order[:limit]
 
 

@@ -48,9 +48,7 @@ def _charts(charts: list[Chart]) -> str:
         f'<p class="caption">{escape(c.caption)}</p></div>'
         for c in charts
     )
-    return (
-        f'<section id="charts"><h2>Charts</h2><div class="grid">{panels}</div></section>'
-    )
+    return f'<section id="charts"><h2>Charts</h2><div class="grid">{panels}</div></section>'
 
 
 _CONVERSATIONS = """

@@ -49,9 +49,7 @@ def clip_sql(expr: str, limit: int = MAX_TEXT) -> str:
     )
 
 
-def span_tree(
-    rows: list[tuple[Any, ...]], details: list[Any] | None = None
-) -> list[list[Any]]:
+def span_tree(rows: list[tuple[Any, ...]], details: list[Any] | None = None) -> list[list[Any]]:
     """One turn's spans in tree order (parents before children) with their depth.
 
     `rows`: (span_id, parent_span_id, name, start offset ms, duration ms,

@@ -47,12 +47,33 @@ class TurnSpanDetails:
         attributes, events, links, resource index], the turn's distinct resources)."""
         resources: dict[str, int] = {}
         out = []
-        for span_id, trace_id, parent, kind, status, message, scope, attrs, events, links, res in (
-            self.raw
-        ):
+        for (
+            span_id,
+            trace_id,
+            parent,
+            kind,
+            status,
+            message,
+            scope,
+            attrs,
+            events,
+            links,
+            res,
+        ) in self.raw:
             index = resources.setdefault(res, len(resources)) if res else None
             out.append(
-                [span_id, trace_id, parent, kind, status, message, scope, attrs, events, links,
-                 index]
+                [
+                    span_id,
+                    trace_id,
+                    parent,
+                    kind,
+                    status,
+                    message,
+                    scope,
+                    attrs,
+                    events,
+                    links,
+                    index,
+                ]
             )
         return out, list(resources)

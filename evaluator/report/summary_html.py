@@ -219,5 +219,3 @@ def _tools_table(data: ReportData) -> str:
         "p95 ms",
     ]
     return "<h3>Tools</h3>" + table(headers, rows, numeric=set(range(1, 9)))
-
-

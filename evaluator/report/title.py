@@ -29,9 +29,11 @@ def _from_run_summary(db_path: Path, run_id: str | None) -> str | None:
         return None
     if not isinstance(body, dict) or (run_id is not None and body.get("run_id") != run_id):
         return None
-    agent = ((body.get("config") or {}).get("agent_config") or {}) if isinstance(
-        body.get("config"), dict
-    ) else {}
+    agent = (
+        ((body.get("config") or {}).get("agent_config") or {})
+        if isinstance(body.get("config"), dict)
+        else {}
+    )
     name = agent.get("agent_name") if isinstance(agent, dict) else None
     return str(name) if name else None
 

@@ -51,9 +51,7 @@ def build_fixture_db(
     all_calls: dict[str, list[list[dict]]] = {}
     base = list(SCENARIOS)
     scenario_ids = (
-        [f"{base[i % len(base)]}-{i:04d}" for i in range(num_scenarios)]
-        if num_scenarios
-        else base
+        [f"{base[i % len(base)]}-{i:04d}" for i in range(num_scenarios)] if num_scenarios else base
     )
     for index in range(num_conversations):
         scenario_id = scenario_ids[index % len(scenario_ids)]

@@ -78,7 +78,9 @@ def test_500_scenarios_failures_first_open_and_charts_bounded(
     # failures come before the charts, within the first two screens, every group open
     assert _top(browser, "#failures") < _top(browser, "#charts")
     assert _top(browser, "#failures") < 2000
-    assert browser.evaluate("[...document.querySelectorAll('#failures details')].every(d => d.open)")
+    assert browser.evaluate(
+        "[...document.querySelectorAll('#failures details')].every(d => d.open)"
+    )
     worst = browser.evaluate(
         "[...document.querySelectorAll('table.worst tbody tr')].map(tr =>"
         " [tr.cells[2].innerText, tr.cells[3].innerText])"
