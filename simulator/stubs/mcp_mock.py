@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.scenario import Scenario
 from tracesim.schemas.tool_definitions import ToolDefinition, tool_definitions
@@ -84,18 +85,20 @@ class MockTools:
         return answer
 
 
-def _routing(headers: Any) -> tuple[str | None, str | None]:
-    """(scenario_id, chat_id) from the current OTel baggage, else a `baggage` header."""
+def _routing(*carriers: Any) -> tuple[str | None, str | None]:
+    """(scenario_id, chat_id) from the current OTel baggage, else the first carrier (the
+    request's `_meta`, the HTTP headers) with a `baggage` entry naming them."""
     scenario = baggage.get_baggage(TRACESIM.SCENARIO_ID)
     chat = baggage.get_baggage(TRACESIM.CHAT_ID)
-    if (scenario is None or chat is None) and headers:
-        from opentelemetry.baggage.propagation import W3CBaggagePropagator
-
-        raw = headers.get("baggage") if hasattr(headers, "get") else None
-        if raw:
-            ctx = W3CBaggagePropagator().extract({"baggage": raw})
-            scenario = scenario or baggage.get_baggage(TRACESIM.SCENARIO_ID, ctx)
-            chat = chat or baggage.get_baggage(TRACESIM.CHAT_ID, ctx)
+    for carrier in carriers:
+        if scenario is not None and chat is not None:
+            break
+        raw = carrier.get("baggage") if isinstance(carrier, Mapping) else None
+        if not isinstance(raw, str) or not raw:
+            continue
+        ctx = W3CBaggagePropagator().extract({"baggage": raw})
+        scenario = scenario or baggage.get_baggage(TRACESIM.SCENARIO_ID, ctx)
+        chat = chat or baggage.get_baggage(TRACESIM.CHAT_ID, ctx)
     return (
         str(scenario) if scenario is not None else None,
         str(chat) if chat is not None else None,
@@ -120,8 +123,9 @@ def build_server(tools: MockTools, *, name: str = "tracesim-mcp-mock") -> Any:
         )
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        headers = getattr(ctx, "headers", None)
-        scenario_id, chat_id = _routing(headers)
+        meta = getattr(ctx, "meta", None)
+        meta = meta if isinstance(meta, Mapping) else getattr(meta, "model_extra", None)
+        scenario_id, chat_id = _routing(meta, getattr(ctx, "headers", None))
         answer = tools.answer(
             params.name, params.arguments, scenario_id=scenario_id, chat_id=chat_id
         )
