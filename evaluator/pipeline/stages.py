@@ -90,12 +90,15 @@ def tag(result: MetricResult, kind: str) -> MetricResult:
 
 
 def add_results(works: Sequence[ConversationWork], results: Sequence[MetricResult]) -> None:
-    """Give every conversation but the traced-only ones (never judged) its own copy of
-    `results` (conversation level): the judges' not-run results."""
+    """Give every conversation the judges would grade (not the traced-only ones whose spans
+    carry no messages) its own copy of `results` (conversation level): the judges' not-run
+    results."""
+    from tracesim.evaluator.pipeline.production import has_messages
+
     if not results:
         return
     for work in works:
-        if not work.data.traced_only:
+        if not work.data.traced_only or has_messages(work.data):
             work.conv_results.extend(r.model_copy(deep=True) for r in results)
 
 
