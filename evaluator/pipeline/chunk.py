@@ -138,7 +138,7 @@ def derive_chunk(
     for work in works:
         derive_calls(work, rows)
         if config.tool_checks:
-            tool_checks(work, parsed=parsed)
+            tool_checks(work, parsed=parsed, config=config)
         advance()
     return rows
 
