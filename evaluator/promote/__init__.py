@@ -1,0 +1,11 @@
+"""Production conversations become scenarios (`tracesim scenarios from-db`, SPEC §14)."""
+
+from tracesim.evaluator.promote.scenario import (
+    Promotion,
+    Summary,
+    conversation_scenario,
+    scenario_id_for,
+)
+from tracesim.evaluator.promote.summary import summarise
+
+__all__ = ["Promotion", "Summary", "conversation_scenario", "scenario_id_for", "summarise"]
