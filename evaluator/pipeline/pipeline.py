@@ -298,6 +298,7 @@ def evaluate_db(
                             "trials",
                             "scenarios",
                             "agent_usage",
+                            "comparison",
                         }
                     ),
                     "tracesim_version": _version(),

@@ -23,6 +23,7 @@ from tracesim.evaluator.report.charts import Chart
 from tracesim.evaluator.report.data import ReportData
 from tracesim.evaluator.report.embed import gzip_script, json_script
 from tracesim.evaluator.report.methodology import methodology_html
+from tracesim.evaluator.report.trials import trials_html
 
 __all__ = ["write_page"]
 
@@ -104,7 +105,8 @@ def _summary(data: ReportData) -> str:
     return (
         f'<section id="summary"><h2>Summary</h2><div class="cards">{"".join(cards)}</div>'
         f"<p class='muted'>{meta or 'No run recorded (no row in <code>runs</code>).'}</p>"
-        f"{other_note}{_gates(run)}{_metrics_table(data)}{_tools_table(data)}</section>"
+        f"{other_note}{_gates(run)}{trials_html(run)}{_metrics_table(data)}{_tools_table(data)}"
+        "</section>"
     )
 
 
