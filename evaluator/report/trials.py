@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-__all__ = ["trials_html"]
+__all__ = ["trials_html", "trials_section"]
 
 _VERDICT_BADGE = {
     "regressed": "fail",
@@ -131,3 +131,11 @@ def trials_html(run: dict[str, Any] | None) -> str:
         + _scenarios(summary)
         + _comparison(summary.get("comparison"))
     )
+
+
+def trials_section(run: dict[str, Any] | None) -> str:
+    """`trials_html` as the report's `trials` section ('' when empty)."""
+    body = trials_html(run)
+    if not body:
+        return ""
+    return f'<section id="trials"><h2>Trials and baseline</h2>{body}</section>'
