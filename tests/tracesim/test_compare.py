@@ -132,6 +132,9 @@ def test_the_baseline_in_the_config_gates_the_run(
     assert gate["passed"] is False and gate["failing"] == 3
     assert results["comparison"]["summary"]["regressed"] == 3
     assert results["comparison"]["baseline"]["run_id"] == base.run_id
+    page = (tmp_path / "gated" / "report.html").read_text()
+    assert "Before / after: compared with the baseline" in page
+    assert "<td>cancel-wrong-email</td><td>4/4 (100%)</td><td>0/4 (0%)</td>" in page
 
 
 def test_a_baseline_that_is_not_there_is_a_config_error(tmp_path: Path) -> None:
@@ -154,6 +157,8 @@ def test_a_flaky_agent_compared_with_itself_is_not_called_regressed(tmp_path: Pa
     assert results["trials"]["flaky"] >= 1  # the agent really is flaky
     flaky_one = next(s for s in results["scenarios"] if s["flaky"])
     assert 0 < flaky_one["passed"] < flaky_one["trials"] == 6
+    page = (tmp_path / "report.html").read_text()
+    assert "Trials per scenario" in page and "badge warn'>flaky" in page
     code, output = _compare(
         "--db",
         str(tmp_path / "tracesim.duckdb"),
