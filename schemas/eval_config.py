@@ -158,6 +158,10 @@ class EvalConfig(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Model -> `{input_per_mtok, output_per_mtok}` USD, over the built-in table
     (`tracesim.schemas.prices`), for the agent's own cost (`agent_cost_usd`)."""
+    max_judge_cost: float | None = Field(default=None, ge=0)
+    """Judge budget in USD (from the model's `*_cost_per_mtok`): once spent, the remaining
+    judges of the evaluation are reported not run ("judge budget reached"); the
+    deterministic checks and scoring go on. None: no budget."""
     policies: list[dict[str, Any]] = Field(default_factory=list)
     """Policy rules checked on every conversation, with or without a scenario (production
     data): each `{never, at_most, exactly, before, only_after, turn}` like a scenario's

@@ -93,6 +93,7 @@ def evaluate_and_report(
     console: Console | None = None,
     junit_path: Path | None = None,
     workers: int | None = 1,
+    select: Any = None,
 ) -> EvaluationOutcome:
     """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`,
     the JUnit XML file when `junit_path` is given, and the Markdown summary to
@@ -123,6 +124,7 @@ def evaluate_and_report(
         kind=kind,
         workers=workers,
         baseline=baseline,
+        select=select,
     )
     print_summary(result.report, console=console)
     if result.report.comparison is not None:
