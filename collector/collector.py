@@ -142,7 +142,8 @@ class Collector:
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
-        """Open the store, replay the spool, start the writer and the receivers."""
+        """Open the store, replay the spool, start the writer and the receivers; requests
+        are acknowledged only once every step succeeded (UNAVAILABLE before: retried)."""
         with self._lock:
             if self._started:
                 return self
@@ -193,6 +194,7 @@ class Collector:
             max_pending_bytes=self._max_pending,
             release=self._release_spool,
             redactor=self.redactor,
+            ready=False,  # opened last: a later step failing must find nothing acknowledged
         )
         self._writer._on_committed = self._ingest.committed
         self._writer.reload = self._reload_requests
@@ -226,6 +228,7 @@ class Collector:
                 token_required=self._auth_token is not None,
             )
             self._sidecar = True
+        self._ingest.open()  # fully up: from here on requests are acknowledged
 
     def _release_spool(self, loaded: int) -> None:
         """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
@@ -368,6 +371,12 @@ class Collector:
         settled = self._ingest.wait_settled(settle, timeout)
         self.flush()
         return settled
+
+    @property
+    def received_requests(self) -> int:
+        """Requests that passed validation since start (each may have been acknowledged):
+        a store or spool that received one is never removed."""
+        return self._ingest.requests if self._ingest is not None else 0
 
     def stats(self) -> CollectorStats:
         """Counters since start."""
