@@ -70,6 +70,7 @@ def evaluate_and_report(
     console: Console | None = None,
     junit_path: Path | None = None,
     workers: int | None = 1,
+    select: Any = None,
 ) -> EvaluationOutcome:
     """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`,
     the JUnit XML file when `junit_path` is given, and the Markdown summary to
@@ -98,6 +99,7 @@ def evaluate_and_report(
         progress=progress,
         kind=kind,
         workers=workers,
+        select=select,
     )
     print_summary(result.report, console=console)
     if unkeyed:
