@@ -13,8 +13,8 @@ to use. Under TLS the protocol cannot be seen (every port is relayed as is).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -59,6 +59,8 @@ class ProtocolFront:
     `targets`: protocol -> (host, port) of the collector's receiver (absent: disabled).
     `ports`: protocol -> public port to listen on (0: a free one). Sockets are bound in
     the constructor, so a busy port fails before anything starts (OSError naming the flag).
+    Threads, not an event loop: bytes are moved with `os.splice` (kernel to kernel, the
+    GIL released), so the collector's own threads in this process are not slowed.
     """
 
     def __init__(
@@ -73,10 +75,10 @@ class ProtocolFront:
         self._targets = targets
         self._on_mixup = on_mixup or (lambda mixup: None)
         self._sockets: dict[str, socket.socket] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._servers: list[asyncio.AbstractServer] = []
-        self._tasks: set[asyncio.Task] = set()
+        self._lock = threading.Lock()
+        self._open: set[socket.socket] = set()
+        self._closing = False
+        self._threads: list[threading.Thread] = []
         try:
             for protocol, port in ports.items():
                 self._sockets[protocol] = _bind(host, port, protocol)
@@ -101,90 +103,89 @@ class ProtocolFront:
         return sock.getsockname()[1] if sock is not None else None
 
     def start(self) -> ProtocolFront:
-        """Serve on a background thread; returns once the sockets accept connections."""
-        ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-
-        async def serve() -> None:
-            for protocol, sock in self._sockets.items():
-                server = await asyncio.start_server(
-                    lambda r, w, p=protocol: self._handle(p, r, w), sock=sock
-                )
-                self._servers.append(server)
-            ready.set()
-
-        def run() -> None:
-            assert self._loop is not None
-            asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(serve())
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=run, name="tracesim-front", daemon=True)
-        self._thread.start()
-        ready.wait()
+        """Accept on background threads (the sockets already listen)."""
+        for protocol, sock in self._sockets.items():
+            thread = threading.Thread(
+                target=self._accept,
+                args=(protocol, sock),
+                name=f"tracesim-front-{protocol}",
+                daemon=True,
+            )
+            thread.start()
+            self._threads.append(thread)
         return self
 
-    async def _handle(
-        self, protocol: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
+    def _accept(self, protocol: str, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, peer = listener.accept()
+            except OSError:  # closed by `close`
+                return
+            threading.Thread(
+                target=self._handle, args=(protocol, client, peer), daemon=True
+            ).start()
+
+    def _track(self, sock: socket.socket) -> bool:
+        with self._lock:
+            if self._closing:
+                return False
+            self._open.add(sock)
+            return True
+
+    def _forget(self, *socks: socket.socket) -> None:
+        with self._lock:
+            for sock in socks:
+                self._open.discard(sock)
+        for sock in socks:
+            sock.close()
+
+    def _handle(self, protocol: str, client: socket.socket, peer: object) -> None:
+        if not self._track(client):
+            client.close()
+            return
+        upstream = None
         try:
-            first = await _first_bytes(reader)
-            spoke = sniff(first) or protocol
-            target = self._targets.get(spoke) or self._targets.get(protocol)
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            spoke = sniff(_peek(client)) or protocol
             if spoke != protocol:
-                peer = writer.get_extra_info("peername")
                 self._on_mixup(Mixup(protocol, spoke, _peer(peer), served=spoke in self._targets))
                 if spoke not in self._targets and spoke == HTTP:
-                    await _refuse_http(writer, protocol)
+                    _refuse_http(client, protocol)
                     return
+            target = self._targets.get(spoke) or self._targets.get(protocol)
             if target is None:
                 return
-            await _relay(first, reader, writer, target)
-        except (ConnectionError, OSError, asyncio.IncompleteReadError):
+            upstream = socket.create_connection(target)
+            upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if not self._track(upstream):
+                return
+            other = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
+            other.start()
+            _pump(client, upstream)
+            other.join()
+        except OSError:
             pass
         finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-            if task is not None:
-                self._tasks.discard(task)
+            self._forget(client, *([upstream] if upstream is not None else []))
 
     def close(self) -> None:
-        """Stop accepting and close the listening sockets (connections keep relaying)."""
-        loop = self._loop
-        if loop is not None and loop.is_running():
-
-            async def close_servers() -> None:
-                for server in self._servers:
-                    server.close()
-
-            with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(close_servers(), loop).result(10)
+        """Stop accepting: close the listening sockets (connections keep relaying)."""
         for sock in self._sockets.values():
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
             sock.close()
 
     def stop(self) -> None:
-        """Close everything, connections included, and end the thread (idempotent)."""
+        """Close everything, connections included (idempotent)."""
         self.close()
-        loop, self._loop = self._loop, None
-        if loop is None:
-            return
-        if loop.is_running():
-
-            async def cancel() -> None:
-                for task in list(self._tasks):
-                    task.cancel()
-
-            with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(cancel(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(10)
-        with contextlib.suppress(Exception):
-            loop.close()
+        with self._lock:
+            self._closing = True
+            still_open, self._open = list(self._open), set()
+        for sock in still_open:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        for thread in self._threads:
+            thread.join(10)
 
 
 def _bind(host: str, port: int, protocol: str) -> socket.socket:
@@ -210,64 +211,60 @@ def _peer(peer: object) -> str:
     return str(peer)
 
 
-async def _first_bytes(reader: asyncio.StreamReader) -> bytes:
-    """Up to `_PEEK` bytes, fewer at EOF or when the client waits for the server."""
-    first = bytearray()
-
-    async def read() -> None:
-        while len(first) < _PEEK:
-            chunk = await reader.read(_PEEK - len(first))
-            if not chunk:
-                return
-            first.extend(chunk)
-
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(read(), _FIRST_BYTES_TIMEOUT)
-    return bytes(first)
+def _peek(client: socket.socket) -> bytes:
+    """The first `_PEEK` bytes, left unread (fewer at EOF, none when the client is silent)."""
+    client.settimeout(_FIRST_BYTES_TIMEOUT)
+    try:
+        return client.recv(_PEEK, socket.MSG_PEEK | socket.MSG_WAITALL)
+    except TimeoutError:
+        return b""
+    finally:
+        client.settimeout(None)
 
 
-async def _refuse_http(writer: asyncio.StreamWriter, protocol: str) -> None:
+def _refuse_http(client: socket.socket, protocol: str) -> None:
     body = (
         f"this is tracesim's {protocol} port and its OTLP/HTTP receiver is off; "
         "send OTLP/HTTP to the --http-port\n"
     ).encode()
-    writer.write(
+    client.sendall(
         b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n"
         + f"content-length: {len(body)}\r\n\r\n".encode()
         + body
     )
-    await writer.drain()
+    with contextlib.suppress(OSError):  # let the client read the answer before the close
+        client.shutdown(socket.SHUT_WR)
+        while client.recv(_CHUNK):
+            pass
 
 
-async def _relay(
-    first: bytes,
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    target: tuple[str, int],
-) -> None:
-    """Copy both directions between the client and `target` until both ends are done."""
-    up_reader, up_writer = await asyncio.open_connection(*target)
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy `source` to `sink` until EOF, then half-close `sink`."""
     try:
-        if first:
-            up_writer.write(first)
-        await asyncio.gather(_pump(reader, up_writer), _pump(up_reader, writer))
-    finally:
-        up_writer.close()
-        with contextlib.suppress(Exception):
-            await up_writer.wait_closed()
+        if hasattr(os, "splice"):
+            _splice(source, sink)
+        else:
+            while data := source.recv(_CHUNK):
+                sink.sendall(data)
+    except OSError:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_RDWR)
+        return
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
 
 
-async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+def _splice(source: socket.socket, sink: socket.socket) -> None:
+    """Socket -> pipe -> socket inside the kernel; every call releases the GIL."""
+    read_end, write_end = os.pipe()
     try:
+        src, dst = source.fileno(), sink.fileno()
         while True:
-            data = await source.read(_CHUNK)
-            if not data:
-                break
-            sink.write(data)
-            await sink.drain()
-    except (ConnectionError, OSError):
-        pass
+            moved = os.splice(src, write_end, _CHUNK)
+            if moved == 0:
+                return
+            while moved:
+                moved -= os.splice(read_end, dst, moved)
     finally:
-        with contextlib.suppress(Exception):
-            if sink.can_write_eof():
-                sink.write_eof()
+        os.close(read_end)
+        os.close(write_end)
