@@ -11,11 +11,9 @@ chunk on this side and ClickHouse does the routing, sorting and joins.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -34,14 +32,13 @@ from tracesim.evaluator.store.clickhouse_rows import (
 )
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
 from tracesim.evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
+from tracesim.evaluator.store.llm_cache_file import LLM_CACHE_ENV, open_llm_cache
 from tracesim.evaluator.store.url import StoreURL
 
 __all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
 
 log = logging.getLogger(__name__)
 
-LLM_CACHE_ENV = "TRACESIM_LLM_CACHE"
-"""Environment variable naming the LLM cache file used with ClickHouse stores."""
 _STREAM_ROWS = 8_192
 _SPILL = (
     " SETTINGS max_bytes_before_external_sort = 64000000,"
@@ -351,23 +348,26 @@ class ClickHouseStore(EvalStore):
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
     def cache_connection(self) -> Any | None:
-        """The LLM judge cache: a local DuckDB file (`TRACESIM_LLM_CACHE`, default
-        `~/.cache/tracesim/llm_cache.duckdb`), so a re-evaluation of a ClickHouse store makes
-        no LLM call either; None (in-memory cache) when another evaluation holds it."""
-        import duckdb
-        from tracesim.schemas.ddl import LLM_CACHE_DDL
-
+        """The LLM judge cache: a local DuckDB file (`evaluator.store.llm_cache_file`), so a
+        re-evaluation of a ClickHouse store makes no LLM call either."""
         if self._cache is None:
-            default = Path.home() / ".cache" / "tracesim" / "llm_cache.duckdb"
-            path = Path(os.environ.get(LLM_CACHE_ENV) or default)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._cache = duckdb.connect(str(path))
-                self._cache.execute(LLM_CACHE_DDL)
-            except (OSError, duckdb.Error) as exc:
-                log.warning("LLM cache %s not usable (%s): judged answers are not kept", path, exc)
-                return None
+            self._cache = open_llm_cache()
         return self._cache
+
+    def query(self, sql: str, *, check: Any = None) -> Any:
+        from tracesim.evaluator.store.clickhouse_readers import clickhouse_query
+
+        return clickhouse_query(self, sql)  # the server refuses writes (readonly = 2)
+
+    def inspect(self) -> Any:
+        from tracesim.evaluator.store.clickhouse_inspect import inspect_store
+
+        return inspect_store(self)
+
+    def report_connection(self, eval_id: str | None) -> Any:
+        from tracesim.evaluator.store.clickhouse_readers import clickhouse_report_connection
+
+        return clickhouse_report_connection(self, eval_id)
 
     def drop_partial(self, eval_id: str) -> None:
         try:
