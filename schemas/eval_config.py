@@ -132,6 +132,10 @@ class EvalConfig(BaseModel):
     """Final score at or above which a conversation is `Partial Failure` rather than `Failed`."""
     max_context_chars: int = Field(default=24_000, ge=1_000)
     """Longest conversation transcript sent to a judge; older turns are cut first."""
+    max_judge_cost: float | None = Field(default=None, ge=0)
+    """Judge budget in USD (from the model's `*_cost_per_mtok`): once spent, the remaining
+    judges of the evaluation are reported not run ("judge budget reached"); the
+    deterministic checks and scoring go on. None: no budget."""
     policies: list[dict[str, Any]] = Field(default_factory=list)
     """Policy rules checked on every conversation, with or without a scenario (production
     data): each `{never, at_most, exactly, before, only_after, turn}` like a scenario's

@@ -46,6 +46,7 @@ def evaluate_and_report(
     console: Console | None = None,
     junit_path: Path | None = None,
     workers: int | None = 1,
+    select: Any = None,
 ) -> EvaluationOutcome:
     """Run `evaluate_db` on `db_path` (a `--db` value or an open `EvalStore`, left open),
     print its summary table, write `report.html` next to `results.json`, the JUnit XML
@@ -60,20 +61,19 @@ def evaluate_and_report(
     from tracesim.evaluator.scoring.gates import EvalConfigError
     from tracesim.evaluator.store import EvalStore, StoreError, open_store
 
+    options = {
+        "config": config, "llm": llm, "run_id": run_id, "base_dir": base_dir,
+        "output_dir": output_dir, "kind": kind, "progress": progress, "console": console,
+        "junit_path": junit_path, "workers": workers, "select": select,
+    }  # fmt: skip
     if isinstance(db_path, EvalStore):
-        return _evaluate_store(db_path, config=config, llm=llm, run_id=run_id,
-                               base_dir=base_dir, output_dir=output_dir, kind=kind,
-                               progress=progress, console=console, junit_path=junit_path,
-                               workers=workers)  # fmt: skip
+        return _evaluate_store(db_path, **options)
     try:
         store = open_store(db_path)
     except StoreError as exc:
         raise EvalConfigError(str(exc)) from exc
     with store:
-        return _evaluate_store(store, config=config, llm=llm, run_id=run_id,
-                               base_dir=base_dir, output_dir=output_dir, kind=kind,
-                               progress=progress, console=console, junit_path=junit_path,
-                               workers=workers)  # fmt: skip
+        return _evaluate_store(store, **options)
 
 
 def _evaluate_store(
@@ -89,6 +89,7 @@ def _evaluate_store(
     console: Console | None,
     junit_path: Path | None,
     workers: int | None,
+    select: Any,
 ) -> EvaluationOutcome:
     from tracesim.ci import write_ci_outputs
     from tracesim.console import make_console
@@ -108,6 +109,7 @@ def _evaluate_store(
         progress=progress,
         kind=kind,
         workers=workers,
+        select=select,
     )
     print_summary(result.report, console=console)
     if unkeyed:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import gc
 import logging
 import uuid
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -54,7 +55,7 @@ from importlib import metadata
 from pathlib import Path
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
-from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS
+from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
 from tracesim.evaluator.output.rollup import run_summary
@@ -128,6 +129,7 @@ def evaluate_db(
     kind: str = "evaluate",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     workers: int | None = 1,
+    select: Callable[[EvalStore, ChunkPlan], ChunkPlan] | None = None,
 ) -> EvaluationResult:
     """Evaluate the store `db_path`: a DuckDB file (read-write, or through the running
     collector that holds it), a `clickhouse://` / `chdb://` URL (`evaluator.store`), or an
@@ -142,6 +144,8 @@ def evaluate_db(
     20k+ turns). Judges and custom metrics keep every stage in this process
     (`worker_count`). Workers start by forkserver: a script calling this with
     workers != 1 needs the `if __name__ == "__main__":` guard (`multiprocessing`).
+    `select` narrows the plan to the conversations to evaluate (`evaluator.select`:
+    recent, not yet evaluated, sampled).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
     try:
@@ -169,6 +173,8 @@ def evaluate_db(
     try:
         store.prepare()
         plan = store.plan(run_id=run_id, max_rows=chunk_rows)
+        if select is not None:
+            plan = select(store, plan)
         report_run_id = run_id if run_id is not None else store.single_run_id()
         writer = ResultsWriter(out)
         judges = JudgeStage(config, config.llm or llm, store.cache_connection())
