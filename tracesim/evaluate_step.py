@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["EvaluationOutcome", "evaluate_and_report"]
+__all__ = ["EvaluationOutcome", "evaluate_and_report", "load_baseline"]
 
 
 @dataclass
@@ -31,6 +31,34 @@ def _unkeyed_warning(store: Any) -> str | None:
 
     count = store.unkeyed_tool_spans()
     return unkeyed_warning(count, store.label) if count else None
+
+
+def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
+    """The digest of `config.baseline` (None without one): its `db` (relative to the config's
+    folder; default the evaluated store, the open `store`) and `ref`. EvalConfigError (exit
+    2) when unreadable."""
+    from tracesim.evaluations import EvaluationRefError, load_digest
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.evaluator.store import StoreError, StoreMissing, open_store, resolve_store
+
+    baseline = getattr(config, "baseline", None)
+    if baseline is None:
+        return None
+    spec = resolve_store(baseline.db, base_dir) if baseline.db else None
+    try:
+        if spec is None or spec == store.label:
+            return load_digest(store, baseline.ref)
+        with open_store(spec, read_only=True) as other:
+            return load_digest(other, baseline.ref)
+    except StoreMissing:
+        raise EvalConfigError(
+            f"evaluation.baseline.db: {spec} does not exist. Fix: point it at the DuckDB file "
+            "of the baseline run (e.g. a previous job's artefact), or remove `baseline`"
+        ) from None
+    except StoreError as exc:
+        raise EvalConfigError(f"evaluation.baseline.db: {exc}") from None
+    except EvaluationRefError as exc:
+        raise EvalConfigError(f"evaluation.baseline: {exc}") from None
 
 
 def evaluate_and_report(
@@ -99,6 +127,7 @@ def _evaluate_store(
 
     console = console or make_console()
     unkeyed = _unkeyed_warning(store)
+    baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
         store,
         config=config,
@@ -109,9 +138,14 @@ def _evaluate_store(
         progress=progress,
         kind=kind,
         workers=workers,
+        baseline=baseline,
         select=select,
     )
     print_summary(result.report, console=console)
+    if result.report.comparison is not None:
+        from tracesim.compare_format import comparison_text
+
+        console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = (

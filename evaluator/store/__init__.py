@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracesim.evaluator.store.base import EvalStore, QueryRows, StoreError, StoreMissing
-from tracesim.evaluator.store.url import StoreURL, is_store_url, parse_store_url
+from tracesim.evaluator.store.url import StoreURL, is_store_url, parse_store_url, resolve_store
 
 if TYPE_CHECKING:
     from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
@@ -31,15 +31,17 @@ __all__ = [
     "open_clickhouse",
     "open_store",
     "parse_store_url",
+    "resolve_store",
 ]
 
 
-def open_clickhouse(url: StoreURL | str) -> ClickHouseStore:
-    """A `ClickHouseStore` on a `clickhouse://` or `chdb://` URL (StoreError when unusable)."""
+def open_clickhouse(url: StoreURL | str, *, read_only: bool = False) -> ClickHouseStore:
+    """A `ClickHouseStore` on a `clickhouse://` or `chdb://` URL (StoreError when unusable);
+    `read_only`: for the reading commands (`query` refuses writes)."""
     from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
     parsed = url if isinstance(url, StoreURL) else _parse(url)
-    return ClickHouseStore(parsed)
+    return ClickHouseStore(parsed, read_only=read_only)
 
 
 def _parse(db: str) -> StoreURL:
@@ -75,4 +77,4 @@ def open_store(
             from tracesim.evaluator.store.live import open_live
 
             return open_live(locked, endpoint=endpoint, token=token)
-    return open_clickhouse(url)
+    return open_clickhouse(url, read_only=read_only)

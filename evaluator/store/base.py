@@ -136,6 +136,11 @@ class EvalStore(ABC):
         newest) query with DuckDB SQL: the report, the CI outputs, the pytest plugin.
         StoreError when the store holds no evaluation."""
 
+    def final(self, table: str) -> str:
+        """How `query` names `table` to read its current rows (ClickHouse's replacing
+        tables keep superseded rows until merged: `runs FINAL`)."""
+        return table
+
     def runs_newest_first(self) -> list[str] | None:
         """The store's run_ids, newest first; None when the store does not choose a run
         (every conversation is evaluated unless one is asked for)."""

@@ -20,11 +20,12 @@ __all__ = ["clickhouse_query", "clickhouse_report_connection"]
 
 
 def clickhouse_query(store: ClickHouseStore, sql: str) -> QueryRows:
-    """Run a user's `sql` read-only, unqualified names resolving in the store's database,
-    after tracesim's views are created when missing (StoreError naming the URL)."""
+    """Run `sql`, unqualified names resolving in the store's database, after tracesim's
+    views are created when missing (StoreError naming the URL). On a store opened for
+    reading the session refuses writes from then on (`readonly = 2`): a user's query."""
     prepare_for_reading(store)
     client = store._c
-    client.use_database(read_only=True)
+    client.use_database(read_only=store.read_only)
     table = client.query(sql)
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
     rows = [list(values) for values in zip(*columns, strict=True)]

@@ -84,8 +84,12 @@ def _row_fixer(*, json_schema: bool, logs: bool, json_logs: bool = False) -> Any
 class ClickHouseStore(EvalStore):
     """A ClickHouse database holding the exporter's tables (server or chdb directory)."""
 
-    def __init__(self, url: StoreURL, *, client: ClickHouseClient | None = None) -> None:
+    def __init__(
+        self, url: StoreURL, *, client: ClickHouseClient | None = None, read_only: bool = False
+    ) -> None:
         self.url = url
+        self.read_only = read_only
+        """Opened for the reading commands: `query` then makes the session refuse writes."""
         self.label = url.label
         self.client: ClickHouseClient | None = client or connect(url)
         self._deferred = DeferredWrites()
@@ -364,6 +368,9 @@ class ClickHouseStore(EvalStore):
         from tracesim.evaluator.store.clickhouse_readers import clickhouse_query
 
         return clickhouse_query(self, sql)  # the server refuses writes (readonly = 2)
+
+    def final(self, table: str) -> str:
+        return f"{table} FINAL" if table in ("runs", "tool_calls") else table
 
     def inspect(self) -> Any:
         from tracesim.evaluator.store.clickhouse_inspect import inspect_store
