@@ -364,6 +364,21 @@ class Collector:
         self.flush()
         return settled
 
+    def ingest(self, request: Any) -> tuple[int, str]:
+        """Store one ExportTraceServiceRequest / ExportLogsServiceRequest in-process, by the
+        receivers' own path (validation, redaction, spool and fsync, routing); returns
+        (rejected items, message). For `tracesim import`; raises Busy when not running."""
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+        )
+
+        if self._ingest is None:
+            raise Busy("collector is not running")
+        payload = request.SerializeToString()
+        if isinstance(request, ExportTraceServiceRequest):
+            return self._ingest.export_traces(payload)
+        return self._ingest.export_logs(payload)
+
     def stats(self) -> CollectorStats:
         """Counters since start."""
         writer, ingest, spool = self._writer, self._ingest, self._spool
