@@ -101,6 +101,12 @@ class DuckDBStore(EvalStore):
         except Exception:  # noqa: BLE001 - the original error is the one to report
             log.exception("could not remove the partial scores of evaluation %s", eval_id)
 
+    def scored_chats(self, *, failed: bool = False) -> set[str]:
+        from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
+
+        sql = (FAILED_CHATS_SQL if failed else SCORED_CHATS_SQL).format(scores="scores")
+        return {row[0] for row in self.con.execute(sql).fetchall()}
+
     def cache_connection(self) -> Any:
         return self.con
 

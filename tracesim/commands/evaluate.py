@@ -55,8 +55,12 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
 
     if not path.is_file():
         raise EvalConfigError(f"config file {path} does not exist")
+    from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
+
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = load_yaml(path.read_text()) or {}
+    except YamlTooLarge as exc:
+        raise EvalConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
@@ -92,9 +96,10 @@ def db_of_config(path: Path) -> Path:
 
     from tracesim.arksim_config import translate_arksim_config
     from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.schemas.yaml_limits import load_yaml
 
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
         data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
         raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
@@ -157,6 +162,33 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     return count
 
 
+def production_selection(
+    since: str | None, sample: str | None, seed: int, include_evaluated: bool
+) -> tuple[Any, list[Any]]:
+    """The `select` hook of `evaluate_db` for --since/--sample (None without them), and the
+    list its SelectionReport is appended to. ValueError names the bad option."""
+    from tracesim.evaluator.select import Selection, apply_selection, parse_sample, parse_since
+
+    if since is None and sample is None:
+        if include_evaluated:
+            raise ValueError("--all goes with --since or --sample")
+        return None, []
+    selection = Selection(
+        since=parse_since(since) if since is not None else None,
+        sample=parse_sample(sample) if sample is not None else None,
+        seed=seed,
+        new_only=not include_evaluated,
+    )
+    reports: list[Any] = []
+
+    def select(store: Any, plan: Any) -> Any:
+        narrowed, report = apply_selection(store, plan, selection)
+        reports.append(report)
+        return narrowed
+
+    return select, reports
+
+
 @click.command("evaluate")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -210,6 +242,29 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     "(2 on a 2+ core machine for 20,000+ turns, else 1). 1 evaluates in one process. "
     "LLM judges and custom metrics always run in one process.",
 )
+@click.option(
+    "--since",
+    default=None,
+    help="Only conversations active within this window (30m, 24h, 7d): production stores.",
+)
+@click.option(
+    "--sample",
+    default=None,
+    help="A deterministic sample by conversation id: a share (5%) or a count (20).",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of --sample's hash order.")
+@click.option(
+    "--all",
+    "include_evaluated",
+    is_flag=True,
+    help="With --since/--sample: also conversations evaluated before (default: new ones only).",
+)
+@click.option(
+    "--max-judge-cost",
+    type=float,
+    default=None,
+    help="Judge budget in USD: once spent, the remaining judges are not run (checks go on).",
+)
 def command(
     config_file: Path | None,
     db_path: Any,
@@ -220,6 +275,11 @@ def command(
     junit_path: Path | None,
     progress: bool,
     workers: int | None,
+    since: str | None,
+    sample: str | None,
+    seed: int,
+    include_evaluated: bool,
+    max_judge_cost: float | None,
 ) -> None:
     """Re-evaluate what a DuckDB file holds, without re-running the agent.
 
@@ -263,6 +323,13 @@ def command(
             base_dir = config_path.resolve().parent
         else:
             config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
+        if max_judge_cost is not None:
+            if max_judge_cost < 0:
+                raise EvalConfigError(f"--max-judge-cost {max_judge_cost}: must be 0 or more")
+            config = config.model_copy(update={"max_judge_cost": max_judge_cost})
+        select, selected = production_selection(since, sample, seed, include_evaluated)
+        if select is not None and run_id is None:
+            all_runs = True  # a production selection spans every run (and none)
         if store:  # production traces: every conversation, or the run asked for
             label = parse_store_url(db_path).label  # never the password
             what = f"evaluating run {run_id} in {label}" if run_id else f"evaluating {label}"
@@ -280,7 +347,10 @@ def command(
             console=console,
             junit_path=junit_path,
             workers=workers,
+            select=select,
         )
+        if selected:
+            console.print(plain("selected: " + selected[0].describe()))
     except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
         return
