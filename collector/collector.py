@@ -388,6 +388,21 @@ class Collector:
         self.flush()
         return settled
 
+    def ingest(self, request: Any) -> tuple[int, str]:
+        """Store one ExportTraceServiceRequest / ExportLogsServiceRequest in-process, by the
+        receivers' own path (validation, redaction, spool and fsync, routing); returns
+        (rejected items, message). For `tracesim import`; raises Busy when not running."""
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+        )
+
+        if self._ingest is None:
+            raise Busy("collector is not running")
+        payload = request.SerializeToString()
+        if isinstance(request, ExportTraceServiceRequest):
+            return self._ingest.export_traces(payload)
+        return self._ingest.export_logs(payload)
+
     @property
     def received_requests(self) -> int:
         """Requests that passed validation since start (each may have been acknowledged):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 try:  # a declared dependency; without it pattern rules are refused, never run on `re`
@@ -122,12 +123,18 @@ class Part:
     `before(char)`: True when the character before a match rules it out (a look-behind);
     `after(data, end)`: True when the text after a match rules it out (a look-ahead);
     `check(text)`: False keeps a match as it is (a Luhn check, excluded number ranges).
+    The pattern is compiled on first use, so importing the presets needs no engine.
     """
 
-    regex: Any
+    pattern: str
     before: Callable[[str], bool] | None = None
     after: Callable[[bytes, int], bool] | None = None
     check: Callable[[str], bool] | None = None
+
+    @cached_property
+    def regex(self) -> Any:
+        """The compiled pattern (LinearRegexError when RE2 cannot run it)."""
+        return compile_linear(self.pattern)
 
     @classmethod
     def of(
@@ -138,8 +145,8 @@ class Part:
         after: Callable[[bytes, int], bool] | None = None,
         check: Callable[[str], bool] | None = None,
     ) -> Part:
-        """A part from a pattern (compiled here) and its edge rules."""
-        return cls(compile_linear(pattern), before, after, check)
+        """A part from a pattern and its edge rules."""
+        return cls(pattern, before, after, check)
 
 
 def substitute(parts: tuple[Part, ...], text: str, replacement: str) -> str:

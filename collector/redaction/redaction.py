@@ -188,6 +188,11 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
                 f"{where}: unknown preset {rule.preset!r}; presets are {', '.join(PRESETS)}"
             )
         parts, hint = preset.parts, preset.hint
+        try:
+            for part in parts:
+                part.regex  # noqa: B018 - compiled now, so a missing engine fails at start-up
+        except LinearRegexError as error:
+            raise InvalidRedactionRule(f"{where}: {error}") from None
         rank = 1 + list(PRESETS).index(rule.preset)
     elif rule.pattern is not None:
         try:
@@ -197,7 +202,7 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
                 f"{where}: invalid regular expression: {error}; or use a preset "
                 f"({', '.join(PRESETS)})"
             ) from None
-        parts = (Part(regex),)
+        parts = (Part(rule.pattern),)
         if regex.search("") is not None:
             raise InvalidRedactionRule(
                 f"{where}: the pattern matches the empty string, so it would redact between "
