@@ -131,3 +131,9 @@ def test_arrow_queries_join_the_tables_sent(running: Collector) -> None:
     assert answer.status_code == 200, answer.text
     assert read_arrow(answer.content).column("name").to_pylist() == ["refund"]
     assert _arrow(running, "SELECT 1 FROM x", {"spans2": wanted}).status_code == 400
+
+
+@pytest.mark.parametrize("sql", ["SELECT len(range(50000000))", "SELECT repeat('x', 1000000000)"])
+def test_arrow_queries_keep_the_query_memory_bounds(running: Collector, sql: str) -> None:
+    answer = _arrow(running, sql)
+    assert answer.status_code == 400, answer.text
