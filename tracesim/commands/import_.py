@@ -42,22 +42,20 @@ def _count(requests: list[Any]) -> tuple[int, int, set[str]]:
 
 
 def summarise(db_path: str, trace_ids: set[str]) -> tuple[int, int]:
-    """(conversations, traces with no conversation key) among `trace_ids` as stored."""
-    import duckdb
+    """(conversations, traces with no conversation key) among `trace_ids` as stored, read
+    through the store (`evaluator.store.open_store`)."""
+    from tracesim.evaluator.store import open_store
 
     if not trace_ids:
         return 0, 0
-    con = duckdb.connect(db_path, read_only=True)
-    try:
-        con.execute("CREATE TEMP TABLE imported (trace_id VARCHAR)")
-        con.executemany("INSERT INTO imported VALUES (?)", [(t,) for t in sorted(trace_ids)])
-        conversations, unkeyed = con.execute(
+    ids = ", ".join(f"'{t}'" for t in sorted(trace_ids) if t.isalnum())  # hex from .hex()
+    with open_store(db_path, read_only=True) as store:
+        rows = store.query(
             "SELECT count(DISTINCT chat_id), "
             "count(DISTINCT trace_id) FILTER (WHERE chat_id IS NULL) "
-            "FROM spans WHERE trace_id IN (SELECT trace_id FROM imported)"
-        ).fetchone()
-    finally:
-        con.close()
+            f"FROM spans WHERE trace_id IN ({ids})"
+        ).rows
+    conversations, unkeyed = rows[0]
     return int(conversations), int(unkeyed)
 
 
