@@ -345,6 +345,7 @@ def _advertise(collector: Any, endpoints: dict[str, str]) -> None:
         http_endpoint=endpoints.get("OTLP/HTTP"),
         grpc_endpoint=endpoints.get("OTLP gRPC"),
         token_required=bool(written.get("token_required")),
+        nonce=written.get("nonce"),
     )
 
 
