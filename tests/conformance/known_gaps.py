@@ -88,6 +88,14 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
         "conversation; the outermost id (conv-42) must key the whole trace"
     ),
+    # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
+    ("litellm-otel", "tool_calls"): (
+        "no call at all: the request is only in legacy gen_ai.completion.0.function_call."
+        "{name,arguments} (no id) and in the raw_gen_ai_request child's llm.openai.choices "
+        "(Python repr); gen_ai.output.messages has empty parts; results only in the next "
+        "request's messages"
+    ),
+    ("litellm-otel", "screening"): "no call found from the spans (see tool_calls)",
     # MCP client + server (official mcp package, OpenLLMetry)
     ("mcp-openllmetry", "tool_calls"): (
         "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
