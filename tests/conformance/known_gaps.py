@@ -83,6 +83,12 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
+    # OpenInference JS LangChain: bare-string tool input, JS stack in the status message
+    ("openinference-langchain-node", "tool_calls"): (
+        "arguments: the TOOL span's input.value is the bare string ('Paris'), read as "
+        '{"input": "Paris"} instead of the request\'s {"city": "Paris"}; error: the '
+        "status message keeps the JS stack ('...\\n\\nError: order A1 not found\\n    at ...')"
+    ),
     # nested delegate agent
     ("openai-agents-as-tool", "keyed"): (
         "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
