@@ -32,6 +32,7 @@ from tracesim.collector.receivers.http_server import HttpServer
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 from tracesim.collector.receivers.receiver_http import StoreRoutes, build_app
 from tracesim.collector.receivers.tls import tls_config
+from tracesim.collector.redaction.pseudonym import load_or_create_key
 from tracesim.collector.redaction.redaction import RedactionRule, Redactor
 from tracesim.collector.routing.routing import DEFAULT_MAX_BYTES as DEFAULT_ROUTER_BYTES
 from tracesim.collector.routing.routing import Router
@@ -175,6 +176,8 @@ class Collector:
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
+        if self.redactor:  # the same pseudonyms for this database across restarts and runs
+            self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
         router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
