@@ -40,21 +40,30 @@ def _unkeyed_warning(db_path: Path) -> str | None:
     return unkeyed_warning(count, str(db_path))
 
 
-def _store_ci_outputs(
-    db: str, report: Any, report_path: Path | None, junit_path: Path | None, console: Any
-) -> None:
-    """JUnit file and step summary of an evaluation stored in ClickHouse (read from a
-    temporary DuckDB snapshot of it); a failure is reported, never fatal."""
-    from tracesim.ci import write_ci_outputs
-    from tracesim.evaluator.store.report_snapshot import evaluation_snapshot
+_NOT_PASSED = ("Failed", "Partial Failure", "Error", "Interrupted")
 
+
+def _load_outcomes(db: str, report: Any, *, needed: bool, console: Any) -> list[Any] | None:
+    """Each conversation's outcome (`tracesim.ci`), read from the DuckDB file or from a
+    temporary DuckDB snapshot of a ClickHouse store; None when not `needed` and nothing
+    failed, or when they cannot be read (said, never fatal: the scores are stored)."""
+    from tracesim.ci import load_outcomes
+
+    counts = report.summary.status_counts
+    if not needed and not any(counts.get(status) for status in _NOT_PASSED):
+        return None
     try:
+        if "://" not in db:
+            return load_outcomes(db, report.eval_id)
+        from tracesim.evaluator.store.report_snapshot import evaluation_snapshot
+
         with evaluation_snapshot(db, report.eval_id) as snapshot:
-            write_ci_outputs(
-                snapshot, report, report_path=report_path, junit_path=junit_path, console=console
-            )
+            return load_outcomes(snapshot, report.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
-        console.print(f"CI output not written: {type(exc).__name__}: {exc}", markup=False)
+        console.print(
+            f"failing conversations not listed: {type(exc).__name__}: {exc}", markup=False
+        )
+        return None
 
 
 def evaluate_and_report(
@@ -79,7 +88,7 @@ def evaluate_and_report(
     for the caller). A report that fails to render is reported, never fatal:
     the scores are already stored. `workers`: `evaluate_db`'s (None: its automatic choice).
     """
-    from tracesim.ci import write_ci_outputs
+    from tracesim.ci import failure_lines, write_ci_outputs
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console
     from tracesim.evaluator.output.summary import print_summary
@@ -99,7 +108,9 @@ def evaluate_and_report(
         kind=kind,
         workers=workers,
     )
-    print_summary(result.report, console=console)
+    ci_wanted = junit_path is not None or bool(os.environ.get(STEP_SUMMARY_ENV))
+    outcomes = _load_outcomes(str(db_path), result.report, needed=ci_wanted, console=console)
+    print_summary(result.report, console=console, failures=failure_lines(outcomes or []))
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
@@ -124,11 +135,14 @@ def evaluate_and_report(
         console.print(f"results: {result.results_path}", highlight=False, markup=False)
     if report_path:
         console.print(f"report:  {report_path}", highlight=False, markup=False)
-    if "://" in str(db_path) and (junit_path is not None or os.environ.get(STEP_SUMMARY_ENV)):
-        _store_ci_outputs(str(db_path), result.report, report_path, junit_path, console)
-    else:
+    if ci_wanted and outcomes is not None:
         write_ci_outputs(
-            db_path, result.report, report_path=report_path, junit_path=junit_path, console=console
+            db_path,
+            result.report,
+            report_path=report_path,
+            junit_path=junit_path,
+            console=console,
+            outcomes=outcomes,
         )
     return EvaluationOutcome(
         exit_code=int(result.exit_code), result=result, report_path=report_path

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tracesim.ci.failures import failure_lines, first_reason, worst_first
 from tracesim.ci.junit import junit_xml, write_junit
 from tracesim.ci.outcomes import ConversationOutcome, FailedCheck, load_outcomes
 from tracesim.ci.step_summary import step_summary_markdown, write_step_summary
@@ -17,11 +18,14 @@ from tracesim.ci.step_summary import step_summary_markdown, write_step_summary
 __all__ = [
     "ConversationOutcome",
     "FailedCheck",
+    "failure_lines",
+    "first_reason",
     "junit_xml",
     "load_outcomes",
     "step_summary_markdown",
     "write_ci_outputs",
     "write_junit",
+    "worst_first",
     "write_step_summary",
 ]
 
@@ -33,8 +37,10 @@ def write_ci_outputs(
     report_path: Path | None,
     junit_path: Path | None,
     console: Any,
+    outcomes: list[ConversationOutcome] | None = None,
 ) -> None:
-    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions)."""
+    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions);
+    `outcomes`: already loaded (else read from `db_path`)."""
     import os
 
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
@@ -42,9 +48,16 @@ def write_ci_outputs(
     if junit_path is None and not os.environ.get(STEP_SUMMARY_ENV):
         return
     try:
-        outcomes = load_outcomes(db_path, report.eval_id)
+        if outcomes is None:
+            outcomes = load_outcomes(db_path, report.eval_id)
         if junit_path is not None:
-            path = write_junit(junit_path, outcomes, eval_id=report.eval_id, run_id=report.run_id)
+            path = write_junit(
+                junit_path,
+                outcomes,
+                eval_id=report.eval_id,
+                run_id=report.run_id,
+                report=report,
+            )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed

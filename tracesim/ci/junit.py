@@ -5,7 +5,13 @@ and Jenkins (`junit` step) read, valid against Jenkins' `junit-10.xsd`: `<testsu
 per scenario, each conversation a `<testcase classname="tracesim.<scenario>"
 name="<scenario> #<repetition>" time=...>`, with a `<failure>` naming the
 failed checks and why (its text: expected vs actual calls), an `<error>`
-when the agent raised or timed out, `<skipped>` when nothing was graded.
+when the conversation could not be graded (an errored or timed-out turn, a
+failing simulated user, an interrupted run; its message names the source),
+`<skipped>` when nothing was graded. A suite `tracesim gates` holds one
+testcase per gate and, when the evaluation cannot pass without a failed gate
+(exit code 3: nothing graded, interrupted), a testcase `verdict` with an
+`<error>` carrying the terminal's verdict line: a CI test report never shows
+green where the terminal does not.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 
 from tracesim.ci.outcomes import ConversationOutcome, describe_details
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["GATES_SUITE", "junit_xml", "write_junit"]
 
 
 def _clean(text: str) -> str:
@@ -31,7 +37,7 @@ def _body(outcome: ConversationOutcome) -> str:
     if outcome.final_score is not None:
         lines[-1] += f" (score {outcome.final_score:.2f})"
     if outcome.error:
-        lines.append(f"error: {outcome.error}")
+        lines.append(f"error ({outcome.error_source or 'agent'}): {outcome.error}")
     for check in outcome.failed:
         lines.append(f"{check.where}: {check.reason}")
         lines.extend(f"    {line}" for line in describe_details(check.details))
@@ -58,10 +64,51 @@ def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str) -> s
     return verdict
 
 
+GATES_SUITE = "tracesim gates"
+
+
+def _gate_cases(parent: ET.Element, report: Any) -> dict[str, int]:
+    """One testcase per gate, and `verdict` when the evaluation cannot pass (exit 3)."""
+    counts: dict[str, int] = defaultdict(int)
+    for gate in report.gates:
+        word = ">=" if gate.bound == "min" else "<="
+        case = ET.SubElement(
+            parent,
+            "testcase",
+            classname="tracesim.gates",
+            name=_clean(f"{gate.metric} {word} {gate.threshold:g} ({gate.scope})"),
+            time="0.000",
+        )
+        if gate.passed is False:
+            node = ET.SubElement(case, "failure", message=_clean(gate.reason[:1000]))
+            node.set("type", "GateFailed")
+            counts["failure"] += 1
+        elif gate.passed is None:
+            ET.SubElement(case, "skipped").text = _clean(gate.reason)
+            counts["skipped"] += 1
+        counts["tests"] += 1
+    verdict = getattr(report, "verdict", "") or ""
+    if report.exit_code not in (0, 1) and verdict:
+        case = ET.SubElement(
+            parent, "testcase", classname="tracesim.gates", name="verdict", time="0.000"
+        )
+        node = ET.SubElement(case, "error", message=_clean(verdict[:1000]))
+        node.set("type", "NotGraded")
+        node.text = _clean(f"{verdict}\nexit code {report.exit_code}")
+        counts["error"] += 1
+        counts["tests"] += 1
+    return counts
+
+
 def junit_xml(
-    outcomes: list[ConversationOutcome], *, eval_id: str, run_id: str | None = None
+    outcomes: list[ConversationOutcome],
+    *,
+    eval_id: str,
+    run_id: str | None = None,
+    report: Any = None,
 ) -> bytes:
-    """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration)."""
+    """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration), with the
+    gates and the verdict of `report` (the evaluator's EvaluationReport) when given."""
     by_suite: dict[str, list[ConversationOutcome]] = defaultdict(list)
     for outcome in outcomes:
         by_suite[outcome.scenario_id or "traces"].append(outcome)
@@ -88,6 +135,16 @@ def junit_xml(
             totals[key] += counts[key]
         totals["tests"] += len(items)
         totals["time"] += seconds
+    if report is not None and (report.gates or report.exit_code not in (0, 1)):
+        suite = ET.SubElement(root, "testsuite", name=GATES_SUITE, timestamp=stamp)
+        counts = _gate_cases(suite, report)
+        suite.set("tests", str(counts["tests"]))
+        for key, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+            suite.set(attr, str(counts[key]))
+            if key != "skipped":
+                totals[key] += counts[key]
+        suite.set("time", "0.000")
+        totals["tests"] += counts["tests"]
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failure"]))
     root.set("errors", str(totals["error"]))
@@ -102,9 +159,10 @@ def write_junit(
     *,
     eval_id: str,
     run_id: str | None = None,
+    report: Any = None,
 ) -> Path:
     """Write the JUnit XML file (its folder is created) and return its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(junit_xml(outcomes, eval_id=eval_id, run_id=run_id))
+    path.write_bytes(junit_xml(outcomes, eval_id=eval_id, run_id=run_id, report=report))
     return path
