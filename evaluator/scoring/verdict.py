@@ -5,8 +5,9 @@ print `Verdict.headline` and exit with `Verdict.exit_code`, decided here in
 this order (the first rule that applies wins):
 
 1. a conversation was interrupted (the run was stopped): exit 3, it cannot pass;
-2. gates are defined but nothing was graded, or every gate was skipped: exit 3
-   (a gate never passes on nothing);
+2. every conversation ended by an error (nothing ran), or gates are defined but
+   nothing was graded, or every gate was skipped: exit 3 (a gate never passes
+   on nothing);
 3. a gate failed: exit 1;
 4. gates are defined and a conversation ended by an error (ungradeable): exit 3;
 5. otherwise exit 0: `gates passed`, or `no gates defined` (then nothing sets
@@ -62,6 +63,13 @@ def decide(
             ExitCode.INCOMPLETE,
             f"incomplete: {_plural(interrupted, 'conversation')} interrupted (the run was "
             "stopped before they ended); an interrupted run cannot pass, run it again",
+            "fail",
+        )
+    if conversations and errored == conversations:
+        return Verdict(
+            ExitCode.INCOMPLETE,
+            f"nothing graded: every conversation ({conversations}) ended by an error, so "
+            "nothing was tested",
             "fail",
         )
     if gates and (not graded or all(g.passed is None for g in gates)):
