@@ -155,8 +155,9 @@ def run(
     except AgentServerError as exc:  # exit 2 when its command is missing, else 3
         _print_error(console, "agent server error", exc)
         return RunOutcome(exit_code=exc.exit_code, error=str(exc), config=config)
-    except _CollectorUnavailable as exc:
-        _print_error(console, "collector error", exc)
+    except _CollectorUnavailable as exc:  # one line: the file or port, and the fix
+        err = console if console.stderr else make_console(stderr=True)
+        err.print(f"tracesim run: {exc}", markup=False, highlight=False, soft_wrap=True)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     except KeyboardInterrupt:  # the collector was shut down (drained, committed) on the way out
         db_path = Path(config.resolved_db_path) if config.collector.mode == "embedded" else None
