@@ -77,6 +77,10 @@ def _summary(data: ReportData) -> str:
     cards.append(_card("turns", _e(totals["turns"])))
     errors = totals["tool_errors"]
     cards.append(_card(f"tool calls ({errors} errors)", _e(totals["tool_calls"])))
+    turn_errors = totals.get("turn_errors") or {}
+    if turn_errors:  # ungradeable conversations, by whose error (issue 23 item 2)
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(turn_errors.items()))
+        cards.append(_card(f"turn errors ({sources})", _e(sum(turn_errors.values())), "fail"))
     counts: dict[str, int] = {}
     for _, label, n in data.status_by_scenario:
         counts[label] = counts.get(label, 0) + n

@@ -35,8 +35,9 @@ def test_failing_gate_exits_1(tmp_path: Path) -> None:
     result = _invoke("--db", str(db), "--config", str(config))
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.output and "trajectory" in result.output
-    assert (tmp_path / "results.json").is_file()  # default: next to the DuckDB file
-    assert (tmp_path / "report.html").is_file()
+    # default: beside the DuckDB file, in t_results/ (its name is not tracesim.duckdb)
+    assert (tmp_path / "t_results" / "results.json").is_file()
+    assert (tmp_path / "t_results" / "report.html").is_file()
 
 
 def test_judges_through_config_llm(tmp_path: Path) -> None:

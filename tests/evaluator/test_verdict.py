@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tracesim.evaluator.scoring.gates import EvalConfigError, GateResult, check_gate_names
 from tracesim.evaluator.scoring.scoring import conversation_scores
@@ -117,3 +119,22 @@ def test_zero_turns_are_not_graded_and_say_so() -> None:
     ratio, final = conversation_scores([], None)
     assert ratio.value is None and ratio.reason == "no turn could be graded"
     assert final.value is None and final.label == "Not graded"
+
+
+def test_an_explicit_call_with_an_unknown_source_is_kept_with_source_null(caplog: Any) -> None:
+    from tracesim.evaluator.load.load import explicit_calls
+
+    turn = {
+        "chat_id": "c",
+        "turn_id": 0,
+        "explicit_tool_calls": [
+            {"name": "refund", "arguments": {"order_id": 1}, "source": "telepathy"},
+            {"name": "lookup", "source": "agent_response"},
+            {"arguments": "no name"},
+        ],
+    }
+    with caplog.at_level("WARNING"):
+        calls = explicit_calls(turn)
+    assert [(c.name, c.source) for c in calls] == [("refund", None), ("lookup", "agent_response")]
+    assert "unknown source 'telepathy'; kept with source NULL" in caplog.text
+    assert "explicit_tool_calls[2] skipped" in caplog.text

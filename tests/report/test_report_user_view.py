@@ -45,7 +45,7 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def collected_report(collected: Path) -> Path:
     result = CliRunner().invoke(cli, ["report", "--db", str(collected)])
     assert result.exit_code == 0, result.output
-    return collected.parent / "report.html"  # next to the DuckDB file by default
+    return collected.parent / "traces_results" / "report.html"  # beside traces.duckdb
 
 
 def _chat(db: Path, scenario: str) -> str:

@@ -6,8 +6,11 @@ run config is not needed here); a missing `llm:` means the same default model
 as in `tracesim run`. By default it scores the newest run in the file (and
 says so when the file holds several): `--run-id ID` picks one, `--all-runs`
 scores every conversation. `results.json` and `report.html` go next to the
-DuckDB file, where `tracesim run` put its own. Exit code: 0 gates passed,
-1 a gate failed, 2 bad configuration or file, 3 internal error.
+DuckDB file, where `tracesim run` put its own (in `<stem>_results/` beside a
+file not named `tracesim.duckdb`, so two files in one folder keep theirs).
+`--config DIR/config.yaml` without `--db` evaluates the file that config's run
+wrote. Exit codes: the README's table (0 passed, 1 a gate failed, 2 bad input,
+3 nothing graded, incomplete or internal error).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import click
 
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
 
 __all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
 
@@ -244,15 +247,15 @@ def command(
         given = click.get_current_context().get_parameter_source("db_path")
         store = is_store_url(str(db_path))  # a ClickHouse store (evaluator.store)
         db_path = str(db_path) if store else Path(db_path)
-        if config_file is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path, store = db_of_config(config_file), False
+        if config_path is not None and given == click.core.ParameterSource.DEFAULT:
+            db_path, store = db_of_config(config_path), False  # where that config's run wrote
         if not store and not db_path.is_file():
             raise EvalConfigError(
                 f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
                 "`tracesim collect` write one"
             )
         try:
-            default_dir = Path("results") if store else db_path.parent
+            default_dir = Path("results") if store else outputs_dir(db_path)
             out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
             if junit_path is not None:
                 check_writable_file(junit_path, what="--junit-xml")

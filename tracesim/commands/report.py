@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
 
 __all__ = ["command"]
 
@@ -22,8 +19,7 @@ def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
         with open_clickhouse(db) as store:
             path = write_store_report(store, out_path, eval_id=eval_id)
     except (StoreError, ValueError) as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+        raise BadInput(str(exc), command="report") from None
     click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
@@ -43,7 +39,8 @@ def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
     "--out",
     "out_path",
     default=None,
-    help="Where to write the HTML file  [default: report.html next to the DuckDB file]",
+    help="Where to write the HTML file  [default: report.html next to the DuckDB file, or "
+    "in <stem>_results/ beside a file not named tracesim.duckdb]",
 )
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
 def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
@@ -56,16 +53,17 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
         _clickhouse_report(db_path, out_path or "results/report.html", eval_id)
         return
-    if out_path is None:
-        out_path = str(Path(db_path).parent / "report.html")
+    if out_path is None:  # where `tracesim evaluate` put its results.json
+        out_path = str(outputs_dir(db_path) / "report.html")
     try:
         check_writable_file(out_path, what="--out")
         path = write_report(db_path, out_path, eval_id=eval_id)
     except (FileNotFoundError, ValueError, PathProblem) as exc:
         raise BadInput(str(exc), command="report") from None
-    except duckdb.IOException as exc:
-        raise click.ClickException(
+    except duckdb.IOException as exc:  # a locked file is bad input: exit 2, as everywhere
+        raise BadInput(
             f"{db_path}: {exc}. A running `tracesim collect` holds the file: stop it (or copy "
-            "the file) before writing the report."
-        ) from exc
+            "the file) before writing the report.",
+            command="report",
+        ) from None
     click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
