@@ -8,7 +8,7 @@ deterministic tool checks and reports the LLM judges as not run unless an
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from tracesim.schemas.llm_config import LLMConfig
@@ -132,6 +132,13 @@ class EvalConfig(BaseModel):
     """Final score at or above which a conversation is `Partial Failure` rather than `Failed`."""
     max_context_chars: int = Field(default=24_000, ge=1_000)
     """Longest conversation transcript sent to a judge; older turns are cut first."""
+    policies: list[dict[str, Any]] = Field(default_factory=list)
+    """Policy rules checked on every conversation, with or without a scenario (production
+    data): each `{never, at_most, exactly, before, only_after, turn}` like a scenario's
+    `{"type": "policy"}` assertion."""
+    tool_validity: bool | list[dict[str, Any]] = False
+    """Check every call against tool definitions on every conversation: true uses the
+    scenario's `tools`, else the tools the spans offered the model; a list gives them."""
 
     @field_validator("thresholds", "max_thresholds", "turn_thresholds", "failure_labels")
     @classmethod

@@ -22,6 +22,7 @@ _COMMANDS: dict[str, str] = {
     "simulate": "arksim's name: run without evaluating (= run --capture-only).",
     "simulate-evaluate": "arksim's name for `run`.",
     "show-prompts": "Print the LLM judges' prompts, labels and methodology.",
+    "mcp-mock": "Serve scenario tool stubs as an MCP server (stdio or streamable HTTP).",
 }
 
 

@@ -3,8 +3,9 @@
 `JudgeStage` keeps one event loop (`asyncio.Runner`) and one `JudgeClient`
 (cache, limiter, retries, usage) for the whole evaluation, so judging chunk
 after chunk costs what judging everything at once did, and the usage adds
-up across chunks. Traced-only chats (`evaluator.load.traced`) are not judged: they
-hold no user or agent message. The cache reads and writes through its own cursor: the
+up across chunks. Traced-only chats (`evaluator.load.traced`) are judged when their
+spans carry the turns' messages (SPEC §14), else skipped; without a scenario goal the
+judges infer it from the conversation and their reasons say so. The cache reads and writes through its own cursor: the
 pipeline's connection holds the evaluation's transaction, while an answer
 paid for stays cached even if the evaluation fails later.
 """
@@ -25,6 +26,7 @@ from tracesim.evaluator.judges import (
 )
 from tracesim.evaluator.llm.cache import LLMCache
 from tracesim.evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
+from tracesim.evaluator.pipeline.production import has_messages, note_inferred_goal
 from tracesim.evaluator.pipeline.stages import ConversationWork, add_results
 from tracesim.schemas import MetricResult
 from tracesim.schemas.eval_config import EvalConfig
@@ -54,8 +56,8 @@ def _judge_tasks(
         for name in config.metrics
     ]
     for w, work in enumerate(works):
-        if work.data.traced_only:
-            continue  # production traces: no user or agent message to judge
+        if work.data.traced_only and not has_messages(work.data):
+            continue  # production traces whose spans carry no user or agent message
         for judge in judges:
             if judge.level == "conversation":
                 tasks.append((judge, work.context(None)))
@@ -141,6 +143,8 @@ class JudgeStage:
             run_judges(tasks, client=self._client, config=config, on_done=advance)
         )
         for (w, index), result in zip(where, results, strict=True):
+            if not works[w].data.scenario.get("goal"):
+                note_inferred_goal(result)
             if index is None:
                 works[w].conv_results.append(result)
             else:

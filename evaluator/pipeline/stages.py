@@ -95,12 +95,15 @@ def tag(result: MetricResult, kind: str) -> MetricResult:
 
 
 def add_results(works: Sequence[ConversationWork], results: Sequence[MetricResult]) -> None:
-    """Give every conversation but the traced-only ones (never judged) its own copy of
-    `results` (conversation level): the judges' not-run results."""
+    """Give every conversation the judges would grade (not the traced-only ones whose spans
+    carry no messages) its own copy of `results` (conversation level): the judges' not-run
+    results."""
+    from tracesim.evaluator.pipeline.production import has_messages
+
     if not results:
         return
     for work in works:
-        if not work.data.traced_only:
+        if not work.data.traced_only or has_messages(work.data):
             work.conv_results.extend(r.model_copy(deep=True) for r in results)
 
 
@@ -128,8 +131,14 @@ _PARSED_LIMIT = 1024
 """Distinct assertion lists kept parsed (a run plays few scenarios, many times each)."""
 
 
-def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None = None) -> None:
-    """Check the scenario's assertions; a bad assertion is one not-graded result.
+def tool_checks(
+    work: ConversationWork,
+    *,
+    parsed: dict[bytes, list[Any]] | None = None,
+    config: EvalConfig | None = None,
+) -> None:
+    """Check the scenario's assertions, plus `config`'s policies and tool validity (every
+    conversation); a bad assertion is one not-graded result.
 
     `parsed` caches parsed assertion lists across conversations (keyed by their
     JSON): the conversations of one scenario share them.
@@ -139,9 +148,10 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         check_assertions,
         parse_assertions,
     )
+    from tracesim.evaluator.checks.rules import config_assertions, rule_facts
 
     data = work.data
-    raw = data.scenario.get("assertions") or []
+    raw = list(data.scenario.get("assertions") or []) + config_assertions(config)
     if not raw:
         return
     where = f"scenario {data.scenario.get('scenario_id') or data.conversation.get('scenario_id')!r} (chat {data.chat_id})"
@@ -169,7 +179,8 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         last = max((a.turn for a in assertions if a.turn is not None), default=-1)
         aligned.extend([] for _ in range(size, last + 1))
     try:
-        checked = check_assertions(assertions, aligned)
+        facts = rule_facts(data, assertions, config)
+        checked = check_assertions(assertions, aligned, facts=facts)
     except Exception as exc:  # noqa: BLE001
         log.exception("%s: assertions failed", where)
         work.conv_results.append(

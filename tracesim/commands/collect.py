@@ -262,6 +262,11 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
             f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
             f"kept in {db_path}.deadletter.jsonl"
         )
+    if stats.unreadable_items:
+        lines.append(
+            f"{stats.unreadable_items} span(s)/log record(s) stored with chat, turn, operation, "
+            "tool, model or tokens NULL: an attribute had a shape its convention does not use"
+        )
     if stats.nulled_values:
         lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
     return lines

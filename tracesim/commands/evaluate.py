@@ -58,8 +58,12 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
 
     if not path.is_file():
         raise EvalConfigError(f"config file {path} does not exist")
+    from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
+
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = load_yaml(path.read_text()) or {}
+    except YamlTooLarge as exc:
+        raise EvalConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
@@ -95,9 +99,10 @@ def db_of_config(path: Path) -> Path:
 
     from tracesim.arksim_config import translate_arksim_config
     from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.schemas.yaml_limits import load_yaml
 
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
         data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
         raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
