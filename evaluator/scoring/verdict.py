@@ -90,9 +90,10 @@ def decide(
     if failed:
         first = failed[0]
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-        return Verdict(
-            ExitCode.GATE_FAILED, f"a gate failed: {first.metric}: {first.reason}{more}", "fail"
-        )
+        reason = first.reason
+        for prefix in ("FAILED: ", "failed: "):  # the gate's own verdict word, said once
+            reason = reason.removeprefix(prefix)
+        return Verdict(ExitCode.GATE_FAILED, f"a gate failed: {reason}{more}", "fail")
     if gates and errored:
         return Verdict(
             ExitCode.INCOMPLETE,

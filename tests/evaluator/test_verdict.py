@@ -22,7 +22,11 @@ def _gate(passed: bool | None, metric: str = "final_score") -> GateResult:
         graded=0 if passed is None else 2,
         failing=0 if passed is not False else 1,
         passed=passed,
-        reason={True: "passed: x", False: "FAILED: mean 0.5", None: "skipped: not graded"}[passed],
+        reason={
+            True: "passed: x",
+            False: f"FAILED: mean {metric} 0.500, needs >= 0.7",
+            None: "skipped: not graded",
+        }[passed],
     )
 
 
@@ -60,7 +64,7 @@ def test_an_interrupted_run_cannot_pass() -> None:
 def test_a_failed_gate_says_which() -> None:
     verdict = decide([_gate(False), _gate(True, "x")], conversations=2, graded=2)
     assert int(verdict.exit_code) == 1
-    assert verdict.headline == "a gate failed: final_score: FAILED: mean 0.5"
+    assert verdict.headline == "a gate failed: mean final_score 0.500, needs >= 0.7"
 
 
 def test_errors_under_gates_are_incomplete_and_without_gates_only_said() -> None:
