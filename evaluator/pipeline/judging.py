@@ -139,9 +139,7 @@ class JudgeStage:
             self._cursor = self._con.cursor() if self._con is not None else None
             self._client = JudgeClient(self.llm, cache=LLMCache(self._cursor))
         tasks, where = _judge_tasks(works, config)
-        results = self._runner.run(
-            run_judges(tasks, client=self._client, config=config, on_done=advance)
-        )
+        results = self._judge_within_budget(tasks, advance)
         for (w, index), result in zip(where, results, strict=True):
             if not works[w].data.scenario.get("goal"):
                 note_inferred_goal(result)
@@ -149,6 +147,36 @@ class JudgeStage:
                 works[w].conv_results.append(result)
             else:
                 works[w].turn_results[index].append(result)
+
+
+    def _judge_within_budget(self, tasks: list[JudgeTask], advance: Callable[[], None]) -> list:
+        """Judge `tasks`, in batches of the model's concurrency when a budget is set: once
+        `max_judge_cost` is spent, the rest are not run (the evaluation itself goes on)."""
+        assert self._client is not None and self._runner is not None and self.llm is not None
+        budget = self.config.max_judge_cost
+        if budget is None:
+            return self._runner.run(
+                run_judges(tasks, client=self._client, config=self.config, on_done=advance)
+            )
+        results: list[MetricResult] = []
+        step = max(1, self.llm.max_concurrency)
+        for start in range(0, len(tasks), step):
+            batch = tasks[start : start + step]
+            spent = self._client.usage.cost_usd
+            if spent >= budget:
+                reason = f"judge budget reached: ${spent:.4f} of max_judge_cost ${budget:.4f} spent"
+                for judge, _ in batch:
+                    result = not_run_result(judge.name, reason)
+                    result.details["level"] = judge.level
+                    results.append(result)
+                    advance()
+                continue
+            results.extend(
+                self._runner.run(
+                    run_judges(batch, client=self._client, config=self.config, on_done=advance)
+                )
+            )
+        return results
 
 
 def not_run_results(config: EvalConfig, reason: str) -> list[MetricResult]:

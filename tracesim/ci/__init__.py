@@ -31,7 +31,7 @@ __all__ = [
 
 
 def write_ci_outputs(
-    db_path: str | Path,
+    store: Any,
     report: Any,
     *,
     report_path: Path | None,
@@ -39,8 +39,8 @@ def write_ci_outputs(
     console: Any,
     outcomes: list[ConversationOutcome] | None = None,
 ) -> None:
-    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions);
-    `outcomes`: already loaded (else read from `db_path`)."""
+    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions), from
+    `store` (an open `EvalStore` or a `--db` value); `outcomes`: already loaded, else read."""
     import os
 
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
@@ -49,7 +49,7 @@ def write_ci_outputs(
         return
     try:
         if outcomes is None:
-            outcomes = load_outcomes(db_path, report.eval_id)
+            outcomes = load_outcomes(store, report.eval_id)
         if junit_path is not None:
             path = write_junit(
                 junit_path,
@@ -57,6 +57,7 @@ def write_ci_outputs(
                 eval_id=report.eval_id,
                 run_id=report.run_id,
                 report=report,
+                scenarios=getattr(report, "scenarios", ()),
             )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)

@@ -14,6 +14,7 @@ from typing import Any
 
 from tracesim.ci.failures import worst_first
 from tracesim.ci.outcomes import ConversationOutcome, describe_details
+from tracesim.ci.trials_summary import trials_markdown
 
 __all__ = [
     "MAX_LISTED",
@@ -67,6 +68,7 @@ def step_summary_markdown(
                 f"{_score(gate.observed)} | {result} |"
             )
         lines.append("")
+    lines += trials_markdown(report)
     if failed:
         lines += [
             f"### Failing conversations ({len(failed)}, worst first)",
