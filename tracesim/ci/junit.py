@@ -13,7 +13,7 @@ testcase per gate and, when the evaluation cannot pass without a failed gate
 `<error>` carrying the terminal's verdict line: a CI test report never shows
 green where the terminal does not. A scenario run several times carries its
 trials as suite properties (`trials`, `passed`, `pass_rate`, `flaky`), and a
-flaky scenario's testcases say so in their output: a failure there may be
+flaky scenario's testcases say so (output or failure text): a failure there may be
 chance, not the change.
 """
 
@@ -60,7 +60,7 @@ def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str, note
     if verdict in ("failure", "error"):
         node = ET.SubElement(case, verdict, message=_clean(outcome.message()[:1000]))
         node.set("type", "AgentError" if verdict == "error" else "CheckFailed")
-        node.text = _body(outcome)
+        node.text = _body(outcome) + (f"\n{note}" if note else "")
         return verdict
     if verdict == "skipped":  # text, not a `message` attribute: Jenkins' schema has none
         ET.SubElement(case, "skipped").text = "not graded: no check or judge decided it"
