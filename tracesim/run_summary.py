@@ -177,8 +177,8 @@ def busy_port_message(settings: Any, error: OSError) -> str:
     taken and the fix in the config's own words (never a flag `run` does not have)."""
     import socket
 
-    for key in ("grpc_port", "http_port"):
-        port = getattr(settings, key, 0)
+    for setting in ("collector.grpc_port", "collector.http_port"):  # the config's words
+        port = getattr(settings, setting.partition(".")[2], 0)
         if not port:
             continue
         probe = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
@@ -186,13 +186,13 @@ def busy_port_message(settings: Any, error: OSError) -> str:
             probe.bind((settings.host, port))
         except OSError:
             return (
-                f"collector.{key}: {settings.host}:{port} is already in use (by a running "
+                f"{setting}: {settings.host}:{port} is already in use (by a running "
                 "`tracesim collect`, another run or another collector?): stop that process, "
-                f"or set collector.{key} to a free port (0 picks one: `--collector.{key} 0`)"
+                f"or set {setting} to a free port (0 picks one: `--{setting} 0`)"
             )
         finally:
             probe.close()
     return (
         f"the embedded collector could not listen on {settings.host}: {error}; set "
-        "collector.grpc_port / collector.http_port to 0 (free ports) or to ports not in use"
+        "collector.grpc_port and collector.http_port to 0 (free ports) or to ports not in use"
     )
