@@ -28,6 +28,8 @@ __all__ = [
     "LLAMA_INDEX",
     "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
+    "MCP",
+    "TOOL_SPAN_NAME_SUFFIXES",
 ]
 
 
@@ -315,6 +317,30 @@ class SMOLAGENTS:
     """smolagents through OpenInference."""
 
     FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
+
+
+class MCP:
+    """OTel MCP semantic conventions (client and server spans of one JSON-RPC request)."""
+
+    METHOD_NAME = "mcp.method.name"
+    TOOLS_CALL = "tools/call"  # the method of a tool invocation
+    SESSION_ID = "mcp.session.id"  # an MCP transport session: never a conversation (SPEC §3)
+    TOOL_ERROR = "tool_error"  # error.type of a tools/call whose result has isError=true
+
+
+TOOL_SPAN_NAME_SUFFIXES: tuple[str, ...] = (
+    ".__call__",  # OpenInference TOOL spans named after the callable (no tool.name)
+    ".call",
+    ".invoke",
+    ".ainvoke",
+    ".run",
+    ".arun",
+    ".forward",  # smolagents Tool.forward
+    ".execute",
+    ".tool",  # OpenLLMetry `@tool` spans: `<name>.tool`
+)
+"""Suffixes a tool span's name carries after the tool's own name, stripped when the span
+names the tool only by its span name (SPEC §5; OpenInference JS/Python, OpenLLMetry)."""
 
 
 class UIPATH:

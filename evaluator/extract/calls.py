@@ -34,13 +34,15 @@ from tracesim.evaluator.extract.messages import calls_from_messages, tool_respon
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN, SMOLAGENTS
+from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 
 logger = logging.getLogger(__name__)
 
 _SOURCE = ToolCallSource.TRACING_PROCESSOR
+TOOL_SPAN, MCP_SPAN, REQUEST = "tool_span", "mcp_span", "model_request"
+INPUT, INPUT_POSITION = "model_input", "model_input_position"
 _EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
 _TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
 _CHOICE_EVENT = GENAI.EVENT_CHOICE
@@ -91,6 +93,16 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     result, result_id, failed = read_output(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
     error = tool_error(span) or (result or "error" if failed else None)
+    kind = MCP_SPAN if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL else TOOL_SPAN
+    provenance = {"name": kind}
+    if call_id:
+        provenance["id"] = kind
+    if arguments:
+        provenance["arguments"] = kind
+    if error is not None:
+        provenance["error"] = kind
+    elif result is not None:
+        provenance["result"] = kind
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,
@@ -102,52 +114,132 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         span_id=span.span_id or None,
         start_time=span.start_time,
         duration_ms=span.duration_ms,
+        provenance=provenance,
     )
-    if call_id and is_object and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
+    if call_id and is_object and arguments and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return call, None  # nothing to recover (a missing result is looked up separately)
+    # No id, a bare input, or empty `{}` arguments under an id of the span's own (ADK's
+    # `adk-...` ids): the model request it answers holds the rest (SPEC §5).
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
 
 def _merge_nested(
-    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]], others: list[Any]
 ) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
-    """One call per tool execution: a tool span whose parent is a tool span of the same
-    tool is the same call seen by a second instrumentation (OpenInference around
-    autogen-core's `execute_tool`); the child's fields complete the parent's, a failure on
-    either is the call's."""
+    """One call per tool execution: a tool span below a tool span of the same tool (through
+    any non-tool spans: an HTTP hop, a framework wrapper) is the same call seen by a second
+    instrumentation (OpenInference around autogen-core's `execute_tool`; a framework's tool
+    span, the MCP client span and the MCP server span of one `tools/call`); an MCP span
+    merges into the tool span above it whatever its name (MCP adapters prefix names). The
+    child's fields complete the parent's, a failure on either is the call's. Parent cycles
+    and self-parents end the walk."""
     by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
-    dropped: set[int] = set()
+    merged_into: dict[int, int] = {}
+    parents: dict[str, str] | None = None
+    seen_names: set[str] = set()
+    repeated: set[str] = set()  # only a repeated name or an MCP span can merge: walk for those
+    for _, call, _ in calls:
+        (repeated if call.name in seen_names else seen_names).add(call.name)
     for index, (view, call, _) in enumerate(calls):
-        parent_index = by_span.get(view.parent_span_id) if view.parent_span_id else None
-        if parent_index is None or parent_index in dropped:
+        parent_id = view.parent_span_id
+        if not parent_id:
+            continue
+        parent_index = by_span.get(parent_id)
+        mcp = (call.provenance or {}).get("name") == MCP_SPAN
+        if parent_index is None and (mcp or call.name in repeated):
+            if parents is None:
+                parents = _parent_map(others)
+            parent_index = _tool_ancestor(parent_id, by_span, parents)
+        while parent_index is not None and parent_index in merged_into:
+            parent_index = merged_into[parent_index]
+        if parent_index is None or parent_index == index:
             continue
         parent_view, parent, pending = calls[parent_index]
-        if parent.name != call.name:
+        if parent.name != call.name and not mcp:
             continue
-        parent.id = parent.id or call.id
-        parent.arguments = parent.arguments or call.arguments
-        parent.error = parent.error or call.error
-        parent.result = None if parent.error else (parent.result or call.result)
+        _complete(parent, call)
         if pending is not None and parent.id and pending.bare is None and parent.arguments:
             pending = None
         elif pending is not None:
             pending.call_id = parent.id
         calls[parent_index] = (parent_view, parent, pending)
-        dropped.add(index)
-    return [item for index, item in enumerate(calls) if index not in dropped]
+        merged_into[index] = parent_index
+    return [item for index, item in enumerate(calls) if index not in merged_into]
+
+
+def _parent_map(spans: list[Any]) -> dict[str, str]:
+    """span id -> parent span id of the turn's other spans (rows or views)."""
+    parents: dict[str, str] = {}
+    for span in spans:
+        if type(span) is dict:
+            span_id, parent_id = span.get("span_id"), span.get("parent_span_id")
+        else:
+            span_id = getattr(span, "span_id", None)
+            parent_id = getattr(span, "parent_span_id", None)
+        if type(span_id) is str and type(parent_id) is str and parent_id:
+            parents[span_id.lower()] = parent_id.lower()
+    return parents
+
+
+def _tool_ancestor(
+    span_id: str, by_span: dict[str, int], parents: dict[str, str], *, depth: int = 16
+) -> int | None:
+    """The nearest tool call among `span_id` and its ancestors (cycles tolerated)."""
+    seen: set[str] = set()
+    while span_id and span_id not in seen and depth > 0:
+        found = by_span.get(span_id)
+        if found is not None:
+            return found
+        seen.add(span_id)
+        span_id = parents.get(span_id, "")
+        depth -= 1
+    return None
+
+
+def _complete(parent: ToolCall, child: ToolCall) -> None:
+    """Fill `parent`'s missing fields from `child` (the same call seen by a second
+    instrumentation: a nested tool span, an MCP client or server span), provenance too."""
+    provenance = parent.provenance if parent.provenance is not None else {}
+    taken = child.provenance or {}
+    if not parent.id and child.id:
+        parent.id = child.id
+        provenance["id"] = taken.get("id", TOOL_SPAN)
+    if not parent.arguments and child.arguments:
+        parent.arguments = child.arguments
+        provenance["arguments"] = taken.get("arguments", TOOL_SPAN)
+    if not parent.error and child.error:
+        parent.error = child.error
+        provenance["error"] = taken.get("error", TOOL_SPAN)
+        provenance.pop("result", None)
+    if parent.error:
+        parent.result = None
+    elif not parent.result and child.result:
+        parent.result = child.result
+        provenance["result"] = taken.get("result", TOOL_SPAN)
+    parent.provenance = provenance
 
 
 def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
-    """Fill what `pending` lacked from the model request it answers; True when done."""
+    """Fill what `pending` lacked from the model request it answers; True when done. The
+    request's id, when it differs from the span's own, names the call in tool messages."""
     if request is None:
         return False
+    provenance = call.provenance if call.provenance is not None else {}
     if not call.id:
         call.id = request.id
+        if request.id:
+            provenance["id"] = REQUEST
+    elif request.id and request.id != call.id:
+        pending.request_id = request.id
     if call.name in LANGCHAIN.GENERIC_TOOL_CLASSES:
         call.name = request.name  # the span named the tool's class; the request names the tool
+        provenance["name"] = REQUEST
     if pending.bare is not None or not call.arguments:
         call.arguments = dict(request.arguments)
+        if call.arguments:
+            provenance["arguments"] = REQUEST
+    call.provenance = provenance
     return True
 
 
@@ -182,19 +274,75 @@ def _recover(
 
 
 def _fill_results(
-    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans
+    calls: list[tuple[ToolCall, str]], models: list[SpanView], context: ConversationSpans
 ) -> None:
-    """Results of calls that lack one, from the tool messages later model requests carried
-    (same trace first, then the conversation), in place."""
-    missing = [c for c in calls if c.result is None and c.error is None and c.id]
+    """Results of calls that lack one, in place: the tool message later model requests
+    carried (same trace first, then the conversation) under the call's id or the id of the
+    request it answers; then, where ids were rewritten between request and answer, the
+    trace's tool messages no call or request names, paired in order when they are exactly
+    as many as the calls still without a result (never guessed otherwise: `inspect` lists
+    what is left)."""
+    missing = [(c, alias) for c, alias in calls if c.result is None and c.error is None]
     if not missing:
         return
     found = tool_responses(models)
-    if context.given and any(c.id not in found for c in missing):
+    if context.given and any(
+        (c.id or alias) and c.id not in found and alias not in found for c, alias in missing
+    ):
         for call_id, result in context.responses().items():
             found.setdefault(call_id, result)
-    for call in missing:
-        call.result = found.get(call.id)
+    left = []
+    for call, alias in missing:
+        key = call.id if call.id in found else alias if alias in found else ""
+        if key:
+            call.result = found[key]
+            _note(call, "result", INPUT)
+        else:
+            left.append(call)
+    if not left:
+        return
+    orphans = _new_answers(calls, left, models, context)
+    if len(orphans) == len(left):
+        for call, value in zip(left, orphans, strict=True):
+            call.result = value
+            _note(call, "result", INPUT_POSITION)
+
+
+def _new_answers(
+    calls: list[tuple[ToolCall, str]],
+    left: list[ToolCall],
+    models: list[SpanView],
+    context: ConversationSpans,
+) -> list[str | None]:
+    """Tool messages first carried by a model input after the first of `left` started, whose
+    id no call and no request of the conversation names (history repeated in every later
+    input is not new)."""
+    starts = [c.start_time for c in left if c.start_time is not None]
+    if len(starts) != len(left):
+        return []
+    first = min(starts)
+    named = {c.id for c, _ in calls} | {alias for _, alias in calls}
+    for view in context.views() if context.given else models:
+        named.update(r.id for r in safe_requested_calls(view))
+    seen: set[str] = set()
+    answers: list[str | None] = []
+    for view in models:
+        for key, value in tool_responses([view]).items():
+            if key in seen:
+                continue
+            seen.add(key)
+            start = view.start_time
+            if key not in named and start is not None and start >= first:
+                answers.append(value)
+    return answers
+
+
+def _note(call: ToolCall, field: str, kind: str) -> None:
+    """Record that `field` of `call` was read from evidence `kind`."""
+    if call.provenance is None:
+        call.provenance = {field: kind}
+    else:
+        call.provenance[field] = kind
 
 
 def extract_tool_calls(
@@ -232,7 +380,7 @@ def extract_tool_calls(
         return _from_messages(others, scope)
     calls.sort(key=lambda item: item[0].sort_key())
     if len(calls) > 1:
-        calls = _merge_nested(calls)
+        calls = _merge_nested(calls, others)
     pending = any(p is not None for _, _, p in calls)
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
@@ -246,7 +394,9 @@ def extract_tool_calls(
         if pending:
             _recover(calls, models, scope)
         if needs_result:
-            _fill_results([c for _, c, _ in calls], models, scope)
+            _fill_results(
+                [(c, p.request_id if p is not None else "") for _, c, p in calls], models, scope
+            )
         if pending and scope.given and all(c.id for _, c, _ in calls):
             found = [call for _, call, _ in calls]
             extra = _unspanned(found, models, scope, others)
@@ -295,6 +445,7 @@ def _unspanned(
         call = derived[0]
         if call.error is None:
             call.result = answered[request.id]
+            _note(call, "result", INPUT)
         extra.append(call)
     return extra
 

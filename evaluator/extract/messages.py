@@ -141,6 +141,11 @@ def calls_from_messages(
             if request.id and request.id in seen:
                 continue
             seen.add(request.id)
+            provenance = {"name": "model_request"}
+            if request.id:
+                provenance["id"] = "model_request"
+            if request.arguments:
+                provenance["arguments"] = "model_request"
             call = ToolCall(
                 id=request.id,
                 name=request.name,
@@ -148,16 +153,21 @@ def calls_from_messages(
                 source=ToolCallSource.TRACING_PROCESSOR,
                 span_id=view.span_id or None,
                 start_time=view.start_time,
+                provenance=provenance,
             )
             execution = _execution(call, view.sort_key(), list(spans), used)
             if execution is not None:
                 used.add(execution.span_id)
                 call.span_id, call.start_time = execution.span_id, execution.start_time
                 call.error = tool_error(execution)
+                if call.error is not None:
+                    provenance["error"] = "execution_span"
             calls.append(call)
     if calls:
         results = tool_responses(conversation) if responses is None else responses
         for call in calls:
             if call.error is None:
                 call.result = results.get(call.id) if call.id else None
+                if call.result is not None:
+                    call.provenance["result"] = "model_input"  # type: ignore[index]
     return calls
