@@ -173,7 +173,12 @@ class TRACELOOP:
     ENTITY_INPUT = "traceloop.entity.input"  # JSON {"args": [...], "kwargs": {...}}
     ENTITY_OUTPUT = "traceloop.entity.output"
     WORKFLOW_NAME = "traceloop.workflow.name"
-    LLM_REQUEST_TYPE = "llm.request.type"
+    LLM_REQUEST_TYPE = "llm.request.type"  # chat | completion | embedding (older releases)
+    REQUEST_TYPE_OPERATIONS = {
+        "chat": "chat",
+        "completion": "text_completion",
+        "embedding": "embeddings",
+    }
     LLM_USAGE_TOTAL_TOKENS = "llm.usage.total_tokens"
     ASSOCIATION_PREFIX = "traceloop.association.properties."  # + user keys (session_id, ...)
 
@@ -258,6 +263,10 @@ class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
     TOOL_CALL_ARGS = "ai.toolCall.args"  # JSON text
     TOOL_CALL_RESULT = "ai.toolCall.result"  # JSON text (a string result is a JSON string)
     SETTINGS_CONTEXT_PREFIX = "ai.settings.context."  # AI SDK 7 runtimeContext (sessionId)
+    OPERATION_ID = "ai.operationId"  # `ai.generateText.doGenerate`: the provider call
+    # operation-id suffixes of the spans that ARE the model call (the outer `ai.generateText`
+    # span repeats the summed usage of its steps: a mirror, not a call)
+    INFERENCE_SUFFIXES = {".doGenerate": "chat", ".doStream": "chat", ".doEmbed": "embeddings"}
 
 
 class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
