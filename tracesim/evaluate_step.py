@@ -102,6 +102,11 @@ def evaluate_and_report(
     print_summary(result.report, console=console)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
+    from tracesim.evaluator.inspect.inspect import evidence_warning
+
+    unexplained = evidence_warning(result.report.unexplained_evidence, str(db_path))
+    if unexplained:
+        console.print(unexplained, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
     report_path: Path | None = out_dir / "report.html" if config.html_report else None
     try:

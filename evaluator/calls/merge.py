@@ -48,8 +48,10 @@ def _absorb(explicit: ToolCall, traced: ToolCall) -> ToolCall:
         update["id"] = traced.id
     # provenance: the agent's own fields, then what the traced twin filled; a field both
     # report differently is a conflict (the explicit value is kept, the conflict recorded)
-    if not update and args_equal(explicit.arguments, traced.arguments) and (
-        explicit.result == traced.result or not (explicit.result and traced.result)
+    if (
+        not update
+        and args_equal(explicit.arguments, traced.arguments)
+        and (explicit.result == traced.result or not (explicit.result and traced.result))
     ):
         return explicit  # nothing filled, nothing disagrees: the agent's call as it is
     taken = traced.provenance or {}

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
+from tracesim.evaluator.extract.audit import IGNORED_SPAN, SKIPPED_SPAN, Unexplained, audit_turn
 from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
 from tracesim.evaluator.extract.fields import (
     FIELD_KEYS,
@@ -30,8 +31,11 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from tracesim.evaluator.extract.messages import calls_from_messages, tool_responses
+from tracesim.evaluator.extract.messages import calls_from_messages
+from tracesim.evaluator.extract.nested import merge_nested
+from tracesim.evaluator.extract.provenance import INPUT, MCP_SPAN, REQUEST, TOOL_SPAN, note
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.results import fill_results
 from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
 from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
@@ -41,8 +45,6 @@ __all__ = ["extract_tool_calls"]
 logger = logging.getLogger(__name__)
 
 _SOURCE = ToolCallSource.TRACING_PROCESSOR
-TOOL_SPAN, MCP_SPAN, REQUEST = "tool_span", "mcp_span", "model_request"
-INPUT, INPUT_POSITION = "model_input", "model_input_position"
 _EVENT_FIELDS = (GENAI.TOOL_CALL_ARGUMENTS, GENAI.TOOL_CALL_RESULT)
 _TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
 _CHOICE_EVENT = GENAI.EVENT_CHOICE
@@ -73,8 +75,9 @@ def _event_fields(span: SpanView) -> dict[str, Any]:
     return merged
 
 
-def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
-    """The tool call a span records (and what it lacks), or None when it is not a tool span.
+def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
+    """The tool call a span records (and what it lacks), None when it is not a tool span, or
+    (kind, why) for a tool span that is no call (`audit`: skipped or ignored).
 
     The span was screened by `row_may_be_tool_span` (the text test `may_be_tool_span`
     would repeat): `is_tool_span` decides."""
@@ -82,12 +85,15 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         return None
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
-        return None  # ADK's summary of parallel calls: each call has its own span
+        # ADK's summary of parallel calls: each call has its own span
+        return IGNORED_SPAN, "ADK's summary of parallel calls (each has its own span)", name
     if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
-        return None  # smolagents answers through a tool: the answer, not a tool call
+        # smolagents answers through a tool: the answer, not a tool call
+        why = "smolagents' answer tool (the agent's answer, not a call)"
+        return IGNORED_SPAN, why, name or span.name
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
-        return None
+        return SKIPPED_SPAN, "no tool name in any convention, nor in the span name", span.name
     attributes = _event_fields(span)
     arguments, is_object, args_id = read_arguments(attributes)
     result, result_id, failed = read_output(attributes)
@@ -122,102 +128,6 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
     # `adk-...` ids): the model request it answers holds the rest (SPEC §5).
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
-
-
-def _merge_nested(
-    calls: list[tuple[SpanView, ToolCall, PendingCall | None]], others: list[Any]
-) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
-    """One call per tool execution: a tool span below a tool span of the same tool (through
-    any non-tool spans: an HTTP hop, a framework wrapper) is the same call seen by a second
-    instrumentation (OpenInference around autogen-core's `execute_tool`; a framework's tool
-    span, the MCP client span and the MCP server span of one `tools/call`); an MCP span
-    merges into the tool span above it whatever its name (MCP adapters prefix names). The
-    child's fields complete the parent's, a failure on either is the call's. Parent cycles
-    and self-parents end the walk."""
-    by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
-    merged_into: dict[int, int] = {}
-    parents: dict[str, str] | None = None
-    seen_names: set[str] = set()
-    repeated: set[str] = set()  # only a repeated name or an MCP span can merge: walk for those
-    for _, call, _ in calls:
-        (repeated if call.name in seen_names else seen_names).add(call.name)
-    for index, (view, call, _) in enumerate(calls):
-        parent_id = view.parent_span_id
-        if not parent_id:
-            continue
-        parent_index = by_span.get(parent_id)
-        mcp = (call.provenance or {}).get("name") == MCP_SPAN
-        if parent_index is None and (mcp or call.name in repeated):
-            if parents is None:
-                parents = _parent_map(others)
-            parent_index = _tool_ancestor(parent_id, by_span, parents)
-        while parent_index is not None and parent_index in merged_into:
-            parent_index = merged_into[parent_index]
-        if parent_index is None or parent_index == index:
-            continue
-        parent_view, parent, pending = calls[parent_index]
-        if parent.name != call.name and not mcp:
-            continue
-        _complete(parent, call)
-        if pending is not None and parent.id and pending.bare is None and parent.arguments:
-            pending = None
-        elif pending is not None:
-            pending.call_id = parent.id
-        calls[parent_index] = (parent_view, parent, pending)
-        merged_into[index] = parent_index
-    return [item for index, item in enumerate(calls) if index not in merged_into]
-
-
-def _parent_map(spans: list[Any]) -> dict[str, str]:
-    """span id -> parent span id of the turn's other spans (rows or views)."""
-    parents: dict[str, str] = {}
-    for span in spans:
-        if type(span) is dict:
-            span_id, parent_id = span.get("span_id"), span.get("parent_span_id")
-        else:
-            span_id = getattr(span, "span_id", None)
-            parent_id = getattr(span, "parent_span_id", None)
-        if type(span_id) is str and type(parent_id) is str and parent_id:
-            parents[span_id.lower()] = parent_id.lower()
-    return parents
-
-
-def _tool_ancestor(
-    span_id: str, by_span: dict[str, int], parents: dict[str, str], *, depth: int = 16
-) -> int | None:
-    """The nearest tool call among `span_id` and its ancestors (cycles tolerated)."""
-    seen: set[str] = set()
-    while span_id and span_id not in seen and depth > 0:
-        found = by_span.get(span_id)
-        if found is not None:
-            return found
-        seen.add(span_id)
-        span_id = parents.get(span_id, "")
-        depth -= 1
-    return None
-
-
-def _complete(parent: ToolCall, child: ToolCall) -> None:
-    """Fill `parent`'s missing fields from `child` (the same call seen by a second
-    instrumentation: a nested tool span, an MCP client or server span), provenance too."""
-    provenance = parent.provenance if parent.provenance is not None else {}
-    taken = child.provenance or {}
-    if not parent.id and child.id:
-        parent.id = child.id
-        provenance["id"] = taken.get("id", TOOL_SPAN)
-    if not parent.arguments and child.arguments:
-        parent.arguments = child.arguments
-        provenance["arguments"] = taken.get("arguments", TOOL_SPAN)
-    if not parent.error and child.error:
-        parent.error = child.error
-        provenance["error"] = taken.get("error", TOOL_SPAN)
-        provenance.pop("result", None)
-    if parent.error:
-        parent.result = None
-    elif not parent.result and child.result:
-        parent.result = child.result
-        provenance["result"] = taken.get("result", TOOL_SPAN)
-    parent.provenance = provenance
 
 
 def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
@@ -273,80 +183,11 @@ def _recover(
         _apply(call, p, request)
 
 
-def _fill_results(
-    calls: list[tuple[ToolCall, str]], models: list[SpanView], context: ConversationSpans
-) -> None:
-    """Results of calls that lack one, in place: the tool message later model requests
-    carried (same trace first, then the conversation) under the call's id or the id of the
-    request it answers; then, where ids were rewritten between request and answer, the
-    trace's tool messages no call or request names, paired in order when they are exactly
-    as many as the calls still without a result (never guessed otherwise: `inspect` lists
-    what is left)."""
-    missing = [(c, alias) for c, alias in calls if c.result is None and c.error is None]
-    if not missing:
-        return
-    found = tool_responses(models)
-    if context.given and any(
-        (c.id or alias) and c.id not in found and alias not in found for c, alias in missing
-    ):
-        for call_id, result in context.responses().items():
-            found.setdefault(call_id, result)
-    left = []
-    for call, alias in missing:
-        key = call.id if call.id in found else alias if alias in found else ""
-        if key:
-            call.result = found[key]
-            _note(call, "result", INPUT)
-        else:
-            left.append(call)
-    if not left:
-        return
-    orphans = _new_answers(calls, left, models, context)
-    if len(orphans) == len(left):
-        for call, value in zip(left, orphans, strict=True):
-            call.result = value
-            _note(call, "result", INPUT_POSITION)
-
-
-def _new_answers(
-    calls: list[tuple[ToolCall, str]],
-    left: list[ToolCall],
-    models: list[SpanView],
-    context: ConversationSpans,
-) -> list[str | None]:
-    """Tool messages first carried by a model input after the first of `left` started, whose
-    id no call and no request of the conversation names (history repeated in every later
-    input is not new)."""
-    starts = [c.start_time for c in left if c.start_time is not None]
-    if len(starts) != len(left):
-        return []
-    first = min(starts)
-    named = {c.id for c, _ in calls} | {alias for _, alias in calls}
-    for view in context.views() if context.given else models:
-        named.update(r.id for r in safe_requested_calls(view))
-    seen: set[str] = set()
-    answers: list[str | None] = []
-    for view in models:
-        for key, value in tool_responses([view]).items():
-            if key in seen:
-                continue
-            seen.add(key)
-            start = view.start_time
-            if key not in named and start is not None and start >= first:
-                answers.append(value)
-    return answers
-
-
-def _note(call: ToolCall, field: str, kind: str) -> None:
-    """Record that `field` of `call` was read from evidence `kind`."""
-    if call.provenance is None:
-        call.provenance = {field: kind}
-    else:
-        call.provenance[field] = kind
-
-
 def extract_tool_calls(
-    spans: Iterable[Any], *, context: Iterable[Any] | None = None
+    spans: Iterable[Any],
+    *,
+    context: Iterable[Any] | None = None,
+    audit: list[Unexplained] | None = None,
 ) -> list[ToolCall]:
     """Tool calls recorded by `spans`, ordered by start time, then span id.
 
@@ -358,9 +199,11 @@ def extract_tool_calls(
     conversation without any tool span, the calls the model requested are the
     calls (`messages`). Pass one `ConversationSpans` for every turn of a
     conversation: its spans are then viewed and parsed once, not once per turn.
+    `audit`, when given, receives the turn's evidence no call explains (`extract.audit`).
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
+    skipped: list[Unexplained] = []  # tool spans that are no call, and why
     for span in spans:
         if not row_may_be_tool_span(span):
             others.append(span)
@@ -370,17 +213,46 @@ def extract_tool_calls(
             found = _tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
             logger.warning("skipping unreadable span %r: %s", span_label(span), exc)
+            skipped.append(_skipped(span, SKIPPED_SPAN, f"unreadable: {exc}"))
             continue
         if found is None:
             others.append(view)
+        elif type(found[0]) is str:
+            others.append(view)
+            kind, why, name = found
+            skipped.append(Unexplained(kind, view.trace_id, view.span_id, name, why))
         else:
             calls.append((view, *found))
     scope = context if isinstance(context, ConversationSpans) else ConversationSpans(context)
+    found_calls, aliases = _derive(calls, others, scope)
+    if audit is not None:
+        audit.extend(skipped)
+        audit.extend(
+            audit_turn(others, found_calls, aliases=aliases, context=scope, skipped=skipped)
+        )
+    return found_calls
+
+
+def _skipped(span: Any, kind: str, why: str) -> Unexplained:
+    get = span.get if isinstance(span, dict) else lambda key: getattr(span, key, None)
+    return Unexplained(
+        kind, str(get("trace_id") or ""), str(get("span_id") or ""), str(get("name") or ""), why
+    )
+
+
+def _derive(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+    others: list[Any],
+    scope: ConversationSpans,
+) -> tuple[list[ToolCall], list[str]]:
+    """The calls of the tool spans `calls`, completed from `others` and the conversation
+    (or read from the model messages when there is no tool span), and the request ids
+    calls answered under ids of their own."""
     if not calls:
-        return _from_messages(others, scope)
+        return _from_messages(others, scope), []
     calls.sort(key=lambda item: item[0].sort_key())
     if len(calls) > 1:
-        calls = _merge_nested(calls, others)
+        calls = merge_nested(calls, others)
     pending = any(p is not None for _, _, p in calls)
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
@@ -393,8 +265,9 @@ def extract_tool_calls(
         )
         if pending:
             _recover(calls, models, scope)
+        aliases = [p.request_id for _, _, p in calls if p is not None and p.request_id]
         if needs_result:
-            _fill_results(
+            fill_results(
                 [(c, p.request_id if p is not None else "") for _, c, p in calls], models, scope
             )
         if pending and scope.given and all(c.id for _, c, _ in calls):
@@ -403,8 +276,9 @@ def extract_tool_calls(
             if extra or any(call.start_time is None for call in found):
                 found.extend(extra)
                 found.sort(key=_start_key)  # (calls in span order are in start order already)
-            return found
-    return [call for _, call, _ in calls]
+            return found, aliases
+        return [call for _, call, _ in calls], aliases
+    return [call for _, call, _ in calls], []
 
 
 def _start_key(call: ToolCall) -> tuple[bool, Any]:
@@ -445,7 +319,7 @@ def _unspanned(
         call = derived[0]
         if call.error is None:
             call.result = answered[request.id]
-            _note(call, "result", INPUT)
+            note(call, "result", INPUT)
         extra.append(call)
     return extra
 

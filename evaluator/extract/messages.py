@@ -27,10 +27,10 @@ import orjson
 from tracesim.evaluator.extract.envelopes import unwrap_value
 from tracesim.evaluator.extract.fields import is_tool_span, tool_error
 from tracesim.evaluator.extract.recover import safe_requested_calls
-from tracesim.evaluator.extract.span import SpanView, json_or_none
+from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
-__all__ = ["calls_from_messages", "tool_responses"]
+__all__ = ["calls_from_messages", "row_may_hold_responses", "tool_responses"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,20 @@ _MARKERS = (
     f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
     f'"{GENAI.PROMPT_PREFIX}',
 )
+
+
+def row_may_hold_responses(span: Any) -> bool:
+    """False only for a `spans` row (dict with JSON text) that certainly carries no tool
+    message (no input-message attribute, no events)."""
+    if type(span) is not dict:
+        return True
+    raw = span.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    events = span.get("events")
+    if isinstance(events, str) and len(events) > 2:
+        return True
+    return has_marker(raw, _MARKERS)
 
 
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:

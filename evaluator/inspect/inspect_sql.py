@@ -34,16 +34,29 @@ INSPECT_SQL: dict[str, str] = {
         SELECT count(*) FROM spans
         WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
     """,
-    # the spans that may record tool calls, with what extraction reads, per trace
+    # the spans of traces that may record tool calls (tool spans, or model calls whose
+    # messages request them), with what extraction reads, per trace
     "tool_candidates": """
-        SELECT trace_id, span_id, name, start_time, end_time, duration_ms, status_code,
-               status_message, attributes, events, chat_id, turn_id, service_name, scope_name
+        SELECT trace_id, span_id, parent_span_id, name, start_time, end_time, duration_ms,
+               status_code, status_message, attributes, events, chat_id, turn_id,
+               service_name, scope_name
         FROM spans
         WHERE trace_id IN (
             SELECT DISTINCT trace_id FROM spans
-            WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+            WHERE operation IN ('execute_tool', 'chat', 'text_completion', 'generate_content')
+               OR tool_name IS NOT NULL
         )
         ORDER BY trace_id, start_time, span_id
+    """,
+    # traces no conversation key reached that hold tool or model calls: each is evaluated
+    # as a conversation of its own
+    "unkeyed_traces": """
+        SELECT DISTINCT trace_id FROM spans
+        WHERE chat_id IS NULL AND trace_id NOT IN (
+            SELECT trace_id FROM spans WHERE chat_id IS NOT NULL
+        ) AND (operation IN ('execute_tool', 'chat', 'text_completion', 'generate_content')
+               OR tool_name IS NOT NULL)
+        ORDER BY trace_id
     """,
 }
 """Statement name -> SELECT."""

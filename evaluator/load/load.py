@@ -67,10 +67,13 @@ EXTRACTION_SPAN_COLUMNS = (
 UNKEYED_TRACES_SQL = """
     SELECT trace_id, count(*) FROM spans WHERE chat_id IS NULL AND trace_id IN (
         SELECT DISTINCT trace_id FROM spans
-        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+        WHERE chat_id IS NULL AND (
+            operation IN ('execute_tool', 'chat', 'text_completion', 'generate_content')
+            OR tool_name IS NOT NULL)
     ) GROUP BY trace_id
 """
-"""Traces with tool spans and no conversation key, and their span counts."""
+"""Traces with tool spans or model calls (whose messages may hold the calls: SPEC §3) and
+no conversation key, and their span counts."""
 
 
 @dataclass

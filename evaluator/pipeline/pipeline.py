@@ -155,6 +155,7 @@ def evaluate_db(
     # Custom metrics may read any span column; extraction reads a few.
     span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
     tally = MetricTally(config)
+    evidence: dict[str, int] = {}  # tool evidence no call explains, per kind
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
     try:
@@ -204,6 +205,8 @@ def evaluate_db(
                             for entry in result.entries:
                                 writer.add_encoded(entry)
                             tally.merge(result.tally)
+                            for kind, count in result.evidence.items():
+                                evidence[kind] = evidence.get(kind, 0) + count
                             store.write_chunk(
                                 eval_id=eval_id,
                                 created_at=started,
@@ -239,6 +242,7 @@ def evaluate_db(
                 llm_usage=usage,
                 custom_metrics=[m.name for m in custom],
                 conversations=conversations,
+                unexplained_evidence=evidence,
             )
             store.write_run(
                 {
@@ -254,7 +258,9 @@ def evaluate_db(
                     "status": summary.status,
                     "gates_passed": exit_code == ExitCode.OK,
                     "exit_code": int(exit_code),
-                    "summary": report.model_dump_json(include={"summary", "gates", "llm_usage"}),
+                    "summary": report.model_dump_json(
+                        include={"summary", "gates", "llm_usage", "unexplained_evidence"}
+                    ),
                     "tracesim_version": _version(),
                 },
             )

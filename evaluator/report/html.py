@@ -104,7 +104,29 @@ def _summary(data: ReportData) -> str:
     return (
         f'<section id="summary"><h2>Summary</h2><div class="cards">{"".join(cards)}</div>'
         f"<p class='muted'>{meta or 'No run recorded (no row in <code>runs</code>).'}</p>"
-        f"{other_note}{_gates(run)}{_metrics_table(data)}{_tools_table(data)}</section>"
+        f"{other_note}{_gates(run)}{_unexplained(run)}{_metrics_table(data)}"
+        f"{_tools_table(data)}</section>"
+    )
+
+
+def _unexplained(run: dict[str, Any]) -> str:
+    """Tool evidence that did not become a call (`runs.summary.unexplained_evidence`, SPEC
+    §5): a short list of counts, and where to see the items."""
+    from tracesim.evaluator.extract.audit import KINDS
+
+    summary = run.get("summary")
+    counts = summary.get("unexplained_evidence") if isinstance(summary, dict) else None
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    items = "".join(
+        f"<li>{_e(counts[kind])} {_e(what)}</li>"
+        for kind, what in KINDS.items()
+        if isinstance(counts.get(kind), int) and counts[kind]
+    )
+    return (
+        "<div id='unexplained'><h3>Tool evidence that did not become a call</h3>"
+        f"<ul>{items}</ul><p class='muted'>The tool calls scored may be incomplete: "
+        "<code>tracesim inspect --db FILE</code> lists each piece.</p></div>"
     )
 
 

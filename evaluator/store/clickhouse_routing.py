@@ -159,6 +159,23 @@ def _routed_chat(own_chat: str, turn_chat: str, own_session: str, trace_session:
     )
 
 
+_CALL_OPERATIONS = (
+    "("
+    + ", ".join(
+        string_literal(op)
+        for op in (
+            GENAI.OP_EXECUTE_TOOL,
+            GENAI.OP_CHAT,
+            GENAI.OP_TEXT_COMPLETION,
+            GENAI.OP_GENERATE_CONTENT,
+        )
+    )
+    + ")"
+)
+"""Operations of spans that make an unkeyed trace worth evaluating: tool spans, and model
+calls whose messages may hold the calls (SPEC §3)."""
+
+
 def span_counts_sql(schema: ExporterSchema) -> str:
     """Spans per routed chat (`key`; the trace id for `unkeyed` spans) and how many may be tool
     spans: the `spans` view's routing, without its join (one scan, one `GROUP BY TraceId`)."""
@@ -177,7 +194,7 @@ FROM (
             SELECT TraceId, Timestamp, {_key_columns(schema)},
                 SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL
                     AS is_turn,
-                operation = {string_literal(GENAI.OP_EXECUTE_TOOL)} OR tool_name IS NOT NULL AS tool
+                operation IN {_CALL_OPERATIONS} OR tool_name IS NOT NULL AS tool
             FROM (SELECT *, {_hot_columns(schema)} FROM {schema.traces})
         )
         GROUP BY TraceId
