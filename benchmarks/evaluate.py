@@ -23,7 +23,7 @@ can be tool calls (or model spans, when an id must be recovered).
 `--pipeline` measures the real thing instead: `evaluate_db` (what `tracesim
 evaluate` runs, minus the HTML report) on a fresh copy of the built file,
 writes included (`tool_calls`, `scores`, `runs`, `results.json`), in a
-freshly spawned process so its peak RSS (`resource.getrusage`) is the
+freshly spawned process so its peak RSS (VmHWM: getrusage is inherited through spawn) is the
 evaluation's own, not the builder's:
 
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
@@ -70,12 +70,13 @@ import logging
 import multiprocessing
 import os
 import pstats
-import resource
 import shutil
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 import duckdb
@@ -93,6 +94,7 @@ from tracesim.evaluator.metrics import (  # noqa: E402
     tool_latency,
     trajectory,
 )
+from tracesim.evaluator.pipeline.chunk import _max_rss_mb  # noqa: E402
 from tracesim.schemas import ToolCall  # noqa: E402
 
 from benchmarks.synthetic_turns import build_database  # noqa: E402
@@ -247,13 +249,45 @@ def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str,
         "cpu": cpu,
         "cpu_workers": cpu_workers,
         "workers_max_rss_mb": worker_cpu.max_rss_mb,
-        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "max_rss_mb": _max_rss_mb(),  # VmHWM: this process's own, not the builder's
         "results_mb": size / 1e6,
     }
 
 
 def _pipeline_child(path: str, profile: bool, queue: Any, workers: int | None = 1) -> None:
-    queue.put(run_pipeline(path, profile, workers))
+    try:
+        queue.put(run_pipeline(path, profile, workers))
+    except BaseException:
+        queue.put({"error": traceback.format_exc()})
+        raise
+
+
+def _evaluate_in_child(path: str, profile: bool, workers: int | None) -> dict[str, Any]:
+    """`run_pipeline` in a freshly spawned process; its numbers, or its error.
+
+    A child that dies before answering (an import error, a crash, the OOM killer)
+    ends the wait with its exit code instead of leaving this process in `queue.get()`.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_pipeline_child, args=(path, profile, queue, workers))
+    child.start()
+    try:
+        while True:
+            try:
+                stats = queue.get(timeout=0.5)
+                break
+            except Empty:
+                if not child.is_alive() and queue.empty():
+                    raise SystemExit(
+                        f"the evaluating process exited with code {child.exitcode} before "
+                        "reporting (its error is printed above)"
+                    ) from None
+    finally:
+        child.join(timeout=60)
+    if "error" in stats:
+        raise SystemExit(f"the evaluating process failed:\n{stats['error']}")
+    return stats
 
 
 def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
@@ -264,12 +298,7 @@ def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
             os.remove(stale)
     shutil.copyfile(path, copy)
     try:
-        ctx = multiprocessing.get_context("spawn")
-        queue = ctx.Queue()
-        child = ctx.Process(target=_pipeline_child, args=(copy, profile, queue, workers))
-        child.start()
-        stats = queue.get()
-        child.join()
+        stats = _evaluate_in_child(copy, profile, workers)
     finally:
         for leftover in (copy, f"{copy}.wal"):
             if os.path.exists(leftover):
@@ -308,12 +337,7 @@ def chdb_main(
         n_spans = build_chdb(directory, turns, source=source)
         what = f"the turns of {source}" if source else f"{turns:,} turns"
         print(f"built {url}: {what}, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s")
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_pipeline_child, args=(url, profile, queue, workers))
-    child.start()
-    stats = queue.get()
-    child.join()
+    stats = _evaluate_in_child(url, profile, workers)
     cpu = stats["cpu"] + stats["cpu_workers"]
     print(
         f"evaluate_db {url} (workers={'auto' if workers is None else workers}): "

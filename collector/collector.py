@@ -21,11 +21,18 @@ from tracesim.collector.ingest import Ingest
 from tracesim.collector.query.query import QueryAnswer, run_query
 from tracesim.collector.query.query_pool import QueryPool
 from tracesim.collector.query.sidecar import remove_sidecar, write_sidecar
+from tracesim.collector.query.store_routes import (
+    apply_writes,
+    arrow_answer,
+    identity_document,
+    new_nonce,
+)
 from tracesim.collector.receivers.http_server import HttpServer
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
-from tracesim.collector.receivers.receiver_http import build_app
+from tracesim.collector.receivers.receiver_http import StoreRoutes, build_app
 from tracesim.collector.receivers.tls import tls_config
 from tracesim.collector.redaction.redaction import RedactionRule, Redactor
+from tracesim.collector.routing.routing import DEFAULT_MAX_BYTES as DEFAULT_ROUTER_BYTES
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.spool.deadletter import DeadLetter
 from tracesim.collector.spool.spool import Spool
@@ -58,6 +65,8 @@ class Collector:
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
     Queries run with DuckDB's external access disabled and its configuration locked.
+    `router_capacity` / `router_max_bytes`: entries and bytes each of the router's four
+    trace maps keeps (conversation ids are client-chosen text; the oldest go first).
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
     a size); the defaults are the measured ones of `collector.store`.
@@ -80,6 +89,7 @@ class Collector:
         grpc_max_waiting: int = 64,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
+        router_max_bytes: int = DEFAULT_ROUTER_BYTES,
         redaction: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None = None,
         tls_cert: str | Path | None = None,
         tls_key: str | Path | None = None,
@@ -103,6 +113,7 @@ class Collector:
         self._grpc_max_waiting = grpc_max_waiting
         self._fsync = fsync
         self._router_capacity = router_capacity
+        self._router_max_bytes = router_max_bytes
         self.redactor = Redactor.from_config(redaction)
         self._tls = tls_config(tls_cert, tls_key)
         if query_max_rows < 1:
@@ -134,10 +145,14 @@ class Collector:
         self._loaded_at_start = 0
         self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
         self._sidecar = False
+        self.nonce = new_nonce()
+        """Names this start: in the sidecar and `GET /tracesim/identity`, so a reader knows
+        the collector answering is the one that announced itself for the file."""
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
-        """Open the store, replay the spool, start the writer and the receivers."""
+        """Open the store, replay the spool, start the writer and the receivers; requests
+        are acknowledged only once every step succeeded (UNAVAILABLE before: retried)."""
         with self._lock:
             if self._started:
                 return self
@@ -154,7 +169,7 @@ class Collector:
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
-        router = Router(capacity=self._router_capacity)
+        router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
         router.preload(
@@ -188,6 +203,7 @@ class Collector:
             max_pending_bytes=self._max_pending,
             release=self._release_spool,
             redactor=self.redactor,
+            ready=False,  # opened last: a later step failing must find nothing acknowledged
         )
         self._writer._on_committed = self._ingest.committed
         self._writer.reload = self._reload_requests
@@ -208,6 +224,12 @@ class Collector:
             app = build_app(
                 self._ingest,
                 query=self.submit_query,
+                store_routes=StoreRoutes(
+                    lambda: identity_document(self.db_path, self.nonce),
+                    self.submit_arrow,
+                    self.submit_writes,
+                    max_write_bytes=4 * self._max_request_bytes,
+                ),
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
@@ -219,8 +241,10 @@ class Collector:
                 http_endpoint=self.http_endpoint,
                 grpc_endpoint=self.grpc_endpoint,
                 token_required=self._auth_token is not None,
+                nonce=self.nonce,
             )
             self._sidecar = True
+        self._ingest.open()  # fully up: from here on requests are acknowledged
 
     def _release_spool(self, loaded: int) -> None:
         """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
@@ -364,6 +388,27 @@ class Collector:
         self.flush()
         return settled
 
+    def ingest(self, request: Any) -> tuple[int, str]:
+        """Store one ExportTraceServiceRequest / ExportLogsServiceRequest in-process, by the
+        receivers' own path (validation, redaction, spool and fsync, routing); returns
+        (rejected items, message). For `tracesim import`; raises Busy when not running."""
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+        )
+
+        if self._ingest is None:
+            raise Busy("collector is not running")
+        payload = request.SerializeToString()
+        if isinstance(request, ExportTraceServiceRequest):
+            return self._ingest.export_traces(payload)
+        return self._ingest.export_logs(payload)
+
+    @property
+    def received_requests(self) -> int:
+        """Requests that passed validation since start (each may have been acknowledged):
+        a store or spool that received one is never removed."""
+        return self._ingest.requests if self._ingest is not None else 0
+
     def stats(self) -> CollectorStats:
         """Counters since start."""
         writer, ingest, spool = self._writer, self._ingest, self._spool
@@ -379,6 +424,7 @@ class Collector:
             spool_bytes=spool.disk_bytes() if spool else 0,
             dead_letters=self.dead_letter.count,
             nulled_values=writer.stats.nulled_values if writer else 0,
+            unreadable_items=writer.stats.unreadable_items if writer else 0,
             quarantined_ranges=spool.quarantined_ranges if spool else 0,
             quarantined_bytes=spool.quarantined_bytes if spool else 0,
         )
@@ -402,6 +448,33 @@ class Collector:
         if self._queries is None:
             raise Busy("collector is not running")
         return self._queries.submit(lambda cursor: self._answer(cursor, sql, params, True))
+
+    def submit_arrow(
+        self, sql: str, params: list[Any] | None, inputs: dict[str, Any]
+    ) -> Future[Any]:
+        """Every row of a guarded read-only query as an Arrow table, on the query workers
+        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead)."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+
+        def run(cursor: Any) -> Any:
+            self.flush()
+            limit = self._query_max_bytes
+            return arrow_answer(
+                cursor, sql, params, inputs, max_bytes=limit, timeout=self._query_timeout
+            )
+
+        return self._queries.submit(run)
+
+    def submit_writes(self, writes: Any, tables: list[Any]) -> Future[int]:
+        """Evaluate's writes to `tool_calls`, `scores` and `runs`, in one transaction on the
+        query workers (`collector.query.store_routes.apply_writes`)."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+        timeout = self._query_timeout
+        return self._queries.submit(
+            lambda cursor: apply_writes(cursor, writes, tables, timeout=timeout)
+        )
 
     def _run_query(self, sql: str, params: list[Any] | None, *, endpoint: bool) -> QueryAnswer:
         if self._queries is None or self._store is None:

@@ -24,6 +24,9 @@ class CollectorStats:
     """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
     nulled_values: int = 0
     """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
+    unreadable_items: int = 0
+    """Spans and log records stored with their derived fields (keys, hot columns) NULL: an
+    attribute had a shape its convention reader could not read."""
     quarantined_ranges: int = 0
     """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
     quarantined_bytes: int = 0

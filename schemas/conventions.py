@@ -52,6 +52,8 @@ class TRACESIM:
     TURN_STATUS = "tracesim.turn.status"  # ok | error | timeout
     ERROR = "tracesim.error"
     AGENT_TYPE = "tracesim.agent_type"
+    STUBBED_CALLS = "tracesim.tool_stubs.answered"  # calls the scenario's tool_stubs answered
+    UNSTUBBED_CALLS = "tracesim.tool_stubs.unstubbed"  # JSON list of calls no stub matched
     # conversation record (on tracesim.conversation spans)
     CONVERSATION_INDEX = "tracesim.conversation.index"
     CONVERSATION_STATUS = "tracesim.conversation.status"  # completed | error | max_turns

@@ -14,6 +14,8 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from tracesim.schemas.tool_definitions import ToolDefinitionError, tool_definitions
+from tracesim.schemas.tool_stub import ToolStub
 
 __all__ = ["Scenario"]
 
@@ -43,6 +45,23 @@ class Scenario(BaseModel):
     """Scripted user messages, replayed in order (no LLM needed)."""
     max_turns: int | None = Field(default=None, ge=1)
     """Overrides the config's `max_turns` for this scenario."""
+    repeats: int | None = Field(default=None, ge=1)
+    """Overrides the config's `num_conversations_per_scenario` for this scenario: how many
+    trials it gets (a flaky scenario may need more to tell a change from chance)."""
+    tools: list[dict[str, Any]] | None = None
+    """The agent's tool definitions (OpenAI function schemas, MCP tools or A2E
+    ToolDefinitions): what `tool_validity` checks calls against and `mcp-mock` serves."""
+    tool_stubs: list[ToolStub] | None = None
+    """Answers to the agent's tool calls during a replay (`schemas.tool_stub`)."""
+
+    @field_validator("tools")
+    @classmethod
+    def _tools_readable(cls, value: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+        try:
+            tool_definitions(value)
+        except ToolDefinitionError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -19,13 +19,21 @@ _PROPAGATOR = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePr
 
 
 def with_routing_baggage(
-    context: Context | None, *, chat_id: str, turn_id: int, run_id: str | None = None
+    context: Context | None,
+    *,
+    chat_id: str,
+    turn_id: int,
+    run_id: str | None = None,
+    scenario_id: str | None = None,
 ) -> Context:
-    """`context` plus baggage entries `tracesim.chat_id`, `tracesim.turn_id` (and run id)."""
+    """`context` plus baggage entries `tracesim.chat_id`, `tracesim.turn_id` (and run id;
+    the scenario id tells `tracesim mcp-mock` which scenario's stubs answer)."""
     ctx = baggage.set_baggage(TRACESIM.CHAT_ID, chat_id, context)
     ctx = baggage.set_baggage(TRACESIM.TURN_ID, str(turn_id), ctx)
     if run_id:
         ctx = baggage.set_baggage(TRACESIM.RUN_ID, run_id, ctx)
+    if scenario_id:
+        ctx = baggage.set_baggage(TRACESIM.SCENARIO_ID, scenario_id, ctx)
     return ctx
 
 

@@ -35,6 +35,8 @@ from tracesim.simulator.connectors.base import AgentConnector, TurnContext
 from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
 from tracesim.simulator.routing import inject_headers, with_routing_baggage
 from tracesim.simulator.span_limits import bounded_json, bounded_text
+from tracesim.simulator.stubs.context import with_stub_book
+from tracesim.simulator.stubs.matching import StubBook
 from tracesim.simulator.users.base import Message
 from tracesim.simulator.users.factory import UserFactory
 
@@ -89,11 +91,11 @@ class Runner:
     @property
     def total_conversations(self) -> int:
         """How many conversations `run` will drive."""
-        return len(self._scenarios) * self._repeats
+        return sum(s.repeats or self._repeats for s in self._scenarios)
 
     async def run(self) -> RunResult:
         """Drive all conversations; never raises for an agent's or user's failure."""
-        jobs = [(s, i) for s in self._scenarios for i in range(self._repeats)]
+        jobs = [(s, i) for s in self._scenarios for i in range(s.repeats or self._repeats)]
         slots: list[ConversationResult | None] = [None] * len(jobs)
         started = time.perf_counter()
         run_span = self._tracer.start_span(
@@ -160,12 +162,15 @@ class Runner:
     ) -> None:
         history: list[Message] = []
         max_turns = scenario.max_turns or self._max_turns
+        book = None if scenario.tool_stubs is None else StubBook.of(scenario.tool_stubs)
         for turn_id in range(max_turns):
             message = await user.next_message(tuple(history))
             if message is None:
                 conversation.status = "completed"
                 return
-            turn = await self._turn(connector, conversation, scenario, turn_id, message, history)
+            turn = await self._turn(
+                connector, conversation, scenario, turn_id, message, history, book=book
+            )
             conversation.turns.append(turn)
             if self._observer is not None:
                 self._observer.on_turn_end(conversation, turn)
@@ -185,10 +190,20 @@ class Runner:
         turn_id: int,
         message: str,
         history: list[Message],
+        *,
+        book: StubBook | None = None,
     ) -> TurnResult:
         chat_id = conversation.chat_id
         # A fresh Context: every turn is the root of its own trace.
-        ctx = with_routing_baggage(Context(), chat_id=chat_id, turn_id=turn_id, run_id=self.run_id)
+        ctx = with_routing_baggage(
+            Context(),
+            chat_id=chat_id,
+            turn_id=turn_id,
+            run_id=self.run_id,
+            scenario_id=scenario.scenario_id,
+        )
+        ctx = with_stub_book(ctx, book)
+        stubbed_before = len(book.calls) if book is not None else 0
         span = self._tracer.start_span(
             TRACESIM.TURN_SPAN,
             context=ctx,
@@ -241,6 +256,8 @@ class Runner:
             bounded_json([c.model_dump(mode="json", exclude_none=True) for c in result.tool_calls]),
         )
         span.set_attribute(TRACESIM.TURN_STATUS, result.status)
+        if book is not None:
+            _record_stubs(span, book.calls[stubbed_before:])
         if result.error is not None:
             error = bounded_text(result.error)
             span.set_attribute(TRACESIM.ERROR, error)
@@ -272,6 +289,14 @@ class Runner:
         if conversation.status == "error":
             span.set_status(Status(StatusCode.ERROR, conversation.error or "error"))
         span.end()
+
+
+def _record_stubs(span: Any, answers: Sequence[Any]) -> None:
+    """Say on the turn span how many calls stubs answered and which no stub matched."""
+    span.set_attribute(TRACESIM.STUBBED_CALLS, sum(a.stubbed for a in answers))
+    missing = [{"name": a.name, "arguments": dict(a.arguments)} for a in answers if not a.stubbed]
+    if missing:
+        span.set_attribute(TRACESIM.UNSTUBBED_CALLS, bounded_json(missing))
 
 
 async def _flush_in_process_agent() -> None:

@@ -25,9 +25,10 @@ def _imported_layers(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             modules.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            modules.append(node.module)
             if node.module == "tracesim":
                 modules.extend(f"tracesim.{alias.name}" for alias in node.names)
+            else:
+                modules.append(node.module)
     layers: set[str] = set()
     for module in modules:
         parts = module.split(".")

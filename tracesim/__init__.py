@@ -25,6 +25,8 @@ __all__ = [
     "instrument",
     "merge_tool_calls",
     "metric",
+    "stub_function_tools",
+    "tool",
 ]
 __version__ = "0.1.0"
 
@@ -39,6 +41,8 @@ _LAZY = {
     "extract_tool_calls": "tracesim.evaluator",
     "merge_tool_calls": "tracesim.evaluator",
     "metric": "tracesim.evaluator",
+    "tool": "tracesim.simulator.stubs",
+    "stub_function_tools": "tracesim.simulator.stubs",
 }
 
 

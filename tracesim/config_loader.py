@@ -3,7 +3,8 @@
 Every problem raises `ConfigError` naming the file, the key path, what is
 allowed and, for an unknown key, the closest valid one (difflib). Nothing
 runs before the whole config is valid. Relative paths resolve against the
-config file's directory.
+config file's directory. YAML aliases are bounded (`schemas.yaml_limits`): a small file
+that expands to millions of values is refused before anything copies it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from tracesim.arksim_config import translate_arksim_config
 from tracesim.schemas.config import RunConfig
+from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
 
 __all__ = [
     "ConfigError",
@@ -50,7 +52,9 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlTooLarge as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
@@ -113,7 +117,9 @@ def apply_overrides(
         if not parts:
             raise ConfigError(f"{source}: empty override key")
         try:
-            value = yaml.safe_load(text) if text != "" else ""
+            value = load_yaml(text) if text != "" else ""
+        except YamlTooLarge as exc:
+            raise ConfigError(f"{source}: override --{dotted}: {exc}") from None
         except yaml.YAMLError:
             value = text
         node = result

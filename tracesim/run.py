@@ -249,7 +249,12 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
     scenarios = load_scenarios(config.scenario_file_path)
     if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
         from tracesim.evaluator.checks.assertions import parse_assertions
+        from tracesim.evaluator.checks.rules import config_assertions
 
+        try:  # evaluation.policies / tool_validity: checked like a scenario's assertions
+            parse_assertions(config_assertions(config.evaluation), where="evaluation")
+        except ValueError as exc:
+            raise ScenarioError(str(exc)) from None
         for index, scenario in enumerate(scenarios):
             where = f"{config.scenario_file_path}: scenario #{index} ({scenario.scenario_id!r})"
             try:
@@ -405,7 +410,9 @@ async def _simulate(
         agent_type=config.agent_config.agent_type,
         max_turns=config.max_turns,
         num_conversations_per_scenario=config.num_conversations_per_scenario,
-        num_workers=config.workers_for(len(scenarios) * config.num_conversations_per_scenario),
+        num_workers=config.workers_for(
+            sum(s.repeats or config.num_conversations_per_scenario for s in scenarios)
+        ),
         turn_timeout=agent_timeout(config.agent_config),
         run_config_json=config.model_dump_json(),
         observer=progress,

@@ -2,6 +2,8 @@
 `conversations` tables. Pure: data in, data out, no I/O.
 
 Column lists rather than row tuples, because the store hands them to Arrow as is.
+Any shape of any attribute leaves only what a convention reader derives from it NULL
+(counted in `SpanBatch.unreadable`): the span is stored whatever the readers make of it.
 Invalid spans (bad id lengths) are skipped here and counted by `check_spans`,
 which the receivers call before acknowledging, so both agree on what is stored.
 An optional `Redactor` rewrites attribute values after the hot columns and
@@ -17,7 +19,13 @@ import orjson
 from tracesim.collector.decode.values import attributes, iso_time
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.hot_fields import hot_fields
-from tracesim.collector.routing.routing_keys import RULE_NONE, own_key, resource_key, turn_number
+from tracesim.collector.routing.routing_keys import (
+    RULE_NONE,
+    ResourceRoute,
+    own_key,
+    resource_key,
+    turn_number,
+)
 from tracesim.schemas.conventions import OTEL, TRACESIM
 from tracesim.schemas.span import SPAN_COLUMNS
 
@@ -31,6 +39,7 @@ KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
 STATUS_CODES = ("UNSET", "OK", "ERROR")
 _ZERO_TRACE = bytes(16)
 _ZERO_SPAN = bytes(8)
+_NO_ROUTE: ResourceRoute = ((None, None, RULE_NONE), None)
 
 
 class SpanBatch:
@@ -41,6 +50,9 @@ class SpanBatch:
         self.rules: list[int] = []
         self.turns: list[dict[str, Any]] = []
         self.conversations: list[dict[str, Any]] = []
+        self.unreadable = 0
+        """Spans stored with derived fields (keys, hot columns, turn rows) left NULL because a
+        convention reader could not read an attribute's shape."""
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -232,7 +244,11 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
         resource_attrs = attributes(resource_spans.resource.attributes)
         service = resource_attrs.get(OTEL.SERVICE_NAME)
         service = service if isinstance(service, str) else None
-        resource_route = resource_key(resource_attrs)
+        try:
+            resource_route = resource_key(resource_attrs)
+        except Exception:  # an attribute shape no reader expected: no key from the resource
+            resource_route = _NO_ROUTE
+            batch.unreadable += 1
         if redact_resource is not None:
             resource_attrs = redact_resource(resource_attrs)
         resource_json = dumps(resource_attrs).decode()
@@ -248,8 +264,16 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
                 start = pb2_span.start_time_unix_nano
                 end = pb2_span.end_time_unix_nano
                 status = pb2_span.status
-                chat, turn, rule = own_key(attrs, resource_route)
-                operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
+                try:  # free unless raised: a reader's surprise only nulls what it derives
+                    chat, turn, rule = own_key(attrs, resource_route)
+                except Exception:
+                    chat, turn, rule = _NO_ROUTE[0]
+                    batch.unreadable += 1
+                try:
+                    operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
+                except Exception:
+                    operation = tool = model = tokens_in = tokens_out = None
+                    batch.unreadable += 1
                 if redact_span is not None:
                     attrs = redact_span(attrs)
                 trace_ids.append(trace_id)
@@ -281,4 +305,7 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
                 ins.append(tokens_in)
                 outs.append(tokens_out)
                 if name in simulator_names:
-                    _simulator_rows(batch, name, attrs, pb2_span, trace_id, span_id)
+                    try:
+                        _simulator_rows(batch, name, attrs, pb2_span, trace_id, span_id)
+                    except Exception:
+                        batch.unreadable += 1

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 from tracesim.collector.decode.values import any_value, attributes
 from tracesim.collector.redaction.redaction import Redactor
-from tracesim.collector.routing.routing_keys import RULE_NONE, own_key, resource_key
+from tracesim.collector.routing.routing_keys import RULE_NONE, ResourceRoute, own_key, resource_key
 from tracesim.schemas.conventions import OTEL
 
 __all__ = ["LOG_FIELDS", "LogBatch", "check_logs", "decode_logs", "log_is_valid"]
@@ -36,6 +36,7 @@ LOG_FIELDS: tuple[str, ...] = (
     "turn_id",
 )
 """Columns of `logs` that decoding fills (times as unix nanoseconds)."""
+_NO_ROUTE: ResourceRoute = ((None, None, RULE_NONE), None)
 
 
 class LogBatch:
@@ -44,6 +45,8 @@ class LogBatch:
     def __init__(self) -> None:
         self.columns: dict[str, list[Any]] = {name: [] for name in LOG_FIELDS}
         self.rules: list[int] = []
+        self.unreadable = 0
+        """Records stored without routing keys because a reader could not read a shape."""
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -92,7 +95,11 @@ def decode_logs(request: Any, batch: LogBatch, redactor: Redactor | None = None)
         resource_json = dumps(resource_attrs).decode()
         resource_digest = hashlib.blake2b(resource_json.encode(), digest_size=16).digest()
         service = resource_attrs.get(OTEL.SERVICE_NAME)
-        resource_route = resource_key(resource_attrs)
+        try:
+            resource_route = resource_key(resource_attrs)
+        except Exception:  # an attribute shape no reader expected: no key from the resource
+            resource_route = _NO_ROUTE
+            batch.unreadable += 1
         if redact_resource is not None:
             resource_json = dumps(redact_resource(resource_attrs)).decode()
         for scope_logs in resource_logs.scope_logs:
@@ -104,7 +111,11 @@ def decode_logs(request: Any, batch: LogBatch, redactor: Redactor | None = None)
                 attrs = attributes(record.attributes)
                 digest = hashlib.blake2b(resource_digest + scope_bytes, digest_size=16)
                 digest.update(record.SerializeToString(deterministic=True))
-                chat, turn, rule = own_key(attrs, resource_route)
+                try:
+                    chat, turn, rule = own_key(attrs, resource_route)
+                except Exception:
+                    chat, turn, rule = _NO_ROUTE[0]
+                    batch.unreadable += 1
                 body = any_value(record.body) if record.HasField("body") else None
                 if redact_log is not None:
                     attrs = redact_log(attrs)

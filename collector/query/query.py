@@ -46,8 +46,19 @@ def database_tables(cursor: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in cursor.execute(_TABLES_SQL).fetchall()}
 
 
-def json_safe(value: Any) -> Any:
-    """A JSON-serialisable version of a DuckDB result value."""
+MAX_ANSWER_DEPTH = 200
+"""Deepest list/struct level an answer carries (JSON encoders stop near 255); a value
+nested deeper is answered as a note saying how to read it."""
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """A JSON-serialisable version of a DuckDB result value (lists and structs nested past
+    `MAX_ANSWER_DEPTH` levels become a note: no recursion limit is reached)."""
+    if depth > MAX_ANSWER_DEPTH:
+        return (
+            f"[value nested more than {MAX_ANSWER_DEPTH} levels deep: select it as text, "
+            "e.g. CAST(x AS VARCHAR)]"
+        )
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):  # HUGEINT / UHUGEINT past 64 bits: JSON readers lose them
@@ -65,9 +76,9 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode()
     if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
+        return [json_safe(v, depth + 1) for v in value]
     return str(value)
 
 

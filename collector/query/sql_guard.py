@@ -20,7 +20,6 @@ Anything the guard cannot parse is refused. Refusals raise `RefusedQuery`
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Collection
@@ -28,6 +27,7 @@ from typing import Any
 
 import duckdb
 from tracesim.collector.errors import InvalidRequest
+from tracesim.collector.query.deep_json import loads_any_depth
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",
@@ -121,11 +121,19 @@ class RefusedQuery(InvalidRequest):
     """SQL the guard will not run (HTTP 400); the message says what and why."""
 
 
+_TOO_DEEP = (
+    "query too deeply nested: expressions nest at most 1000 levels here; flatten it "
+    "(a CTE per level, IN lists instead of nested ORs)"
+)
+
+
 def check_read_only(sql: str) -> duckdb.Statement:
     """Raise RefusedQuery unless `sql` is one statement that only reads; return it."""
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as error:
+        if "expression depth" in str(error):
+            raise RefusedQuery(_TOO_DEEP) from None
         raise RefusedQuery(f"the query does not parse: {error}") from None
     if not statements:
         raise RefusedQuery("no SQL statement given")
@@ -214,9 +222,14 @@ def _parse_tree(text: str) -> dict[str, Any]:
             row = _parser.execute("SELECT json_serialize_sql(?)", [text]).fetchone()
         except duckdb.Error as error:
             raise RefusedQuery(f"the query guard cannot parse the query: {error}") from None
-    tree = json.loads(row[0]) if row and row[0] else {"error": True}
+    try:
+        tree = loads_any_depth(row[0]) if row and row[0] else {"error": True}
+    except ValueError as error:
+        raise RefusedQuery(f"the query guard cannot read the query's parse tree: {error}") from None
     if tree.get("error") or len(tree.get("statements", [])) != 1:
-        reason = tree.get("error_message", "no statement")
+        reason = str(tree.get("error_message", "no statement"))
+        if "depth" in reason.lower() or "stack" in reason.lower():
+            raise RefusedQuery(_TOO_DEEP)
         raise RefusedQuery(f"the query guard cannot parse the query, so it is refused: {reason}")
     return tree["statements"][0]
 
@@ -228,32 +241,37 @@ class _Walker:
         self.tables = tables
         self.functions = functions
 
-    def walk(self, node: Any, ctes: frozenset[str]) -> None:
-        if isinstance(node, list):
-            for item in node:
-                self.walk(item, ctes)
-            return
-        if not isinstance(node, dict):
-            return
-        if "class" not in node and node.get("type") in _TABLE_REFS:
-            self._table_ref(node, ctes)
-        if "function_name" in node:
-            _check_function(str(node["function_name"]))
-        if "cte_name" in node:  # a recursive CTE refers to itself
-            ctes = ctes | {str(node["cte_name"]).lower()}
-        cte_map = node.get("cte_map")
-        if isinstance(cte_map, dict) and cte_map.get("map"):
-            ctes = self._ctes(cte_map["map"], ctes)
-        for key, child in node.items():
-            if key != "cte_map":
-                self.walk(child, ctes)
+    def walk(self, root: Any, ctes: frozenset[str]) -> None:
+        """Check every node under `root`, with an explicit stack: a valid query nests as
+        deep as DuckDB's parser allows, past Python's recursion limit."""
+        stack: list[tuple[Any, frozenset[str]]] = [(root, ctes)]
+        while stack:
+            node, ctes = stack.pop()
+            if isinstance(node, list):
+                stack.extend((item, ctes) for item in node)
+                continue
+            if not isinstance(node, dict):
+                continue
+            if "class" not in node and node.get("type") in _TABLE_REFS:
+                self._table_ref(node, ctes)
+            if "function_name" in node:
+                _check_function(str(node["function_name"]))
+            if "cte_name" in node:  # a recursive CTE refers to itself
+                ctes = ctes | {str(node["cte_name"]).lower()}
+            cte_map = node.get("cte_map")
+            if isinstance(cte_map, dict) and cte_map.get("map"):
+                ctes = self._ctes(cte_map["map"], ctes, stack)
+            stack.extend((child, ctes) for key, child in node.items() if key != "cte_map")
 
-    def _ctes(self, entries: list[dict[str, Any]], ctes: frozenset[str]) -> frozenset[str]:
-        """Walk each CTE seeing the ones before it (a plain CTE's own name inside it is not
+    @staticmethod
+    def _ctes(
+        entries: list[dict[str, Any]], ctes: frozenset[str], stack: list[tuple[Any, frozenset[str]]]
+    ) -> frozenset[str]:
+        """Queue each CTE seeing the ones before it (a plain CTE's own name inside it is not
         itself: `WITH "f.csv" AS (SELECT * FROM 'f.csv')` reads the file; a recursive CTE's
         body names itself under its `cte_name`); all are seen after."""
         for entry in entries:
-            self.walk(entry.get("value"), ctes)
+            stack.append((entry.get("value"), ctes))
             ctes = ctes | {str(entry.get("key", "")).lower()}
         return ctes
 

@@ -5,7 +5,8 @@ stores exactly those bytes. Errors map once: InvalidRequest -> INVALID_ARGUMENT,
 Busy -> UNAVAILABLE, oversized -> RESOURCE_EXHAUSTED (by gRPC itself), wrong
 token -> UNAUTHENTICATED. Memory: at most `workers` requests are read at once and
 `max_waiting` more calls wait holding a small window each (`grpc_admission`); calls
-past that get UNAVAILABLE. Compressed messages (gzip, every member, or deflate) are
+past that get UNAVAILABLE. A call with no message or more than one (the methods are
+unary) is refused INVALID_ARGUMENT before anything is stored. Compressed messages (gzip, every member, or deflate) are
 inflated here, not by gRPC, like HTTP bodies (`inflate`: within the size limit, whole or
 INVALID_ARGUMENT); gRPC's message flag is not visible to Python, so a message is taken
 as compressed when it starts like gzip or zlib, which an OTLP request never does. With
@@ -140,6 +141,12 @@ class GrpcReceiver:
                     context.abort(
                         grpc.StatusCode.INVALID_ARGUMENT,
                         "Export takes exactly one request message and got none",
+                    )
+                if next(requests, None) is not None:  # checked before storing anything
+                    context.abort(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "Export takes exactly one request message and got more than one; "
+                        "send each request on its own call",
                     )
                 try:
                     if looks_compressed(payload):

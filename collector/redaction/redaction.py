@@ -21,11 +21,17 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from tracesim.collector.redaction.linear_regex import (
+    LinearRegexError,
+    Part,
+    compile_linear,
+    substitute,
+)
 from tracesim.collector.redaction.redaction_presets import PRESETS
 from tracesim.collector.routing.hot_fields import HOT_ATTRIBUTES
 from tracesim.collector.routing.routing_keys import ROUTING_ATTRIBUTES
@@ -54,6 +60,8 @@ PROTECTED_ATTRIBUTES: frozenset[str] = (
 
 _FIELDS = ("attributes", "pattern", "preset", "replacement", "apply_to")
 _CACHE_LIMIT = 8192
+_CACHE_BYTES = 8 << 20
+"""Most bytes of attribute names the plan cache keeps (names are client-chosen, up to MBs)."""
 _CUSTOM_RANK = 100  # presets rank 1..len(PRESETS), custom patterns after them
 _UNCHANGED = object()
 
@@ -142,10 +150,9 @@ class _Compiled:
     """One rule ready to run."""
 
     names: re.Pattern[str]
-    regex: re.Pattern[str] | None
-    check: Callable[[str], bool] | None
+    parts: tuple[Part, ...] | None
+    """Linear-time patterns replaced inside values; None replaces the whole value."""
     replacement: str
-    template: str
     scopes: frozenset[str]
     rank: int
     hint: str | None
@@ -171,8 +178,7 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
         raise InvalidRedactionRule(f"{where}: 'replacement' must be a string")
     if rule.preset is not None and rule.pattern is not None:
         raise InvalidRedactionRule(f"{where}: give 'pattern' or 'preset', not both")
-    regex: re.Pattern[str] | None = None
-    check = None
+    parts: tuple[Part, ...] | None = None
     rank = 0
     hint = None
     if rule.preset is not None:
@@ -181,16 +187,22 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
             raise InvalidRedactionRule(
                 f"{where}: unknown preset {rule.preset!r}; presets are {', '.join(PRESETS)}"
             )
-        regex, check, hint = preset.regex, preset.check, preset.hint
+        parts, hint = preset.parts, preset.hint
+        try:
+            for part in parts:
+                part.regex  # noqa: B018 - compiled now, so a missing engine fails at start-up
+        except LinearRegexError as error:
+            raise InvalidRedactionRule(f"{where}: {error}") from None
         rank = 1 + list(PRESETS).index(rule.preset)
     elif rule.pattern is not None:
         try:
-            regex = re.compile(rule.pattern)
-        except re.error as error:
+            regex = compile_linear(rule.pattern)
+        except LinearRegexError as error:
             raise InvalidRedactionRule(
-                f"{where}: invalid regular expression: {error}; give a Python regex, "
-                f"or use a preset ({', '.join(PRESETS)})"
+                f"{where}: invalid regular expression: {error}; or use a preset "
+                f"({', '.join(PRESETS)})"
             ) from None
+        parts = (Part(rule.pattern),)
         if regex.search("") is not None:
             raise InvalidRedactionRule(
                 f"{where}: the pattern matches the empty string, so it would redact between "
@@ -200,10 +212,8 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
     names = re.compile("|".join(fnmatch.translate(glob) for glob in rule.attributes))
     return _Compiled(
         names=names,
-        regex=regex,
-        check=check,
+        parts=parts,
         replacement=rule.replacement,
-        template=rule.replacement.replace("\\", "\\\\"),
         scopes=frozenset(rule.apply_to),
         rank=rank,
         hint=hint,
@@ -219,8 +229,8 @@ class _Plan:
     __slots__ = ("hint", "rules", "whole")
 
     def __init__(self, rules: tuple[_Compiled, ...]) -> None:
-        self.whole = rules[0].replacement if rules[0].regex is None else None
-        self.rules = tuple(rule for rule in rules if rule.regex is not None)
+        self.whole = rules[0].replacement if rules[0].parts is None else None
+        self.rules = tuple(rule for rule in rules if rule.parts is not None)
         hints = {rule.hint for rule in self.rules}
         self.hint = None
         if hints and None not in hints:
@@ -230,7 +240,11 @@ class _Plan:
         """True when some rule may change `text`."""
         if self.hint is not None and self.hint.search(text) is None:
             return False
-        return any(rule.regex.search(text) for rule in self.rules)  # type: ignore[union-attr]
+        return any(
+            part.regex.search(text)
+            for rule in self.rules
+            for part in rule.parts  # type: ignore[union-attr]
+        )
 
 
 _MISSING = object()
@@ -242,6 +256,7 @@ class _ScopeRedactor:
     def __init__(self, rules: list[_Compiled]) -> None:
         self._rules = sorted(rules, key=lambda rule: rule.rank)
         self._plans: dict[str, _Plan | None] = {}
+        self._plan_bytes = 0
 
     def _plan(self, name: str) -> _Plan | None:
         """What to do with attribute `name` (None: leave it alone)."""
@@ -252,9 +267,11 @@ class _ScopeRedactor:
         if name not in PROTECTED_ATTRIBUTES:
             matching = tuple(rule for rule in self._rules if rule.names.match(name))
         plan = _Plan(matching) if matching else None
-        if len(self._plans) >= _CACHE_LIMIT:
+        if len(self._plans) >= _CACHE_LIMIT or self._plan_bytes > _CACHE_BYTES:
             self._plans.clear()
+            self._plan_bytes = 0
         self._plans[name] = plan
+        self._plan_bytes += len(name)
         return plan
 
     def text_plan(self, name: str) -> _Plan | None:
@@ -268,7 +285,7 @@ class _ScopeRedactor:
         matching = tuple(
             rule
             for rule in self._rules
-            if rule.names.match(name) and (rule.regex is not None or name in rule.exact)
+            if rule.names.match(name) and (rule.parts is not None or name in rule.exact)
         )
         plan = _Plan(matching) if matching else None
         self._plans[key] = plan
@@ -349,16 +366,7 @@ def _text(plan: _Plan, text: str) -> str:
             return text if new is _UNCHANGED else orjson.dumps(new).decode()
     out = text
     for rule in plan.rules:
-        regex = rule.regex
-        assert regex is not None
-        check = rule.check
-        if check is None:
-            out = regex.sub(rule.template, out)
-        else:
-            out = regex.sub(
-                lambda m, keep=check, put=rule.replacement: put if keep(m.group()) else m.group(),
-                out,
-            )
+        out = substitute(rule.parts, out, rule.replacement)  # type: ignore[arg-type]
     return text if out == text else out
 
 

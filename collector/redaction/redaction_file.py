@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 from tracesim.collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
 
 __all__ = ["load_redaction_file"]
 
@@ -29,7 +30,9 @@ def load_redaction_file(path: str | Path) -> list[RedactionRule]:
     """Read and validate (compile) the rules of one file."""
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = load_yaml(path.read_text(encoding="utf-8"))
+    except YamlTooLarge as error:
+        raise InvalidRedactionRule(f"{path}: {error}") from None
     except OSError as error:
         raise InvalidRedactionRule(f"{path}: cannot read: {error.strerror}") from None
     except yaml.YAMLError as error:

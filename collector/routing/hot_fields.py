@@ -1,6 +1,8 @@
 """Hot columns (operation, tool_name, model, tokens) from whichever convention a span uses.
 
-Pure functions over a decoded attribute dict; precedence follows SPEC §4/§5.
+Pure functions over a decoded attribute dict; precedence follows SPEC §4/§5. Every reader
+takes any shape (a number where a list is expected, ...) and then derives None for it
+(fuzzed in tests/collector/test_convention_shapes.py).
 """
 
 from __future__ import annotations
@@ -225,7 +227,8 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
         return GENAI.OP_CHAT, None, None, None, None
     tokens_in = tokens_out = None
     model = None
-    for reply in output.get("replies") or () if isinstance(output, dict) else ():
+    replies = output.get("replies") if isinstance(output, dict) else None
+    for reply in replies if isinstance(replies, list) else ():  # any other shape: no usage
         meta = reply.get("meta") if isinstance(reply, dict) else None
         if not isinstance(meta, dict):
             continue

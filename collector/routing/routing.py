@@ -3,11 +3,12 @@
 `Router` remembers trace_id -> (chat_id, turn_id) of every `tracesim.turn` span
 (rule 3) and trace_id -> (chat_id, start) of the outermost conversation id seen on
 a span of a trace (rule 4: frameworks put it on the agent or root span only), both
-bounded LRUs. Outermost is earliest-starting (an ancestor starts no later than
-its descendants): a nested agent's own session (a delegate agent tool, a coding
-agent inside an orchestrator: OpenAI Agents handoffs, ADK AgentTool) stays an
-attribute and the whole trace is one conversation, whatever the arrival order;
-stored rows keyed by a nested session are re-keyed when the outer one arrives. It also remembers which traces have stored rows still without a
+LRUs bounded in entries and in bytes (`bounded_lru`: conversation ids are client-chosen
+text of any length). Outermost is earliest-starting (an ancestor starts no later than
+its descendants): a nested agent's own session (a delegate agent tool, a coding agent
+inside an orchestrator: OpenAI Agents handoffs, ADK AgentTool) stays an attribute and
+the whole trace is one conversation, whatever the arrival order; stored rows keyed by a
+nested session are re-keyed when the outer one arrives. It also remembers which traces have stored rows still without a
 turn (`_waiting`) or without any chat (`_unkeyed`), so the store back-fills only
 traces that need it, whatever the arrival order, and after a restart
 (`preload`). Not thread-safe: the writer thread owns it.
@@ -15,34 +16,30 @@ traces that need it, whatever the arrival order, and after a restart
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from tracesim.collector.routing.bounded_lru import BoundedLru
 from tracesim.collector.routing.routing_keys import RULE_NONE, RULE_SESSION, RULE_TRACE
 
-__all__ = ["Router"]
+__all__ = ["DEFAULT_MAX_BYTES", "Router"]
 
-
-def _remember(lru: OrderedDict[str, Any], key: str, value: Any, capacity: int) -> bool:
-    """Put key -> value as newest; True when the oldest entry had to go."""
-    lru[key] = value
-    lru.move_to_end(key)
-    if len(lru) > capacity:
-        lru.popitem(last=False)
-        return True
-    return False
+DEFAULT_MAX_BYTES = 32 << 20
+"""Bytes each of the router's four maps may hold (conversation ids are client-chosen):
+128 MiB at most in all, whatever the ids."""
 
 
 class Router:
     """Trace -> turn and trace -> conversation maps, and the traces awaiting either."""
 
-    def __init__(self, *, capacity: int = 1_000_000) -> None:
+    def __init__(self, *, capacity: int = 1_000_000, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.capacity = capacity
-        self._turns: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        self._sessions: OrderedDict[str, tuple[str, int | None]] = OrderedDict()
-        self._waiting: OrderedDict[str, None] = OrderedDict()
-        self._unkeyed: OrderedDict[str, None] = OrderedDict()
+        self.max_bytes = max_bytes
+        bounds = {"capacity": capacity, "max_bytes": max_bytes}
+        self._turns = BoundedLru(**bounds)
+        self._sessions = BoundedLru(**bounds)
+        self._waiting = BoundedLru(**bounds)
+        self._unkeyed = BoundedLru(**bounds)
         self._new_sessions: list[tuple[str, str]] = []
         self._changed_sessions: set[str] = set()
         """Traces whose conversation changed this batch (their stored rows are re-keyed)."""
@@ -53,7 +50,7 @@ class Router:
 
     def learn(self, trace_id: str, chat_id: str, turn_id: int) -> None:
         """Remember the turn of a trace."""
-        _remember(self._turns, trace_id, (chat_id, turn_id), self.capacity)
+        self._turns.put(trace_id, (chat_id, turn_id))
 
     def learn_session(self, trace_id: str, chat_id: str, start: int | None = None) -> bool:
         """Remember a trace's conversation id: the one on the earliest-starting span wins (a
@@ -63,7 +60,7 @@ class Router:
             if known[0] == chat_id or known[1] is None or start is None or start >= known[1]:
                 return False
             self._changed_sessions.add(trace_id)
-        _remember(self._sessions, trace_id, (chat_id, start), self.capacity)
+        self._sessions.put(trace_id, (chat_id, start))
         return True
 
     def session_of(self, trace_id: str) -> str | None:
@@ -99,12 +96,12 @@ class Router:
 
     def _mark_waiting(self, trace_id: str) -> None:
         """Note that stored rows of this trace have no turn yet."""
-        if _remember(self._waiting, trace_id, None, self.capacity):
+        if self._waiting.put(trace_id, None):
             self.waiting_overflow = True
 
     def _mark_unkeyed(self, trace_id: str) -> None:
         """Note that stored rows of this trace have no chat yet."""
-        if _remember(self._unkeyed, trace_id, None, self.capacity):
+        if self._unkeyed.put(trace_id, None):
             self.unkeyed_overflow = True
 
     def route(self, columns: dict[str, list[Any]], rules: list[int]) -> None:
@@ -113,7 +110,7 @@ class Router:
         The conversation ids of this batch are learned before unkeyed rows are routed,
         so the order of spans within a batch does not matter.
         """
-        turns = self._turns
+        turns, sessions = self._turns, self._sessions
         trace_ids, chats, turn_ids = columns["trace_id"], columns["chat_id"], columns["turn_id"]
         starts = columns.get("start_time") or columns.get("time")
         unkeyed: list[int] = []
@@ -147,7 +144,6 @@ class Router:
             outer = self.session_of(trace_id) if trace_id is not None else None
             if outer is not None:
                 chats[index] = outer
-        sessions = self._sessions
         for index in unkeyed:
             trace_id = trace_ids[index]
             if trace_id is None:
@@ -188,6 +184,11 @@ class Router:
                 targets.append((trace_id, chat_id))
                 self._unkeyed.pop(trace_id, None)
         return targets
+
+    @property
+    def bytes_held(self) -> int:
+        """Bytes charged to the router's maps now (each at most `max_bytes`)."""
+        return sum(lru.bytes for lru in (self._turns, self._sessions, self._waiting, self._unkeyed))
 
     def settled(self, trace_ids: Iterable[str]) -> None:
         """Forget traces whose back-fill committed."""

@@ -61,6 +61,7 @@ class WriterStats:
     committed_seq: int = 0
     nulled_values: int = 0
     dead_rows: int = 0
+    unreadable_items: int = 0
 
 
 Job = tuple[list[Item], PreparedBatch, "tuple[int, int] | None"]
@@ -342,6 +343,14 @@ class Writer:
         router.settled(trace_id for trace_id, _chat, _turn in learned)
         prepared = prepare(spans, logs, backfill, router.session_backfill_targets())
         self.stats.nulled_values += prepared.nulled
+        if spans.unreadable or logs.unreadable:
+            self.stats.unreadable_items += spans.unreadable + logs.unreadable
+            log.warning(
+                "%d span(s)/log record(s) stored with derived fields (chat, turn, operation, "
+                "tool, model, tokens) NULL: an attribute had a shape its convention reader "
+                "could not read",
+                spans.unreadable + logs.unreadable,
+            )
         for item in items:
             item.message = None  # free memory early
         return prepared

@@ -35,6 +35,9 @@ also for tool_call_args), `all_or_nothing` (for `strict`), `arg_matchers`
 (per-tool argument matchers); types `tool_call_f1` and `tool_call_stats`
 (informational). `tool_calls` without `expected` checks only `forbidden`.
 
+`policy` (never, at_most, exactly, before, only_after) and `tool_validity`
+(calls against tool definitions) are deterministic rules: `checks.rules`.
+
 `threshold`: for tool_error_rate the highest acceptable rate, for
 tool_latency the highest acceptable duration in ms (its `max_ms`), for the
 others the lowest acceptable value (passed = value >= threshold; without a
@@ -58,6 +61,8 @@ from tracesim.evaluator.checks.arksim_verdicts import (
 from tracesim.evaluator.checks.arksim_verdicts import arksim_call as _arksim_call
 from tracesim.evaluator.checks.arksim_verdicts import failure_label as _failure_label
 from tracesim.evaluator.checks.arksim_verdicts import tool_calls_verdict as _tool_calls
+from tracesim.evaluator.checks.policy import POLICY_KEYS
+from tracesim.evaluator.checks.rules import RuleFacts, evaluate_rule, parse_rule
 from tracesim.evaluator.metrics import (
     tool_call_args,
     tool_call_count,
@@ -89,6 +94,7 @@ __all__ = [
     "MATCH_MODES",
     "Assertion",
     "AssertionConfigError",
+    "RuleFacts",
     "check_assertions",
     "parse_assertions",
 ]
@@ -106,6 +112,8 @@ ASSERTION_TYPES = (
     "tool_error_rate",
     "tool_latency",
     "tool_call_stats",
+    "policy",
+    "tool_validity",
 )
 
 _COMMON_KEYS = {"type", "turn", "threshold", "description", "name"}
@@ -120,6 +128,8 @@ _KEYS: dict[str, set[str]] = {
     "tool_error_rate": set(),
     "tool_latency": set(),
     "tool_call_stats": set(),
+    "policy": set(POLICY_KEYS),
+    "tool_validity": {"tools"},
 }
 
 
@@ -185,6 +195,8 @@ def _parse_one(raw: Any, index: int, where: str) -> Assertion:
         fail(unknown[0], f"unknown field for type {kind!r}; allowed: {', '.join(sorted(allowed))}")
 
     values: dict[str, Any] = {"type": kind, "index": index}
+    if kind in ("policy", "tool_validity"):
+        values["expected"] = parse_rule(raw, kind, fail)
     turn = raw.get("turn")
     if turn is not None:
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
@@ -333,7 +345,10 @@ def _apply_threshold(assertion: Assertion, result: MetricResult) -> MetricResult
 
 
 def check_assertions(
-    assertions: Sequence[Assertion], turns: Sequence[Sequence[ToolCall] | None]
+    assertions: Sequence[Assertion],
+    turns: Sequence[Sequence[ToolCall] | None],
+    *,
+    facts: RuleFacts | None = None,
 ) -> list[tuple[int | None, MetricResult]]:
     """Check each assertion; (turn_id or None for the conversation, result) in order.
 
@@ -361,7 +376,10 @@ def check_assertions(
                 )
             )
             continue
-        result = _apply_threshold(assertion, _evaluate(assertion, calls))
+        if assertion.type in ("policy", "tool_validity"):
+            result = evaluate_rule(assertion, turns, facts or RuleFacts())
+        else:
+            result = _apply_threshold(assertion, _evaluate(assertion, calls))
         label_details: dict[str, Any] = {}
         if assertion.type == "tool_calls" and result.passed is False:
             label = _failure_label(assertion, calls, result)

@@ -228,8 +228,15 @@ def coerce_arguments(value: Any) -> dict[str, Any]:
     return {"input": value}
 
 
+_WRITABLE_DEPTH = 254
+"""Deepest nesting orjson writes back (it refuses 255 levels and more); deeper text is kept."""
+
+
 def _parse_text(text: str | bytes) -> tuple[bool, Any]:
-    """JSON first, then a Python literal (`"{'a': 1}"`); (False, None) if neither."""
+    """JSON first, then a Python literal (`"{'a': 1}"`); (False, None) if neither, or if it
+    nests deeper than results can be written (the caller then keeps the raw text)."""
+    if _may_nest_too_deep(text):
+        return False, None
     try:
         return True, orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -240,6 +247,28 @@ def _parse_text(text: str | bytes) -> tuple[bool, Any]:
         return True, _json_like(ast.literal_eval(text.strip()))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False, None
+
+
+def _may_nest_too_deep(text: str | bytes) -> bool:
+    """True when `text` nests brackets past `_WRITABLE_DEPTH` (a C-speed count first: only
+    text with that many brackets is scanned)."""
+    opening = ("{", "[") if isinstance(text, str) else (b"{", b"[")
+    if text.count(opening[0]) + text.count(opening[1]) <= _WRITABLE_DEPTH:
+        return False
+    depth = 0
+    quoted = escaped = False
+    for char in text.decode("utf-8", "replace") if isinstance(text, bytes) else text:
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            quoted = True
+        elif char == "{" or char == "[":
+            depth += 1
+            if depth > _WRITABLE_DEPTH:
+                return True
+        elif char == "}" or char == "]":
+            depth -= 1
+    return False
 
 
 def _json_like(value: Any) -> Any:

@@ -14,11 +14,13 @@ Its turns are derived from the spans:
   turn_id (so 0, 1, ... when none is stored).
 
 A derived turn row has `run_id` NULL (its `tool_calls` rows too), `status`
-NULL, no messages and no explicit tool calls, plus the `trace_id` it was cut
-from (NULL for a stored turn_id). Spans with no chat_id at all are never
+NULL and no explicit tool calls, plus the `trace_id` it was cut from (NULL
+for a stored turn_id), `source` `traced`, and the user message and agent reply
+the spans carry (`evaluator.extract.dialogue`; None when they carry none) with
+the convention they came from (`message_convention`). Spans with no chat_id at all are never
 evaluated (`tool_calls.chat_id` is NOT NULL). Traced-only chats are
 evaluated only when no run_id is asked for: they belong to no run. LLM judges
-skip them (no user or agent message to judge); tool checks, custom metrics
+grade the ones whose spans carry messages (SPEC §14) and skip the rest; tool checks, custom metrics
 and scoring treat them like any conversation, so with nothing deciding their
 turns they are reported as not graded, never as 0.
 """
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+
+from tracesim.evaluator.extract.dialogue import turn_dialogue
 
 __all__ = ["derive_trace_turns"]
 
@@ -69,16 +73,22 @@ def derive_trace_turns(
         for rank, trace_id in enumerate(_trace_order(unkeyed)):
             by_turn[next_id + rank] = per_trace[trace_id]
             traces[next_id + rank] = trace_id
-    turns = [
-        {
-            "chat_id": chat_id,
-            "turn_id": turn_id,
-            "run_id": None,
-            "scenario_id": None,
-            "status": None,
-            "explicit_tool_calls": [],
-            "trace_id": traces.get(turn_id),
-        }
-        for turn_id in sorted(t for t in by_turn if t is not None)
-    ]
+    turns = []
+    for turn_id in sorted(t for t in by_turn if t is not None):
+        dialogue = turn_dialogue(by_turn[turn_id])
+        turns.append(
+            {
+                "chat_id": chat_id,
+                "turn_id": turn_id,
+                "run_id": None,
+                "scenario_id": None,
+                "status": None,
+                "explicit_tool_calls": [],
+                "trace_id": traces.get(turn_id),
+                "source": "traced",
+                "user_message": dialogue.user_message,
+                "agent_message": dialogue.agent_message,
+                "message_convention": dialogue.convention,
+            }
+        )
     return turns, by_turn

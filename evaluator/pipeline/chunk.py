@@ -141,7 +141,7 @@ def derive_chunk(
     for work in works:
         derive_calls(work, rows)
         if config.tool_checks:
-            tool_checks(work, parsed=parsed)
+            tool_checks(work, parsed=parsed, config=config)
         advance()
     return rows
 
@@ -213,7 +213,16 @@ def evaluate_in_worker(chunk: ChunkTables | list[ConversationData]) -> ChunkResu
 
 
 def _max_rss_mb() -> float:
-    """This process's peak RSS in MB (0 where `resource` is missing: Windows)."""
+    """This process's own peak RSS in MB: Linux's VmHWM, which starts afresh in a spawned
+    or forked process (getrusage's ru_maxrss is carried over from the parent), else
+    getrusage; 0 where neither exists (Windows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
     try:
         import resource
     except ImportError:

@@ -3,8 +3,9 @@
 `JudgeStage` keeps one event loop (`asyncio.Runner`) and one `JudgeClient`
 (cache, limiter, retries, usage) for the whole evaluation, so judging chunk
 after chunk costs what judging everything at once did, and the usage adds
-up across chunks. Traced-only chats (`evaluator.load.traced`) are not judged: they
-hold no user or agent message. The cache reads and writes through its own cursor: the
+up across chunks. Traced-only chats (`evaluator.load.traced`) are judged when their
+spans carry the turns' messages (SPEC §14), else skipped; without a scenario goal the
+judges infer it from the conversation and their reasons say so. The cache reads and writes through its own cursor: the
 pipeline's connection holds the evaluation's transaction, while an answer
 paid for stays cached even if the evaluation fails later.
 """
@@ -25,6 +26,7 @@ from tracesim.evaluator.judges import (
 )
 from tracesim.evaluator.llm.cache import LLMCache
 from tracesim.evaluator.llm.llm_client import JudgeClient, LLMUsage, judge_unavailable_reason
+from tracesim.evaluator.pipeline.production import has_messages, note_inferred_goal
 from tracesim.evaluator.pipeline.stages import ConversationWork, add_results
 from tracesim.schemas import MetricResult
 from tracesim.schemas.eval_config import EvalConfig
@@ -54,8 +56,8 @@ def _judge_tasks(
         for name in config.metrics
     ]
     for w, work in enumerate(works):
-        if work.data.traced_only:
-            continue  # production traces: no user or agent message to judge
+        if work.data.traced_only and not has_messages(work.data):
+            continue  # production traces whose spans carry no user or agent message
         for judge in judges:
             if judge.level == "conversation":
                 tasks.append((judge, work.context(None)))
@@ -137,14 +139,44 @@ class JudgeStage:
             self._cursor = self._con.cursor() if self._con is not None else None
             self._client = JudgeClient(self.llm, cache=LLMCache(self._cursor))
         tasks, where = _judge_tasks(works, config)
-        results = self._runner.run(
-            run_judges(tasks, client=self._client, config=config, on_done=advance)
-        )
+        results = self._judge_within_budget(tasks, advance)
         for (w, index), result in zip(where, results, strict=True):
+            if not works[w].data.scenario.get("goal"):
+                note_inferred_goal(result)
             if index is None:
                 works[w].conv_results.append(result)
             else:
                 works[w].turn_results[index].append(result)
+
+
+    def _judge_within_budget(self, tasks: list[JudgeTask], advance: Callable[[], None]) -> list:
+        """Judge `tasks`, in batches of the model's concurrency when a budget is set: once
+        `max_judge_cost` is spent, the rest are not run (the evaluation itself goes on)."""
+        assert self._client is not None and self._runner is not None and self.llm is not None
+        budget = self.config.max_judge_cost
+        if budget is None:
+            return self._runner.run(
+                run_judges(tasks, client=self._client, config=self.config, on_done=advance)
+            )
+        results: list[MetricResult] = []
+        step = max(1, self.llm.max_concurrency)
+        for start in range(0, len(tasks), step):
+            batch = tasks[start : start + step]
+            spent = self._client.usage.cost_usd
+            if spent >= budget:
+                reason = f"judge budget reached: ${spent:.4f} of max_judge_cost ${budget:.4f} spent"
+                for judge, _ in batch:
+                    result = not_run_result(judge.name, reason)
+                    result.details["level"] = judge.level
+                    results.append(result)
+                    advance()
+                continue
+            results.extend(
+                self._runner.run(
+                    run_judges(batch, client=self._client, config=self.config, on_done=advance)
+                )
+            )
+        return results
 
 
 def not_run_results(config: EvalConfig, reason: str) -> list[MetricResult]:

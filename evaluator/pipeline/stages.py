@@ -25,6 +25,7 @@ from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 from tracesim.evaluator.output.results_file import summarize
 from tracesim.evaluator.output.results_model import ConversationResult
+from tracesim.evaluator.pipeline.usage import metric_means, usage_results
 from tracesim.evaluator.scoring.scoring import conversation_scores, turn_success
 from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.schemas import MetricResult, ToolCall
@@ -93,12 +94,15 @@ def tag(result: MetricResult, kind: str) -> MetricResult:
 
 
 def add_results(works: Sequence[ConversationWork], results: Sequence[MetricResult]) -> None:
-    """Give every conversation but the traced-only ones (never judged) its own copy of
-    `results` (conversation level): the judges' not-run results."""
+    """Give every conversation the judges would grade (not the traced-only ones whose spans
+    carry no messages) its own copy of `results` (conversation level): the judges' not-run
+    results."""
+    from tracesim.evaluator.pipeline.production import has_messages
+
     if not results:
         return
     for work in works:
-        if not work.data.traced_only:
+        if not work.data.traced_only or has_messages(work.data):
             work.conv_results.extend(r.model_copy(deep=True) for r in results)
 
 
@@ -131,8 +135,14 @@ _PARSED_LIMIT = 1024
 """Distinct assertion lists kept parsed (a run plays few scenarios, many times each)."""
 
 
-def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None = None) -> None:
-    """Check the scenario's assertions; a bad assertion is one not-graded result.
+def tool_checks(
+    work: ConversationWork,
+    *,
+    parsed: dict[bytes, list[Any]] | None = None,
+    config: EvalConfig | None = None,
+) -> None:
+    """Check the scenario's assertions, plus `config`'s policies and tool validity (every
+    conversation); a bad assertion is one not-graded result.
 
     `parsed` caches parsed assertion lists across conversations (keyed by their
     JSON): the conversations of one scenario share them.
@@ -142,9 +152,10 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         check_assertions,
         parse_assertions,
     )
+    from tracesim.evaluator.checks.rules import config_assertions, rule_facts
 
     data = work.data
-    raw = data.scenario.get("assertions") or []
+    raw = list(data.scenario.get("assertions") or []) + config_assertions(config)
     if not raw:
         return
     where = f"scenario {data.scenario.get('scenario_id') or data.conversation.get('scenario_id')!r} (chat {data.chat_id})"
@@ -172,7 +183,8 @@ def tool_checks(work: ConversationWork, *, parsed: dict[bytes, list[Any]] | None
         last = max((a.turn for a in assertions if a.turn is not None), default=-1)
         aligned.extend([] for _ in range(size, last + 1))
     try:
-        checked = check_assertions(assertions, aligned)
+        facts = rule_facts(data, assertions, config)
+        checked = check_assertions(assertions, aligned, facts=facts)
     except Exception as exc:  # noqa: BLE001
         log.exception("%s: assertions failed", where)
         work.conv_results.append(
@@ -289,6 +301,7 @@ def score_conversation(
         partial_failure_threshold=config.partial_failure_threshold,
     )
     work.conv_results.extend([ratio, final])
+    work.conv_results.extend(usage_results(work, config, num_calls))
     summaries, p, t = _record(work.conv_results, None, keys, scores, tally)
     passed, total = passed + p, total + t
     conversation = ConversationResult(
@@ -308,7 +321,9 @@ def score_conversation(
         reason=final.reason,
         turn_success=flags,
     )
-    entry = conversation.model_dump(exclude={"metrics", "turns"})
+    if conversation.scenario_id is not None:  # a trial of its scenario (evaluator.stats)
+        conversation.metric_means = metric_means(work)
+    entry = conversation.model_dump(exclude={"metrics", "turns", "metric_means"})
     entry["metrics"] = summaries
     entry["turns"] = turns
     return conversation, entry

@@ -34,6 +34,7 @@ __all__ = [
     "service_tools",
     "status_by_scenario",
     "tool_rows",
+    "worst_conversations",
 ]
 
 NON_FAILURE_LABELS = frozenset({"no failure", "no_failure", "none", "not_run", "pass", "ok"})
@@ -42,6 +43,8 @@ not failures (arksim's positive labels)."""
 FAILURE_GROUPS = ("Final status", "Agent behaviour failure", "Failed metric")
 """How failures are grouped on the page, in order."""
 MAX_FAILURE_ITEMS = 25
+MAX_WORST = 10
+"""Conversations in the report's "worst first" list (the rest: the list's filters)."""
 """Conversations listed per failure label; the rest are one click away in the list's filter."""
 
 _NON_FAILURE_SQL = ", ".join(f"'{label}'" for label in sorted(NON_FAILURE_LABELS))
@@ -159,7 +162,7 @@ SELECT chat_id, name, error, source, traced, duration_ms FROM tool_calls
   WHERE chat_id IN (SELECT chat_id FROM _report_chats)
 UNION ALL
 SELECT chat_id, tool_name, CASE WHEN status_code = 'ERROR' THEN coalesce(nullif(status_message, ''),
-  'error') END, 'tracing_processor', true, duration_ms FROM spans
+  'error') END, 'traced', true, duration_ms FROM spans
   WHERE tool_name <> '' AND chat_id IN (SELECT chat_id FROM _report_chats)
   AND chat_id NOT IN (SELECT chat_id FROM tool_calls)
 """
@@ -169,7 +172,7 @@ evaluated yet (a file filled by `tracesim collect` alone), seen as traced calls.
 
 def tool_rows(con: Any) -> list[dict[str, Any]]:
     """Per tool: calls by how they were observed, errors and latency percentiles."""
-    explicit = "(k.source IS NOT NULL AND k.source <> 'tracing_processor')"
+    explicit = "(k.source IS NOT NULL AND k.source NOT IN ('traced', 'tracing_processor'))"
     rows = con.execute(
         f"WITH k AS ({TOOL_SOURCE_SQL}) "
         "SELECT coalesce(k.name, '(unnamed)') AS name, count(*) AS calls,"
@@ -194,7 +197,8 @@ def service_tools(con: Any) -> list[tuple[str, str, int]]:
 
 
 def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
-    """Failing conversations by group and label (most frequent label first)."""
+    """Failing conversations by group and label (most frequent label first; within a
+    label, worst final score first)."""
     counts = con.execute(
         "SELECT grp, label, count(*) AS n FROM _report_failures GROUP BY ALL"
         " ORDER BY grp, n DESC, label"
@@ -205,8 +209,9 @@ def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
     for grp, label, chat_id, turn_id, reason, severity, scenario in con.execute(
         "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, f.severity,"
         " coalesce(c.scenario_id, '(none)')"
-        " FROM (SELECT *, row_number() OVER (PARTITION BY grp, label"
-        "   ORDER BY chat_id, turn_id NULLS FIRST) AS rn FROM _report_failures) f"
+        " FROM (SELECT f.*, row_number() OVER (PARTITION BY f.grp, f.label"
+        "   ORDER BY fin.value NULLS LAST, f.chat_id, f.turn_id NULLS FIRST) AS rn"
+        "   FROM _report_failures f LEFT JOIN _report_final fin USING (chat_id)) f"
         " LEFT JOIN _report_chats c USING (chat_id) WHERE f.rn <= ? ORDER BY f.grp, f.label, f.rn",
         [MAX_FAILURE_ITEMS],
     ).fetchall():
@@ -234,3 +239,35 @@ def failure_tags(con: Any) -> dict[str, list[str]]:
             " GROUP BY chat_id"
         ).fetchall()
     )
+
+
+_WHY_RANK = (  # a failed check, then a behaviour label, then a derived metric, then the status
+    "-grp * 1000000 + CASE WHEN grp = 2 AND label IN ('turn_success', 'turn_success_ratio')"
+    " THEN 1500000 ELSE 0 END + coalesce(turn_id, -1) + CASE WHEN reason IS NULL OR reason = ''"
+    " THEN 100000 ELSE 0 END"
+)
+_STATUS_RANK = "CASE f.label WHEN 'Failed' THEN 0 WHEN 'Partial Failure' THEN 2 ELSE 1 END"
+
+
+def worst_conversations(con: Any, limit: int = MAX_WORST) -> tuple[int, list[dict[str, Any]]]:
+    """How many conversations fail, and the `limit` worst: Failed before not graded
+    before Partial Failure, then lowest final score, then most failures; each with its
+    first reason (a failed check's before a behaviour label's before the status's own)."""
+    (count,) = con.execute("SELECT count(DISTINCT chat_id) FROM _report_failures").fetchone()
+    rows = con.execute(
+        f"WITH ranked AS (SELECT *, {_WHY_RANK} AS k FROM _report_failures),"
+        " per AS (SELECT chat_id, count(*) AS n, arg_min(label, k) AS why_label,"
+        "   arg_min(reason, k) AS why, arg_min(turn_id, k) AS why_turn"
+        "   FROM ranked GROUP BY chat_id)"
+        " SELECT per.chat_id, coalesce(c.scenario_id, '(none)'), f.label, f.value, per.n,"
+        "  per.why_label, per.why, per.why_turn"
+        " FROM per LEFT JOIN _report_final f USING (chat_id) LEFT JOIN _report_chats c"
+        " USING (chat_id)"
+        f" ORDER BY {_STATUS_RANK}, f.value NULLS FIRST, per.n DESC, per.chat_id LIMIT ?",
+        [limit],
+    ).fetchall()
+    keys = ("chat_id", "scenario", "label", "final", "failures", "why_label", "reason", "turn_id")
+    out = [dict(zip(keys, row, strict=True)) for row in rows]
+    for row in out:
+        row["reason"] = clip(row["reason"], 300)
+    return count, out

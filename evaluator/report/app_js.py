@@ -19,10 +19,14 @@ APP_JS = r"""
 "use strict";
 const PAGE = 50;
 const json = (id) => JSON.parse(document.getElementById(id).textContent);
-const TAGS = json("report-tags");  // html._compact_index: rows name tags by position
-const INDEX = json("report-index").map((row) => ({ ...row, tags: row.tags.map((t) => TAGS[t]) }));
+const TAGS = json("report-tags");  // html._compact_index: rows name tags and tools by position
+const INDEX = json("report-index").map((row, i) => ({ ...row, pos: i,
+  tags: row.tags.map((t) => TAGS[t]), tools: (row.tools || []).map((t) => TAGS[t]) }));
 const BY_ID = new Map(INDEX.map((row, i) => [row.chat_id, i]));
-const state = { page: 0, rows: INDEX };
+// worst first: Failed, then not graded, then Partial Failure, then Done, then no final score
+const RANK = { "Failed": 0, "Evaluation Failed": 1, "Not graded": 1, "Partial Failure": 2, "Done": 4 };
+const severity = (r) => r.label ? (RANK[r.label] ?? 3) : 5;
+const state = { page: 0, rows: INDEX, sort: "severity", dir: 1 };
 
 function el(tag, cls, ...children) {
   const e = document.createElement(tag);
@@ -53,23 +57,61 @@ function drawCharts() {
 
 function fillSelect(id, values) {
   const sel = document.getElementById(id);
-  for (const v of [...new Set(values)].filter((v) => v !== null && v !== undefined).sort()) {
-    const o = el("option", null, v);
+  const counts = new Map();
+  for (const v of values) if (v !== null && v !== undefined) counts.set(v, (counts.get(v) || 0) + 1);
+  for (const v of [...counts.keys()].sort()) {
+    const o = el("option", null, `${v} (${counts.get(v)})`);
     o.value = v;
     sel.append(o);
   }
   sel.addEventListener("change", () => { state.page = 0; applyFilters(); });
 }
 
+function hasError(r, kind) {
+  const tool = r.tool_errors > 0, turn = r.turn_errors > 0 || !!r.err;
+  return kind === "tool" ? tool : kind === "turn" ? turn : kind === "none" ? !tool && !turn
+    : tool || turn;
+}
+
 function applyFilters() {
-  const q = document.getElementById("f-search").value.trim().toLowerCase();
-  const sc = document.getElementById("f-scenario").value;
-  const lab = document.getElementById("f-label").value;
-  const tag = document.getElementById("f-tag").value;
+  const v = (id) => document.getElementById(id).value;
+  const q = v("f-search").trim().toLowerCase();
+  const sc = v("f-scenario"), lab = v("f-label"), tag = v("f-tag"), tool = v("f-tool");
+  const err = v("f-error");
   state.rows = INDEX.filter((r) =>
-    (!q || r.chat_id.toLowerCase().includes(q) || String(r.scenario ?? "").toLowerCase().includes(q)) &&
-    (!sc || r.scenario === sc) && (!lab || r.label === lab) && (!tag || r.tags.includes(tag)));
+    (!q || r.chat_id.toLowerCase().includes(q) || String(r.scenario ?? "").toLowerCase().includes(q)
+      || String(r.err ?? "").toLowerCase().includes(q)) &&
+    (!sc || r.scenario === sc) && (!tag || r.tags.includes(tag)) &&
+    (!lab || (lab === "__failing" ? r.tags.length > 0 : r.label === lab)) &&
+    (!tool || r.tools.includes(tool)) && (!err || hasError(r, err)));
+  sortRows();
   renderList();
+}
+
+function sortValue(r, key) {
+  if (key === "severity") return [severity(r), r.final ?? -1, r.pos];
+  const v = r[key];
+  return [v === null || v === undefined ? null : v, r.pos];
+}
+function compare(a, b) {  // nulls last whichever the direction
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    if (a[i] === null) return 1;
+    if (b[i] === null) return -1;
+    const d = typeof a[i] === "string" ? a[i].localeCompare(b[i]) : a[i] - b[i];
+    return i === a.length - 1 ? d : d * state.dir;
+  }
+  return 0;
+}
+function sortRows() {
+  const keyed = state.rows.map((r) => [sortValue(r, state.sort), r]);
+  keyed.sort((x, y) => compare(x[0], y[0]));
+  state.rows = keyed.map((x) => x[1]);
+  for (const th of document.querySelectorAll("#conv-table th[data-sort]")) {
+    const on = th.dataset.sort === state.sort;
+    th.classList.toggle("sorted", on);
+    th.dataset.dir = on ? (state.dir > 0 ? "asc" : "desc") : "";
+  }
 }
 
 function renderList() {
@@ -87,7 +129,8 @@ function renderList() {
       el("td", "num", r.calls),
       el("td", "num", r.tool_errors),
       el("td", null, r.status ?? "–"),
-      el("td", "muted", shortTags(r.tags)));
+      el("td", "muted", shortTags(r.tags), r.err ? el("div", "err-text", r.err) : null));
+    tr.dataset.chatId = r.chat_id;
     return tr;
   }));
   document.getElementById("conv-count").textContent =
@@ -97,9 +140,9 @@ function renderList() {
 }
 
 function shortTags(tags) {  // the status has its own column; metric names say enough
-  return tags.filter((t) => !t.startsWith("Final status: "))
-    .map((t) => t.replace(/^Failed metric: /, "").replace(/^Agent behaviour failure: /, "behaviour: "))
-    .join(", ");
+  const short = tags.filter((t) => !t.startsWith("Final status: "))
+    .map((t) => t.replace(/^Failed metric: /, "").replace(/^Agent behaviour failure: /, "behaviour: "));
+  return short.length > 4 ? short.slice(0, 4).join(", ") + ` +${short.length - 4} more` : short.join(", ");
 }
 
 function sevBadge(details) {
@@ -222,7 +265,68 @@ function waterfall(div, spans) {
     yaxis: { tickvals: ys, autorange: "reversed", tickfont: { size: 11, family: "monospace" },
       ticktext: labels.map((l) => plotText(l.padEnd(width, "\u00a0"))) },
     font: { family: "system-ui, sans-serif", size: 11 },
-  }, { displayModeBar: false, responsive: true });
+  }, { displayModeBar: false, responsive: true }).then(() => {
+    div.on("plotly_click", (ev) => {
+      const p = ev && ev.points && ev.points[0];
+      if (p) inspectSpan(div.inspector, div.turn, p.pointIndex);
+    });
+  });
+}
+
+function parsed(text) {  // span_detail.py embeds JSON columns as clipped text
+  if (text === null || text === undefined || text === "") return null;
+  try { return JSON.parse(text); } catch (e) { return text; }
+}
+function kvTable(obj, cls) {
+  if (obj === null || obj === undefined) return el("p", "muted", "(none)");
+  if (typeof obj !== "object") return el("pre", "raw", String(obj));
+  const entries = Array.isArray(obj) ? obj.map((v, i) => [String(i), v]) : Object.entries(obj);
+  if (!entries.length) return el("p", "muted", "(none)");
+  const body = el("tbody");
+  for (const [k, v] of entries) {
+    body.append(el("tr", null, el("th", null, k),
+      el("td", null, el("pre", null, typeof v === "string" ? v : JSON.stringify(v, null, 1)))));
+  }
+  return el("table", "kv " + (cls || ""), body);
+}
+function eventList(events, what) {
+  if (!Array.isArray(events) || !events.length) return kvTable(events);
+  const box = el("div");
+  for (const ev of events) {
+    const head = what === "link" ? `trace ${ev.trace_id ?? "?"} span ${ev.span_id ?? "?"}`
+      : `${ev.name ?? "(event)"}${ev.time ? " at " + ev.time : ""}`;
+    box.append(el("div", "ev", el("strong", null, head), kvTable(ev.attributes ?? {})));
+  }
+  return box;
+}
+
+function inspectSpan(panel, t, i) {  // the inspector: everything stored about one span
+  const s = t.spans[i], d = t.inspect && t.inspect[i];
+  if (!s || !d || !panel) return;
+  const [spanId, traceId, parent, kind, status, message, scope, attrs, events, links, res] = d;
+  const close = el("button", "close", "close");
+  close.type = "button";
+  close.addEventListener("click", () => { panel.hidden = true; });
+  const facts = {
+    "span id": spanId, "trace id": traceId, "parent span id": parent ?? "(root)",
+    "kind": kind ?? "–", "status": (status ?? "UNSET") + (message ? `: ${message}` : ""),
+    "service": s[5] ?? "–", "scope": scope ?? "–",
+    "start": `+${fmt(s[1], 1)} ms`, "duration": `${fmt(s[2], 1)} ms`,
+  };
+  if (s[6]) facts.model = s[6];
+  const evs = parsed(events), lks = parsed(links);
+  panel.replaceChildren(
+    el("div", "insp-head", el("strong", null, s[0] ?? "(unnamed span)"),
+      status === "ERROR" ? badge("ERROR", "error") : null, close),
+    kvTable(facts, "facts"),
+    el("h4", null, "Attributes"), kvTable(parsed(attrs)),
+    el("h4", null, `Events (${Array.isArray(evs) ? evs.length : 0})`), eventList(evs, "event"),
+    el("h4", null, `Links (${Array.isArray(lks) ? lks.length : 0})`), eventList(lks, "link"),
+    el("h4", null, "Resource"), kvTable(res === null || res === undefined ? null
+      : parsed(t.resources[res])));
+  panel.hidden = false;
+  panel.dataset.spanId = spanId;
+  panel.scrollIntoView({ block: "nearest" });
 }
 
 function renderTurn(t) {
@@ -230,10 +334,12 @@ function renderTurn(t) {
   box.dataset.turn = t.turn_id;
   const toolSpans = t.spans.filter((s) => s[4] & S_TOOL).length;
   box.append(el("div", "turn-head", el("strong", null, `Turn ${t.turn_id}`),
-    t.status ? badge(t.status) : null, t.ms !== null ? el("span", null, `${fmt(t.ms, 0)} ms`) : null,
+    t.status ? badge(t.status) : null, t.source ? badge(t.source, "traced") : null, t.ms !== null ? el("span", null, `${fmt(t.ms, 0)} ms`) : null,
     el("span", null, !t.calls.length && toolSpans ? `${toolSpans} tool span(s)`
       : `${t.calls.length} tool call(s)`), el("span", null, `${t.spans_total} span(s)`)));
   if (t.user !== null) box.append(el("div", "msg user", el("span", "who", "user"), t.user));
+  else if (t.spans.length && t.agent === null) box.append(el("div", "muted nomsg",
+    "No user or agent text stored for this turn: its spans carry no messages tracesim reads."));
   if (t.calls.length) box.append(callsTable(t.calls));
   else if (toolSpans) box.append(el("div", "muted", `${toolSpans} tool span(s), not evaluated ` +
     "yet: `tracesim evaluate` derives and checks their tool calls."));
@@ -246,9 +352,14 @@ function renderTurn(t) {
   if (t.scores.length) box.append(scoreChips(t.scores));
   if (t.spans.length) {
     const more = t.spans_total > t.spans.length ? ` (first ${t.spans.length} of ${t.spans_total})` : "";
-    box.append(el("h3", null, "Span waterfall" + more));
+    box.append(el("h3", null, "Span waterfall" + more,
+      el("span", "muted hint", " · click a bar to inspect its span")));
     const div = el("div", "waterfall");
-    box.append(div);
+    const inspector = el("div", "inspector");
+    inspector.hidden = true;
+    div.inspector = inspector;
+    div.turn = t;
+    box.append(div, inspector);
     requestAnimationFrame(() => waterfall(div, t.spans));
   }
   return box;
@@ -313,7 +424,32 @@ function init() {
   fillSelect("f-scenario", INDEX.map((r) => r.scenario));
   fillSelect("f-label", INDEX.map((r) => r.label));
   fillSelect("f-tag", INDEX.flatMap((r) => r.tags));
+  fillSelect("f-tool", INDEX.flatMap((r) => r.tools));
+  document.getElementById("f-error").addEventListener("change", () => { state.page = 0; applyFilters(); });
   document.getElementById("f-search").addEventListener("input", () => { state.page = 0; applyFilters(); });
+  document.getElementById("f-reset").addEventListener("click", () => {
+    for (const s of document.querySelectorAll(".filters select, .filters input")) s.value = "";
+    state.sort = "severity"; state.dir = 1; state.page = 0; applyFilters();
+  });
+  for (const th of document.querySelectorAll("#conv-table th[data-sort]")) {
+    th.addEventListener("click", () => {
+      const key = th.dataset.sort;
+      state.dir = state.sort === key ? -state.dir : 1;
+      state.sort = key;
+      state.page = 0;
+      sortRows();
+      renderList();
+    });
+  }
+  for (const a of document.querySelectorAll("a[data-only-failing]")) {
+    a.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      document.getElementById("f-label").value = "__failing";
+      state.page = 0;
+      applyFilters();
+      document.getElementById("conversations").scrollIntoView();
+    });
+  }
   document.getElementById("prev").addEventListener("click", () => { state.page--; renderList(); });
   document.getElementById("next").addEventListener("click", () => { state.page++; renderList(); });
   for (const a of document.querySelectorAll("a[data-tag]")) {
@@ -325,6 +461,7 @@ function init() {
       document.getElementById("conversations").scrollIntoView();
     });
   }
+  sortRows();
   renderList();
   window.addEventListener("hashchange", route);
   route();

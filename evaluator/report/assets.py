@@ -32,7 +32,7 @@ h3 { font-size:14px; margin:14px 0 6px; }
 .card.pass { border-left:5px solid var(--ok); } .card.fail { border-left:5px solid var(--bad); }
 .grid { display:grid; grid-template-columns:repeat(auto-fit,minmax(560px,1fr)); gap:14px;
   align-items:start; }
-.groupgrid { display:grid; grid-template-columns:repeat(auto-fill,minmax(340px,1fr));
+.groupgrid { display:grid; grid-template-columns:repeat(auto-fill,minmax(300px,1fr));
   gap:8px; align-items:start; }
 td.nowrap { white-space:nowrap; }
 .panel { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
@@ -59,7 +59,9 @@ ul.items li { margin:2px 0; }
 ul.items .reason { color:var(--muted); }
 a { color:var(--accent); }
 .filters { display:flex; gap:8px; flex-wrap:wrap; margin-bottom:8px; align-items:center; }
-.filters input, .filters select { padding:4px 6px; border:1px solid #c9ced8; border-radius:5px; }
+.filters input, .filters select { padding:4px 6px; border:1px solid #c9ced8; border-radius:5px;
+  max-width:240px; }
+.filters input { width:260px; max-width:none; }
 .pager { display:flex; gap:8px; align-items:center; margin:8px 0; color:var(--muted); }
 .pager button { padding:3px 10px; }
 #conversation { margin-top:16px; scroll-margin-top:48px; }
@@ -104,4 +106,21 @@ pre.stack { background:#2b2f38; color:#f3f3f3; padding:8px 12px; border-radius:6
   padding:6px 16px 12px; }
 .method table.statuses { width:auto; }
 .muted { color:var(--muted); }
+#conv-table th[data-sort] { cursor:pointer; user-select:none; }
+#conv-table th[data-sort]:hover { color:var(--fg); }
+#conv-table th.sorted[data-dir="asc"]::after { content:" \\25B2"; }
+#conv-table th.sorted[data-dir="desc"]::after { content:" \\25BC"; }
+.err-text { color:#8d2421; font-size:12px; overflow-wrap:anywhere; }
+table.worst td .reason { color:var(--muted); }
+.hint { font-weight:400; font-size:12px; }
+.inspector { border:1px solid #c9d3e6; background:#f8faff; border-radius:8px; padding:8px 12px;
+  margin:8px 0; }
+.inspector .insp-head { display:flex; gap:10px; align-items:center; }
+.inspector .insp-head .close { margin-left:auto; }
+.inspector h4 { margin:10px 0 4px; font-size:12px; color:var(--muted); text-transform:uppercase; }
+table.kv { width:auto; min-width:40%; background:transparent; }
+table.kv th { background:transparent; white-space:nowrap; font-family:monospace; }
+table.kv td pre, .inspector pre.raw { margin:0; white-space:pre-wrap; overflow-wrap:anywhere;
+  max-height:200px; overflow:auto; font-size:12px; }
+.inspector .ev { margin:4px 0 8px; }
 """

@@ -14,7 +14,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from tracesim.evaluator.report.data import ReportData
 
-__all__ = ["LOWER_IS_BETTER", "STATUS_COLORS", "Chart", "build_charts"]
+__all__ = ["LOWER_IS_BETTER", "STATUS_COLORS", "TOP_N", "Chart", "build_charts", "worst_scenarios"]
+
+TOP_N = 15
+"""Rows a per-scenario or per-tool chart draws: the worst (or busiest) ones; the rest are in
+the conversation list and the tables, so a chart's height never grows with the run."""
 
 STATUS_COLORS = {"Done": "#2e9d5b", "Partial Failure": "#e8a33d", "Failed": "#d9534f"}
 """Final status label -> colour, shared with the page's CSS badges."""
@@ -62,10 +66,26 @@ def _figure(fig: go.Figure, title: str, height: int) -> str:
     return pio.to_json(fig, validate=False, pretty=False)
 
 
+def worst_scenarios(data: ReportData, limit: int = TOP_N) -> list[str]:
+    """Scenarios by share of conversations not Done (then Failed count), worst first."""
+    totals: dict[str, int] = {}
+    bad: dict[str, int] = {}
+    failed: dict[str, int] = {}
+    for sc, label, n in data.status_by_scenario:
+        totals[sc] = totals.get(sc, 0) + n
+        if label != "Done":
+            bad[sc] = bad.get(sc, 0) + n
+        if label == "Failed":
+            failed[sc] = failed.get(sc, 0) + n
+    order = sorted(totals, key=lambda sc: (-bad.get(sc, 0) / totals[sc], -failed.get(sc, 0), sc))
+    return order[:limit]
+
+
 def _status(data: ReportData) -> Chart | None:
     if not data.status_by_scenario:
         return None
-    scenarios = sorted({sc for sc, _, _ in data.status_by_scenario})
+    every = {sc for sc, _, _ in data.status_by_scenario}
+    scenarios = worst_scenarios(data)
     labels = [lab for lab in STATUS_COLORS if any(lab == x for _, x, _ in data.status_by_scenario)]
     labels += sorted({lab for _, lab, _ in data.status_by_scenario} - set(labels))
     counts = {(sc, lab): n for sc, lab, n in data.status_by_scenario}
@@ -83,12 +103,20 @@ def _status(data: ReportData) -> Chart | None:
     )
     totals = [sum(counts.get((sc, lab), 0) for lab in labels) for sc in scenarios]
     fig.update_layout(barmode="stack", xaxis_title="conversations")
+    fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(**_count_axis(max(totals, default=0)))
+    capped = len(every) > len(scenarios)
+    title = (
+        f"Final status: the {len(scenarios)} worst of {len(every)} scenarios"
+        if capped
+        else "Final status per scenario"
+    )
     return Chart(
         "chart-status",
-        "Final status per scenario",
-        "Conversations by final status (final_score label), per scenario.",
-        _figure(fig, "Final status per scenario", 120 + 28 * len(scenarios)),
+        title,
+        "Conversations by final status, worst scenarios (largest share not Done) on top."
+        + (" Every scenario is in the conversation list's filter." if capped else ""),
+        _figure(fig, title, 120 + 28 * len(scenarios)),
     )
 
 
@@ -148,7 +176,8 @@ def _distribution(data: ReportData) -> Chart | None:
 def _per_scenario(data: ReportData) -> Chart | None:
     if not data.scenario_means:
         return None
-    scenarios = sorted({sc for sc, _, _, _ in data.scenario_means})
+    every = sorted({sc for sc, _, _, _ in data.scenario_means})
+    scenarios = _worst_by_mean(data, TOP_N)
     metrics = sorted(
         {m for _, m, _, _ in data.scenario_means if m not in LOWER_IS_BETTER}, reverse=True
     )
@@ -170,13 +199,29 @@ def _per_scenario(data: ReportData) -> Chart | None:
             hovertemplate="%{y} / %{x}: mean %{z:.3f}<extra></extra>",
         )
     )
+    title = (
+        f"Metric means: the {len(scenarios)} lowest of {len(every)} scenarios"
+        if len(every) > len(scenarios)
+        else "Metric means per scenario"
+    )
     return Chart(
         "chart-scenarios",
-        "Metric means per scenario",
-        "Mean of graded values per scenario (blank: not graded there; "
+        title,
+        "Mean of graded values per scenario, lowest mean first (blank: not graded there; "
         "error rates and latencies are in the tools table).",
-        _figure(fig, "Metric means per scenario", 120 + 24 * len(metrics)),
+        _figure(fig, title, 120 + 24 * len(metrics)),
     )
+
+
+def _worst_by_mean(data: ReportData, limit: int) -> list[str]:
+    """Scenarios by their mean over the higher-is-better metrics, lowest first."""
+    sums: dict[str, list[float]] = {}
+    for sc, metric, mean, _ in data.scenario_means:
+        if metric not in LOWER_IS_BETTER and mean is not None:
+            sums.setdefault(sc, []).append(mean)
+    every = {sc for sc, _, _, _ in data.scenario_means}
+    order = sorted(every, key=lambda sc: (sum(sums.get(sc, [1.0])) / len(sums.get(sc, [1.0])), sc))
+    return order[:limit]
 
 
 def _service_tools(data: ReportData) -> Chart | None:
@@ -184,8 +229,12 @@ def _service_tools(data: ReportData) -> Chart | None:
     (a file filled by `tracesim collect` alone)."""
     if not data.tool_services or _per_scenario(data) is not None:
         return None
-    services = sorted({sv for sv, _, _ in data.tool_services})
-    tools = sorted({t for _, t, _ in data.tool_services}, reverse=True)
+    busiest: dict[str, int] = {}
+    for _, t, n in data.tool_services:
+        busiest[t] = busiest.get(t, 0) + n
+    top = set(sorted(busiest, key=lambda t: (-busiest[t], t))[:TOP_N])
+    services = sorted({sv for sv, t, _ in data.tool_services if t in top})
+    tools = sorted(top, reverse=True)
     cell = {(sv, t): n for sv, t, n in data.tool_services}
     z = [[cell.get((sv, t), 0) for sv in services] for t in tools]
     fig = go.Figure(
@@ -212,7 +261,7 @@ def _service_tools(data: ReportData) -> Chart | None:
 def _tools(data: ReportData) -> Chart | None:
     if not data.tools:
         return None
-    tools = list(reversed(data.tools))
+    tools = list(reversed(data.tools[:TOP_N]))  # busiest first, on top
     names = [t["name"] for t in tools]
     bars = [
         go.Bar(
@@ -240,11 +289,13 @@ def _tools(data: ReportData) -> Chart | None:
     largest = max((max(t[k] for k in (*_SOURCE_COLORS, "errors")) for t in tools), default=0)
     fig.update_layout(barmode="group", xaxis_title="calls")
     fig.update_xaxes(**_count_axis(largest))
+    more = len(data.tools) - len(tools)
     return Chart(
         "chart-tools",
         "Tool calls by how they were observed",
         "explicit: reported by the agent only; traced: seen in spans only; "
-        "both: reported and matched to a span. Red: calls that returned an error.",
+        "both: reported and matched to a span. Red: calls that returned an error."
+        + (f" The {len(tools)} busiest tools; {more} more in the tools table." if more else ""),
         _figure(fig, "Tool calls", 140 + 60 * len(names)),
     )
 

@@ -27,7 +27,10 @@ from tracesim.evaluator.report.aggregate import (
     service_tools,
     status_by_scenario,
     tool_rows,
+    worst_conversations,
 )
+from tracesim.evaluator.report.shape import clip_sql
+from tracesim.evaluator.report.title import run_title
 
 __all__ = ["ReportData", "choose_eval", "load_report_data"]
 
@@ -49,6 +52,17 @@ class ReportData:
     conversations: list[dict[str, Any]]  # index rows, in list order (details.py follows it)
     totals: dict[str, Any]
     tool_services: list[tuple[str, str, int]] = field(default_factory=list)  # service, tool, n
+    title: str = "tracesim report"  # names the run (agent / config / folder), not a hash
+    failing: int = 0  # conversations with at least one failure
+    worst: list[dict[str, Any]] = field(default_factory=list)  # the worst failing, worst first
+
+    @property
+    def status_counts(self) -> dict[str, int]:
+        """Conversations per final status label, over every scenario."""
+        counts: dict[str, int] = {}
+        for _, label, n in self.status_by_scenario:
+            counts[label] = counts.get(label, 0) + n
+        return counts
 
 
 def _rows(con: Any, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
@@ -133,8 +147,13 @@ def _index(con: Any, tags: dict[str, list[str]]) -> list[dict[str, Any]]:
         con,
         "SELECT c.chat_id, c.scenario_id AS scenario, c.status, f.value AS final, f.label,"
         " coalesce(t.turns, ts.turns, 0) AS turns, coalesce(k.calls, 0) AS calls,"
-        " coalesce(k.tool_errors, 0) AS tool_errors, round(c.duration_ms, 1) AS ms"
+        " coalesce(k.tool_errors, 0) AS tool_errors, round(c.duration_ms, 1) AS ms,"
+        " coalesce(k.tools, []) AS tools, coalesce(e.turn_errors, 0) AS turn_errors,"
+        f" {clip_sql('coalesce(c.error, e.first_error)', 160)} AS err"
         " FROM _report_chats c LEFT JOIN _report_final f USING (chat_id)"
+        " LEFT JOIN (SELECT chat_id, count(*) AS turn_errors,"
+        "   arg_min(error, turn_id) AS first_error FROM turns WHERE error <> ''"
+        "   AND chat_id IN (SELECT chat_id FROM _report_chats) GROUP BY chat_id) e USING (chat_id)"
         " LEFT JOIN (SELECT chat_id, count(*) AS turns FROM turns"
         "   WHERE chat_id IN (SELECT chat_id FROM _report_chats) GROUP BY chat_id) t USING (chat_id)"
         # a traced-only chat: one turn per stored turn_id, else per trace (evaluator.load.traced)
@@ -143,7 +162,9 @@ def _index(con: Any, tags: dict[str, list[str]]) -> list[dict[str, Any]]:
         "   WHERE chat_id IN (SELECT chat_id FROM _report_chats)"
         "   AND chat_id NOT IN (SELECT chat_id FROM turns) GROUP BY chat_id) ts USING (chat_id)"
         " LEFT JOIN (SELECT chat_id, count(*) AS calls,"
-        f"   count(*) FILTER (error <> '') AS tool_errors FROM ({TOOL_SOURCE_SQL})"
+        f"   count(*) FILTER (error <> '') AS tool_errors,"
+        "   list(DISTINCT coalesce(name, '(unnamed)') ORDER BY coalesce(name, '(unnamed)')) AS tools"
+        f"   FROM ({TOOL_SOURCE_SQL})"
         "   GROUP BY chat_id) k USING (chat_id)"
         " ORDER BY c.ord",
     )
@@ -167,6 +188,7 @@ def load_report_data(con: Any, *, db_path: str, eval_id: str | None = None) -> R
         con.execute(FAILURES_SQL, {"eval_id": eval_id})
         summaries = metric_summaries(con, eval_id)
         index = _index(con, failure_tags(con))
+        failing, worst = worst_conversations(con)
         data = ReportData(
             db_path=db_path,
             generated_at=datetime.now(timezone.utc).isoformat(sep=" ", timespec="seconds"),
@@ -180,6 +202,9 @@ def load_report_data(con: Any, *, db_path: str, eval_id: str | None = None) -> R
             tool_services=service_tools(con),
             failures=group_failures(con),
             conversations=index,
+            title=run_title(con, db_path, run),
+            failing=failing,
+            worst=worst,
             totals={
                 "conversations": len(index),
                 "turns": sum(r["turns"] for r in index),

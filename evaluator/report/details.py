@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 from tracesim.evaluator.report.data import ReportData
 from tracesim.evaluator.report.shape import clip_sql, span_tree
+from tracesim.evaluator.report.span_detail import DETAIL_COLUMNS, TurnSpanDetails
 
 __all__ = ["CHUNK_TURNS", "MAX_STACK", "iter_details", "stack_trace"]
 
@@ -25,20 +26,23 @@ CHUNK_TURNS = 5000
 _MAX_CHATS_PER_CHUNK = 2000
 
 _IN_CHUNK = "BETWEEN $lo AND $hi AND {col} IN (SELECT chat_id FROM _report_detail_chats)"
-_TURNS = (
+_TURNS = (  # {source}: the turn's `source` column where the file has one (else NULL)
     f"SELECT chat_id, turn_id, {clip_sql('user_message')}, {clip_sql('agent_message')}, status,"
-    f" {clip_sql('error')}, round(duration_ms, 1) FROM turns"
+    f" {clip_sql('error')}, round(duration_ms, 1), {{source}} FROM turns"
     " WHERE chat_id " + _IN_CHUNK.format(col="chat_id")
 )
+_TRACED_SOURCES = ("traced", "tracing_processor")
+"""Turn or call sources meaning "read from the spans" (the older name is still read)."""
 _OBSERVED = (  # explicit: the agent reported it; traced: from spans only; both: matched
-    "CASE WHEN source IS NULL OR source = 'tracing_processor' THEN 'traced'"
+    "CASE WHEN source IS NULL OR source IN ('traced', 'tracing_processor') THEN 'traced'"
     " WHEN traced THEN 'both' ELSE 'explicit' END"
 )
 _CALLS = (  # one JSON list per turn: the page's tool-call rows
     "SELECT chat_id, turn_id, to_json(list({"
     "'seq': seq, 'id': coalesce(id, ''), 'name': name,"
     f" 'arguments': {clip_sql('arguments::VARCHAR')}, 'result': {clip_sql('result')},"
-    f" 'error': {clip_sql('error')}, 'source': source, 'observed': {_OBSERVED},"
+    f" 'error': {clip_sql('error')}, 'observed': {_OBSERVED},"
+    " 'source': CASE WHEN source = 'tracing_processor' THEN 'traced' ELSE source END,"
     " 'ms': round(duration_ms, 1)} ORDER BY seq))::VARCHAR"
     " FROM tool_calls WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + " GROUP BY ALL"
 )
@@ -58,17 +62,20 @@ _SCORES = (  # one JSON list per turn (turn_id NULL: the conversation's own scor
 )
 _SPAN_COLUMNS = (
     "span_id, parent_span_id, name, start_time, duration_ms, status_code, status_message,"
-    " tool_name, model, input_tokens, output_tokens, service_name"
+    " tool_name, model, input_tokens, output_tokens, service_name, trace_id, kind, scope_name,"
+    " attributes, events, links, resource_attributes"
 )
 _SPANS_KEYED = (
     f"SELECT chat_id, turn_id, {_SPAN_COLUMNS} FROM spans"
     " WHERE turn_id IS NOT NULL AND chat_id " + _IN_CHUNK.format(col="chat_id")
 )
-_SPANS_BY_TRACE = (  # spans exported without tracesim.chat_id: their turn's trace
+_SPANS_BY_TRACE = (  # spans with no turn (exported without tracesim's keys, or collected
+    # and given turns later from their messages): the stored turn of their trace
     "SELECT t.chat_id, coalesce(s.turn_id, t.turn_id),"
     + ", ".join(f" s.{c.strip()}" for c in _SPAN_COLUMNS.split(","))
     + " FROM spans s JOIN turns t ON t.trace_id = s.trace_id"
-    " WHERE s.chat_id IS NULL AND t.chat_id " + _IN_CHUNK.format(col="t.chat_id")
+    " WHERE (s.chat_id IS NULL OR (s.turn_id IS NULL AND s.chat_id = t.chat_id))"
+    " AND t.chat_id " + _IN_CHUNK.format(col="t.chat_id")
 )
 _SPANS_TRACED_ONLY = (  # never-simulated chats' spans without a turn: a turn per trace,
     # numbered as evaluator.load.traced numbers them (after the largest stored turn_id)
@@ -89,7 +96,8 @@ _SPANS = (  # the rows `shape.span_tree` takes, siblings in start order
     " round(coalesce(duration_ms, 0), 2),"
     " CASE WHEN status_code = 'ERROR' THEN 1 ELSE 0 END + CASE WHEN tool_name <> '' THEN 2 ELSE 0"
     " END, service_name, model, input_tokens, output_tokens,"
-    f" CASE WHEN status_code = 'ERROR' THEN {clip_sql('status_message', 300)} END"
+    f" CASE WHEN status_code = 'ERROR' THEN {clip_sql('status_message', 300)} END,"
+    f" {DETAIL_COLUMNS}"
     " FROM ({source}) ORDER BY chat_id, turn_id, start_time NULLS FIRST, span_id"
 )
 _STACKS = (  # a failing turn's stack trace: the simulator's turn span first (what the agent raised)
@@ -155,12 +163,19 @@ def _new_turn(turn_id: int) -> dict[str, Any]:
         "scores": _EMPTY,
         "spans": [],
         "spans_total": 0,
+        "inspect": [],
+        "resources": [],
         "stack": None,
     }
 
 
 def _chunk_details(
-    con: Any, chunk: list[tuple[str, int]], *, eval_id: str | None, spans_sql: str
+    con: Any,
+    chunk: list[tuple[str, int]],
+    *,
+    eval_id: str | None,
+    spans_sql: str,
+    turns_sql: str,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The details of one chunk's conversations, in chat_id order.
 
@@ -177,17 +192,21 @@ def _chunk_details(
             entry = by_turn[key] = _new_turn(turn_id)
         return entry
 
-    for chat_id, turn_id, user, agent, status, error, ms in _fetch(con, _TURNS, params):
+    for chat_id, turn_id, user, agent, status, error, ms, source in _fetch(con, turns_sql, params):
         entry = turn(chat_id, turn_id)
         entry.update(user=user, agent=agent, status=status, error=error, ms=ms)
+        if source in _TRACED_SOURCES:
+            entry["source"] = "traced"
     for chat_id, turn_id, calls in _fetch(con, _CALLS, params):
         turn(chat_id, turn_id)["calls"] = orjson.Fragment(calls)
     for (chat_id, turn_id), rows in groupby(
         _fetch(con, spans_sql, params), key=lambda r: (r[0], r[1])
     ):
-        group = [r[2:] for r in rows]
+        group = [(*r[2:13], r[13:]) for r in rows]
         entry = turn(chat_id, turn_id)
-        entry["spans"], entry["spans_total"] = span_tree(group), len(group)
+        inspect = TurnSpanDetails()
+        entry["spans"], entry["spans_total"] = span_tree(group, inspect.raw), len(group)
+        entry["inspect"], entry["resources"] = inspect.shaped()
     conv_scores: dict[str, orjson.Fragment] = {}
     for chat_id, turn_id, scores in _fetch(con, _SCORES, params):
         if turn_id is None:
@@ -228,11 +247,21 @@ def iter_details(
         [[row["chat_id"] for row in data.conversations]],
     )
     try:
-        (unkeyed,) = con.execute("SELECT count(*) FROM spans WHERE chat_id IS NULL").fetchone()
+        (unkeyed,) = con.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM spans WHERE chat_id IS NULL OR turn_id IS NULL"
+            " LIMIT 1)"
+        ).fetchone()
         source = f"{_SPANS_KEYED} UNION ALL {_SPANS_BY_TRACE}" if unkeyed else _SPANS_KEYED
         source += f" UNION ALL SELECT * FROM ({_SPANS_TRACED_ONLY})"
         spans_sql = _SPANS.format(source=source)
+        has_source = con.execute(
+            "SELECT count(*) FROM information_schema.columns"
+            " WHERE table_name = 'turns' AND column_name = 'source'"
+        ).fetchone()[0]
+        turns_sql = _TURNS.format(source="source" if has_source else "NULL")
         for chunk in _chunks(data.conversations, chunk_turns):
-            yield from _chunk_details(con, chunk, eval_id=data.eval_id, spans_sql=spans_sql)
+            yield from _chunk_details(
+                con, chunk, eval_id=data.eval_id, spans_sql=spans_sql, turns_sql=turns_sql
+            )
     finally:
         con.execute("DROP TABLE IF EXISTS _report_detail_chats")

@@ -49,7 +49,7 @@ def clip_sql(expr: str, limit: int = MAX_TEXT) -> str:
     )
 
 
-def span_tree(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
+def span_tree(rows: list[tuple[Any, ...]], details: list[Any] | None = None) -> list[list[Any]]:
     """One turn's spans in tree order (parents before children) with their depth.
 
     `rows`: (span_id, parent_span_id, name, start offset ms, duration ms,
@@ -59,7 +59,9 @@ def span_tree(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
     what the waterfall draws: [name, start offset ms, duration ms, depth,
     flags (`SPAN_ERROR` | `SPAN_TOOL`), service name, model, input tokens,
     output tokens, status message (of errors)], trailing nulls dropped; at
-    most `MAX_SPANS_PER_TURN` entries.
+    most `MAX_SPANS_PER_TURN` entries. With `details` given, each row's last
+    element is the span's inspector record (`span_detail.py`), appended to
+    `details` in the same order as the entries.
     """
     ids = {r[0] for r in rows}
     children: dict[str | None, list[tuple[Any, ...]]] = defaultdict(list)
@@ -69,7 +71,7 @@ def span_tree(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
     seen: set[str] = set()
     # roots first; then spans only reachable through a parent cycle or a self-parent (SPEC
     # §5: tolerated wherever a tree is walked), each as a root, in start order
-    for root in (None, *(r for r in rows)):
+    for root in (None, *rows):
         if root is None:
             stack = [(r, 0) for r in reversed(children[None])]
         elif root[0] in seen:
@@ -81,7 +83,10 @@ def span_tree(rows: list[tuple[Any, ...]]) -> list[list[Any]]:
             if r[0] in seen:
                 continue
             seen.add(r[0])
-            entry = [r[2], r[3], r[4], depth, *r[5:]]
+            cols = r[:-1] if details is not None else r
+            entry = [cols[2], cols[3], cols[4], depth, *cols[5:]]
+            if details is not None:
+                details.append(r[-1])
             while entry[-1] is None:  # trailing nulls cost bytes at 30k spans
                 entry.pop()
             out.append(entry)

@@ -129,6 +129,9 @@ def _chat_attributes(data: Any) -> dict[str, Any]:
         attrs[GENAI.USAGE_INPUT_TOKENS] = input_tokens
     if output_tokens is not None:
         attrs[GENAI.USAGE_OUTPUT_TOKENS] = output_tokens
+    inputs = _input_messages(getattr(data, "input", None))
+    if inputs:
+        attrs[GENAI.INPUT_MESSAGES] = json.dumps(inputs, ensure_ascii=False)
     parts: list[dict[str, Any]] = []
     for name, args, call_id, text in _parts(data):
         if name:
@@ -142,6 +145,26 @@ def _chat_attributes(data: Any) -> dict[str, Any]:
         message = {"role": "assistant", "parts": parts, "finish_reason": finish}
         attrs[GENAI.OUTPUT_MESSAGES] = json.dumps([message], ensure_ascii=False)
     return attrs
+
+
+def _input_messages(items: Any) -> list[dict[str, Any]]:
+    """The text messages (system, user, assistant) of a model call's input, as GenAI input
+    messages; tool calls and results are left to the tool spans."""
+    if isinstance(items, str):
+        return [{"role": "user", "parts": [{"type": "text", "content": items}]}]
+    out: list[dict[str, Any]] = []
+    for item in items if isinstance(items, list) else ():
+        item = _plain(item)
+        if not isinstance(item, Mapping) or item.get("role") not in ("system", "user", "assistant"):
+            continue
+        content = item.get("content")
+        if isinstance(content, list):
+            content = " ".join(
+                str(p.get("text")) for p in content if isinstance(p, Mapping) and p.get("text")
+            )
+        if isinstance(content, str) and content:
+            out.append({"role": item["role"], "parts": [{"type": "text", "content": content}]})
+    return out
 
 
 def _parts(data: Any) -> Iterable[tuple[str, Any, str, str]]:

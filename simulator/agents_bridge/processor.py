@@ -96,10 +96,12 @@ class OTelBridgeProcessor(TracingProcessor):
     # -- traces -----------------------------------------------------------
     def on_trace_start(self, sdk_trace: SDKTrace) -> None:
         parent_ctx = otel_context.get_current()
+        attributes = {"openai_agents.trace_id": sdk_trace.trace_id}
+        group_id = getattr(sdk_trace, "group_id", None)
+        if isinstance(group_id, str) and group_id:  # the SDK's conversation grouping
+            attributes[GENAI.CONVERSATION_ID] = group_id
         span = self._tracer.start_span(
-            sdk_trace.name or "agent workflow",
-            context=parent_ctx,
-            attributes={"openai_agents.trace_id": sdk_trace.trace_id},
+            sdk_trace.name or "agent workflow", context=parent_ctx, attributes=attributes
         )
         now = self._clock()
         with self._lock:

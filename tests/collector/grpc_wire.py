@@ -24,10 +24,16 @@ class WireStatus:
 
 
 def raw_call(
-    endpoint: str, method: str, message: bytes | None, *, compressed: bool, encoding: str | None
+    endpoint: str,
+    method: str,
+    message: bytes | list[bytes] | None,
+    *,
+    compressed: bool,
+    encoding: str | None,
 ) -> WireStatus:
-    """One unary call whose only message frame carries `message` as it is, flagged
-    compressed or not, with `grpc-encoding: encoding` when given; None sends no message."""
+    """One call whose message frame carries `message` as it is, flagged compressed or not,
+    with `grpc-encoding: encoding` when given; None sends no message, a list one message
+    frame per item (more than a unary method takes)."""
     host, port = endpoint.removeprefix("http://").rsplit(":", 1)
     conn = h2.connection.H2Connection(
         h2.config.H2Configuration(client_side=True, header_encoding="utf-8")
@@ -42,12 +48,13 @@ def raw_call(
     ]
     if encoding is not None:
         headers.append(("grpc-encoding", encoding))
-    rest = b"" if message is None else struct.pack(">BI", int(compressed), len(message)) + message
+    messages = [] if message is None else [message] if isinstance(message, bytes) else message
+    rest = b"".join(struct.pack(">BI", int(compressed), len(item)) + item for item in messages)
     answer: dict[str, str] = {}
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         conn.initiate_connection()
         stream = conn.get_next_available_stream_id()
-        conn.send_headers(stream, headers, end_stream=message is None)
+        conn.send_headers(stream, headers, end_stream=not messages)
         while "grpc-status" not in answer:
             while rest and conn.local_flow_control_window(stream) > 0:
                 size = min(

@@ -104,3 +104,21 @@ def test_a_call_without_a_message_or_with_an_empty_one(small: Collector) -> None
     assert empty.code == 0  # an empty ExportTraceServiceRequest: nothing to store
     assert _names(small) == set()
     assert small._grpc is not None and small._grpc.admission.admitted == 0
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_a_unary_call_with_several_messages_is_refused_whole(small: Collector, count: int) -> None:
+    """A client streaming 2 or 3 messages on the unary Export: INVALID_ARGUMENT, none stored
+    (before, the first was stored, the others dropped, and OK answered)."""
+    endpoint = small.grpc_endpoint or ""
+    messages = [
+        trace_request([span(f"extra-{count}-{index}")]).SerializeToString() for index in range(count)
+    ]
+    status = raw_call(endpoint, TRACE_METHOD, messages, compressed=False, encoding=None)
+    assert status.code == INVALID_ARGUMENT, status
+    assert "exactly one request message" in status.message
+    assert f"got {count}" in status.message or "more than one" in status.message
+    one = raw_call(endpoint, TRACE_METHOD, messages[:1], compressed=False, encoding=None)
+    assert one.code == 0, one
+    assert _names(small) == {f"extra-{count}-0"}
+    assert small._grpc is not None and small._grpc.admission.admitted == 0

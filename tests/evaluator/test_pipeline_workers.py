@@ -127,7 +127,7 @@ def test_many_chunks_in_workers_store_what_one_process_stores(
 ) -> None:
     db = tmp_path / "synthetic.duckdb"
     build_database(str(db), 400, scenarios=True)  # 40 chats whose scenarios assert 7 checks
-    monkeypatch.setattr("evaluator.pipeline.pipeline.Progress", _CountingProgress)
+    monkeypatch.setattr("tracesim.evaluator.pipeline.pipeline.Progress", _CountingProgress)
     monkeypatch.setattr(_CountingProgress, "done", {})
     serial, parallel = _serial_and_parallel(db, tmp_path, GATES, chunk_rows=150)
     _assert_same(serial, parallel)

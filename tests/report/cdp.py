@@ -181,6 +181,23 @@ class Browser:
         }})"""
         return self.evaluate(script)
 
+    def click_at(self, x: float, y: float) -> None:
+        """A real mouse click (move, press, release) at viewport coordinates."""
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            params: dict[str, Any] = {"type": kind, "x": x, "y": y}
+            if kind != "mouseMoved":
+                params.update(button="left", clickCount=1)
+            self.send("Input.dispatchMouseEvent", params, session=True)
+
+    def click_element(self, selector_js: str) -> None:
+        """Scroll the element `selector_js` (a JS expression) into view and click its centre."""
+        box = self.evaluate(
+            f"(() => {{ const e = {selector_js}; e.scrollIntoView({{block: 'center'}});"
+            " const r = e.getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        self.click_at(*box)
+
     def screenshot(self, path: Path, *, full_page: bool = False) -> Path:
         """Save a PNG of the viewport (or the whole page) to `path`."""
         params: dict[str, Any] = {"format": "png"}

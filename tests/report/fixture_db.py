@@ -23,18 +23,24 @@ from tracesim.schemas.ddl import create_all
 
 from tests.report.fixture_rows import Rows, to_json
 from tests.report.fixture_scores import add_scores, gate
-from tests.report.fixture_spans import SCENARIOS, XSS_TEXT, add_turn
+from tests.report.fixture_spans import SCENARIOS, XSS_TEXT, add_turn, scenario_tools
 
 __all__ = ["XSS_TEXT", "build_fixture_db"]
 
 
 def build_fixture_db(
-    path: str | Path, *, num_conversations: int = 12, turns: int = 3, seed: int = 7
+    path: str | Path,
+    *,
+    num_conversations: int = 12,
+    turns: int = 3,
+    seed: int = 7,
+    num_scenarios: int | None = None,
 ) -> Path:
     """Write a fixture DuckDB file at `path` (replaced if present) and return its path.
 
     Two evaluation passes share one simulation run: `eval-1` (deterministic
-    metrics only, judges NULL) and the newer `eval-2` (judges run).
+    metrics only, judges NULL) and the newer `eval-2` (judges run). `num_scenarios`:
+    that many distinct scenario ids (numbered copies of the four base ones).
     """
     path = Path(path)
     path.unlink(missing_ok=True)
@@ -43,7 +49,10 @@ def build_fixture_db(
     run_id = "run-0001"
     t0 = datetime(2025, 1, 15, 9, 0, 0)
     all_calls: dict[str, list[list[dict]]] = {}
-    scenario_ids = list(SCENARIOS)
+    base = list(SCENARIOS)
+    scenario_ids = (
+        [f"{base[i % len(base)]}-{i:04d}" for i in range(num_scenarios)] if num_scenarios else base
+    )
     for index in range(num_conversations):
         scenario_id = scenario_ids[index % len(scenario_ids)]
         chat_id = f"chat-{index:04d}"
@@ -76,7 +85,7 @@ def build_fixture_db(
                 {
                     "scenario_id": scenario_id,
                     "goal": f"Get help with {scenario_id}",
-                    "expected_tools": SCENARIOS[scenario_id],
+                    "expected_tools": scenario_tools(scenario_id),
                 }
             ),
             start_time=start,

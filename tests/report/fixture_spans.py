@@ -14,7 +14,7 @@ from typing import Any
 
 from tests.report.fixture_rows import Rows, hex_id, to_json
 
-__all__ = ["SCENARIOS", "XSS_TEXT", "add_span", "add_turn"]
+__all__ = ["SCENARIOS", "XSS_TEXT", "add_span", "add_turn", "scenario_tools"]
 
 XSS_TEXT = '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 """Agent text that would run script if the report did not escape it."""
@@ -26,6 +26,11 @@ SCENARIOS = {
     "product_question": ["search_catalog"],
 }
 """Scenario id -> the tools its agent calls, in order."""
+
+
+def scenario_tools(scenario_id: str) -> list[str]:
+    """The tools of a scenario id, or of its base for a numbered one (`order_status-0042`)."""
+    return SCENARIOS.get(scenario_id) or SCENARIOS[scenario_id.rsplit("-", 1)[0]]
 
 
 def add_span(
@@ -64,7 +69,17 @@ def add_span(
         scope_name="fixture",
         attributes=to_json(attributes or {}),
         resource_attributes=to_json({"service.name": service}),
-        events="[]",
+        events=to_json(
+            [
+                {
+                    "name": "exception",
+                    "time": start.isoformat(),
+                    "attributes": {"exception.type": "ToolError", "exception.message": error},
+                }
+            ]
+            if error
+            else []
+        ),
         links="[]",
         chat_id=chat_id,
         turn_id=turn_id,
@@ -93,7 +108,7 @@ def add_turn(
     turn_span, agent_span = hex_id(rng, 16), hex_id(rng, 16)
     t = start + timedelta(milliseconds=rng.uniform(1, 5))
     calls: list[dict] = []
-    tools = SCENARIOS[scenario_id]
+    tools = scenario_tools(scenario_id)
     n_tools = rng.choice([0, 1, 1, 2, 2, 3])
     for i in range(n_tools + 1):  # llm -> tool -> llm -> tool ... -> llm
         llm_ms = rng.uniform(200, 1200)

@@ -66,9 +66,9 @@ def test_page_has_no_gate_verdict_and_one_line_for_judges_not_run(failing: RunOu
     html = Path(failing.extra["report_path"]).read_text()
     assert "PASSED" not in html and "No gates defined" in html
     assert "enabled False" not in html and "LLM judges not run: no API key" in html
-    summary = html.split('<section id="charts"')[0]
-    assert "<code>helpfulness</code></td>" not in summary  # no row per judge not run
-    assert re.search(r"\d+ metric\(s\) not run, so not graded", summary)
+    tables = html.split('<section id="tables">')[1].split("</section>")[0]
+    assert "<code>helpfulness</code></td>" not in tables  # no row per judge not run
+    assert re.search(r"\d+ metric\(s\) not run, so not graded", tables)
 
 
 def test_failed_check_details_and_stack_trace_are_embedded(failing: RunOutcome) -> None:

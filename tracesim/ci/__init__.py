@@ -27,14 +27,15 @@ __all__ = [
 
 
 def write_ci_outputs(
-    db_path: str | Path,
+    store: Any,
     report: Any,
     *,
     report_path: Path | None,
     junit_path: Path | None,
     console: Any,
 ) -> None:
-    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions)."""
+    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions), from
+    `store` (an open `EvalStore` or a `--db` value)."""
     import os
 
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
@@ -42,9 +43,15 @@ def write_ci_outputs(
     if junit_path is None and not os.environ.get(STEP_SUMMARY_ENV):
         return
     try:
-        outcomes = load_outcomes(db_path, report.eval_id)
+        outcomes = load_outcomes(store, report.eval_id)
         if junit_path is not None:
-            path = write_junit(junit_path, outcomes, eval_id=report.eval_id, run_id=report.run_id)
+            path = write_junit(
+                junit_path,
+                outcomes,
+                eval_id=report.eval_id,
+                run_id=report.run_id,
+                scenarios=getattr(report, "scenarios", ()),
+            )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed

@@ -215,7 +215,7 @@ def command(
             raise click.ClickException(str(error)) from None
         except OSError as error:  # a port in use, a folder that cannot be written
             collector.shutdown()
-            if new_file:
+            if new_file and not collector.received_requests:  # never a store that took data
                 _remove_new_files(Path(db_path), created_folder)
             raise BadInput(str(error), command="collect") from None
         listening = []
@@ -261,6 +261,11 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
         lines.append(
             f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
             f"kept in {db_path}.deadletter.jsonl"
+        )
+    if stats.unreadable_items:
+        lines.append(
+            f"{stats.unreadable_items} span(s)/log record(s) stored with chat, turn, operation, "
+            "tool, model or tokens NULL: an attribute had a shape its convention does not use"
         )
     if stats.nulled_values:
         lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")

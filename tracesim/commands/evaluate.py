@@ -55,8 +55,12 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
 
     if not path.is_file():
         raise EvalConfigError(f"config file {path} does not exist")
+    from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
+
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = load_yaml(path.read_text()) or {}
+    except YamlTooLarge as exc:
+        raise EvalConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
@@ -92,9 +96,10 @@ def db_of_config(path: Path) -> Path:
 
     from tracesim.arksim_config import translate_arksim_config
     from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.schemas.yaml_limits import load_yaml
 
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = load_yaml(path.read_text()) or {}
         data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
         raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
@@ -107,34 +112,23 @@ def db_of_config(path: Path) -> Path:
     return candidate if candidate.is_absolute() else base / candidate
 
 
-def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
-    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command.
+def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
+    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command,
+    on an open `EvalStore`.
 
     Default: the newest run when the file holds several (by its conversations' start
-    time), everything when it holds one run or none (`tracesim collect` traces).
+    time), everything when it holds one run or none (`tracesim collect` traces). A store
+    that does not choose (ClickHouse: production traces) evaluates every conversation,
+    or the run asked for.
     """
-    import duckdb
-
+    runs = store.runs_newest_first()
+    if runs is None:
+        what = (
+            f"evaluating run {run_id} in {store.label}" if run_id else f"evaluating {store.label}"
+        )
+        return run_id, what
     if run_id is not None:
         return run_id, f"evaluating run {run_id}"
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
-        has_table = con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'conversations'"
-        ).fetchone()[0]
-        runs = (
-            [
-                r[0]
-                for r in con.execute(
-                    "SELECT run_id FROM conversations WHERE run_id IS NOT NULL "
-                    "GROUP BY run_id ORDER BY max(start_time) DESC NULLS LAST, run_id DESC"
-                ).fetchall()
-            ]
-            if has_table
-            else []
-        )
-    finally:
-        con.close()
     if all_runs or len(runs) <= 1:
         what = "every conversation in the file" if all_runs else "the file"
         return None, f"evaluating {what} ({len(runs)} run(s))"
@@ -155,6 +149,33 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     if count < 1:
         raise click.BadParameter(f"{value!r}: give a number of processes (1 or more) or auto")
     return count
+
+
+def production_selection(
+    since: str | None, sample: str | None, seed: int, include_evaluated: bool
+) -> tuple[Any, list[Any]]:
+    """The `select` hook of `evaluate_db` for --since/--sample (None without them), and the
+    list its SelectionReport is appended to. ValueError names the bad option."""
+    from tracesim.evaluator.select import Selection, apply_selection, parse_sample, parse_since
+
+    if since is None and sample is None:
+        if include_evaluated:
+            raise ValueError("--all goes with --since or --sample")
+        return None, []
+    selection = Selection(
+        since=parse_since(since) if since is not None else None,
+        sample=parse_sample(sample) if sample is not None else None,
+        seed=seed,
+        new_only=not include_evaluated,
+    )
+    reports: list[Any] = []
+
+    def select(store: Any, plan: Any) -> Any:
+        narrowed, report = apply_selection(store, plan, selection)
+        reports.append(report)
+        return narrowed
+
+    return select, reports
 
 
 @click.command("evaluate")
@@ -210,6 +231,29 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     "(2 on a 2+ core machine for 20,000+ turns, else 1). 1 evaluates in one process. "
     "LLM judges and custom metrics always run in one process.",
 )
+@click.option(
+    "--since",
+    default=None,
+    help="Only conversations active within this window (30m, 24h, 7d): production stores.",
+)
+@click.option(
+    "--sample",
+    default=None,
+    help="A deterministic sample by conversation id: a share (5%) or a count (20).",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of --sample's hash order.")
+@click.option(
+    "--all",
+    "include_evaluated",
+    is_flag=True,
+    help="With --since/--sample: also conversations evaluated before (default: new ones only).",
+)
+@click.option(
+    "--max-judge-cost",
+    type=float,
+    default=None,
+    help="Judge budget in USD: once spent, the remaining judges are not run (checks go on).",
+)
 def command(
     config_file: Path | None,
     db_path: Any,
@@ -220,18 +264,21 @@ def command(
     junit_path: Path | None,
     progress: bool,
     workers: int | None,
+    since: str | None,
+    sample: str | None,
+    seed: int,
+    include_evaluated: bool,
+    max_judge_cost: float | None,
 ) -> None:
     """Re-evaluate what a DuckDB file holds, without re-running the agent.
 
     `tracesim evaluate config.yaml` (arksim's habit) evaluates the DuckDB file
     that config's run wrote, with its evaluation settings.
     """
-    import duckdb
-
     from tracesim.console import make_console, plain
     from tracesim.evaluate_step import evaluate_and_report
     from tracesim.evaluator.scoring.gates import EvalConfigError, ExitCode
-    from tracesim.evaluator.store import StoreError, is_store_url, parse_store_url
+    from tracesim.evaluator.store import StoreError, open_store
     from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
     from tracesim.schemas.eval_config import EvalConfig
     from tracesim.schemas.llm_config import LLMConfig
@@ -242,53 +289,47 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         given = click.get_current_context().get_parameter_source("db_path")
-        store = is_store_url(str(db_path))  # a ClickHouse store (evaluator.store)
-        db_path = str(db_path) if store else Path(db_path)
         if config_file is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path, store = db_of_config(config_file), False
-        if not store and not db_path.is_file():
-            raise EvalConfigError(
-                f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
-                "`tracesim collect` write one"
+            db_path = db_of_config(config_file)
+        with open_store(db_path) as store:  # a file, its running collector, ClickHouse
+            try:
+                default_dir = store.default_report_path().parent
+                out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
+                if junit_path is not None:
+                    check_writable_file(junit_path, what="--junit-xml")
+            except PathProblem as exc:
+                raise EvalConfigError(str(exc)) from None
+            if config_path is not None:
+                config, llm = load_eval_settings(config_path)
+                base_dir = config_path.resolve().parent
+            else:
+                config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
+            if max_judge_cost is not None:
+                if max_judge_cost < 0:
+                    raise EvalConfigError(f"--max-judge-cost {max_judge_cost}: must be 0 or more")
+                config = config.model_copy(update={"max_judge_cost": max_judge_cost})
+            select, selected = production_selection(since, sample, seed, include_evaluated)
+            if select is not None and run_id is None:
+                all_runs = True  # a production selection spans every run (and none)
+            run_id, what = choose_run(store, run_id, all_runs=all_runs)
+            console.print(plain(what))
+            outcome = evaluate_and_report(
+                store,
+                config=config,
+                run_id=run_id,
+                llm=llm,
+                base_dir=base_dir,
+                output_dir=out_dir,
+                progress=progress,
+                console=console,
+                junit_path=junit_path,
+                workers=workers,
+                select=select,
             )
-        try:
-            default_dir = Path("results") if store else db_path.parent
-            out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
-            if junit_path is not None:
-                check_writable_file(junit_path, what="--junit-xml")
-        except PathProblem as exc:
-            raise EvalConfigError(str(exc)) from None
-        if config_path is not None:
-            config, llm = load_eval_settings(config_path)
-            base_dir = config_path.resolve().parent
-        else:
-            config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
-        if store:  # production traces: every conversation, or the run asked for
-            label = parse_store_url(db_path).label  # never the password
-            what = f"evaluating run {run_id} in {label}" if run_id else f"evaluating {label}"
-        else:
-            run_id, what = choose_run(db_path, run_id, all_runs=all_runs)
-        console.print(plain(what))
-        outcome = evaluate_and_report(
-            db_path,
-            config=config,
-            run_id=run_id,
-            llm=llm,
-            base_dir=base_dir,
-            output_dir=out_dir,
-            progress=progress,
-            console=console,
-            junit_path=junit_path,
-            workers=workers,
-        )
+            if selected:
+                console.print(plain("selected: " + selected[0].describe()))
     except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
-        return
-    except duckdb.IOException as exc:
-        _fail(
-            f"cannot open {db_path} ({exc}); is a collector still writing it? stop it first",
-            ExitCode.BAD_CONFIG,
-        )
         return
     except Exception:  # noqa: BLE001 - the CLI's last resort: say so, exit 3
         click.echo(traceback.format_exc(), err=True)

@@ -1,0 +1,148 @@
+"""An MCP server answering from scenario stubs (`tracesim mcp-mock`), on the official `mcp`.
+
+It lists the tools the scenarios define (`tools`, any shape of
+`schemas.tool_definitions`; a stubbed tool without a definition is listed
+with an open schema) and answers `tools/call` from the scenarios' `tool_stubs`:
+a stub's `result` as text (JSON for non-strings) plus structured content, its
+`error` as an error result (`isError`), and a call no stub matches as an error
+result naming the call and the fix. Nothing reaches a real back end.
+
+Which scenario answers: the `tracesim.scenario_id` baggage entry the run
+propagates (in the request's `_meta`, which the `mcp` client fills from the
+OTel context, or the HTTP headers); without one, the only scenario of the file,
+else every scenario's stubs in file order. `repeat` is counted per conversation
+(`tracesim.chat_id`). The `mcp` server traces each request as a SERVER span
+parented by the propagated `traceparent`, so its calls are spans of the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry import baggage
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
+from tracesim.schemas.conventions import TRACESIM
+from tracesim.schemas.scenario import Scenario
+from tracesim.schemas.tool_definitions import ToolDefinition, tool_definitions
+from tracesim.simulator.stubs.matching import StubAnswer, StubBook
+
+__all__ = ["MockTools", "build_server"]
+
+_OPEN_SCHEMA = {"type": "object", "additionalProperties": True}
+_MAX_BOOKS = 4096
+"""Conversations whose stub books are kept (least recently used dropped first)."""
+
+
+class MockTools:
+    """The scenarios' tool definitions and stubs, answered per conversation."""
+
+    def __init__(self, scenarios: Sequence[Scenario]) -> None:
+        self._scenarios = {s.scenario_id: s for s in scenarios}
+        definitions: dict[str, ToolDefinition] = {}
+        for scenario in scenarios:
+            for definition in tool_definitions(
+                scenario.tools, where=f"{scenario.scenario_id}.tools"
+            ):
+                definitions.setdefault(definition.name, definition)
+            for stub in scenario.tool_stubs or ():
+                definitions.setdefault(
+                    stub.name, ToolDefinition(stub.name, "stubbed by tracesim", dict(_OPEN_SCHEMA))
+                )
+        self.definitions = list(definitions.values())
+        self._books: OrderedDict[tuple[str | None, str | None], StubBook] = OrderedDict()
+        self.answers: list[StubAnswer] = []
+
+    def _stubs(self, scenario_id: str | None) -> list[Any]:
+        if scenario_id in self._scenarios:
+            return list(self._scenarios[scenario_id].tool_stubs or ())
+        return [stub for s in self._scenarios.values() for stub in s.tool_stubs or ()]
+
+    def answer(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        *,
+        scenario_id: str | None = None,
+        chat_id: str | None = None,
+    ) -> StubAnswer:
+        """The stubbed answer to one call (see the module doc for which scenario answers)."""
+        if scenario_id not in self._scenarios and len(self._scenarios) == 1:
+            scenario_id = next(iter(self._scenarios))
+        key = (scenario_id, chat_id)
+        book = self._books.get(key)
+        if book is None:
+            book = self._books[key] = StubBook.of(self._stubs(scenario_id))
+            if len(self._books) > _MAX_BOOKS:
+                self._books.popitem(last=False)
+        else:
+            self._books.move_to_end(key)
+        answer = book.answer(name, arguments)
+        self.answers.append(answer)
+        del self.answers[:-_MAX_BOOKS]
+        return answer
+
+
+def _routing(*carriers: Any) -> tuple[str | None, str | None]:
+    """(scenario_id, chat_id) from the current OTel baggage, else the first carrier (the
+    request's `_meta`, the HTTP headers) with a `baggage` entry naming them."""
+    scenario = baggage.get_baggage(TRACESIM.SCENARIO_ID)
+    chat = baggage.get_baggage(TRACESIM.CHAT_ID)
+    for carrier in carriers:
+        if scenario is not None and chat is not None:
+            break
+        raw = carrier.get("baggage") if isinstance(carrier, Mapping) else None
+        if not isinstance(raw, str) or not raw:
+            continue
+        ctx = W3CBaggagePropagator().extract({"baggage": raw})
+        scenario = scenario or baggage.get_baggage(TRACESIM.SCENARIO_ID, ctx)
+        chat = chat or baggage.get_baggage(TRACESIM.CHAT_ID, ctx)
+    return (
+        str(scenario) if scenario is not None else None,
+        str(chat) if chat is not None else None,
+    )
+
+
+def build_server(tools: MockTools, *, name: str = "tracesim-mcp-mock") -> Any:
+    """A low-level `mcp` Server listing `tools.definitions` and answering from the stubs."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=d.name,
+                    description=d.description or None,
+                    input_schema={"type": "object", **d.input_schema},
+                )
+                for d in tools.definitions
+            ]
+        )
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        meta = getattr(ctx, "meta", None)
+        meta = meta if isinstance(meta, Mapping) else getattr(meta, "model_extra", None)
+        scenario_id, chat_id = _routing(meta, getattr(ctx, "headers", None))
+        answer = tools.answer(
+            params.name, params.arguments, scenario_id=scenario_id, chat_id=chat_id
+        )
+        if not answer.stubbed or answer.error is not None:
+            return types.CallToolResult(
+                content=[types.TextContent(text=answer.error or "")], is_error=True
+            )
+        structured = answer.result if isinstance(answer.result, dict) else None
+        if structured is None and isinstance(answer.result, str):
+            try:
+                parsed = json.loads(answer.result)
+            except ValueError:
+                parsed = None
+            structured = parsed if isinstance(parsed, dict) else None
+        return types.CallToolResult(
+            content=[types.TextContent(text=answer.result_text())],
+            structured_content=structured,
+        )
+
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -1,0 +1,181 @@
+"""`tracesim scenarios from-db`: collected conversations become scenarios `tracesim run` loads."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import duckdb
+from click.testing import CliRunner
+from tracesim.evaluator import evaluate_db
+from tracesim.evaluator.checks.assertions import parse_assertions
+from tracesim.schemas import create_all
+from tracesim.schemas.eval_config import EvalConfig
+from tracesim.simulator.scenarios import load_scenarios
+
+from tests.fakes.openai_server import chat_completion, fake_openai
+from tracesim.cli import cli
+
+T0 = datetime(2025, 3, 1, 9, 0, 0)
+TOOLS = [{"type": "function", "name": "lookup_order", "parameters": {"type": "object"}}]
+
+
+def _turn(con, n: int, chat: str, user: str, reply: str, calls: list[tuple]) -> None:
+    trace = f"{n:032x}"
+    start = T0 + timedelta(minutes=n)
+    rows = [
+        (
+            f"{n:08x}{0:08x}",
+            "chat model",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.tool.definitions": json.dumps(TOOLS),
+                "gen_ai.input.messages": json.dumps([{"role": "user", "content": user}]),
+                "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": reply}]),
+            },
+            None,
+        )
+    ]
+    for i, (tool, args, result, error) in enumerate(calls, start=1):
+        attrs = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool,
+            "gen_ai.tool.call.arguments": json.dumps(args),
+        }
+        if result is not None:
+            attrs["gen_ai.tool.call.result"] = result
+        rows.append((f"{n:08x}{i:08x}", f"execute_tool {tool}", attrs, error))
+    for i, (span_id, name, attrs, error) in enumerate(rows):
+        attrs["gen_ai.conversation.id"] = chat
+        con.execute(
+            "INSERT INTO spans (trace_id, span_id, name, start_time, end_time, status_code, "
+            "status_message, attributes, events, chat_id, turn_id, tool_name) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, NULL, ?)",
+            [
+                trace,
+                span_id,
+                name,
+                start + timedelta(seconds=i),
+                start + timedelta(seconds=i),
+                "ERROR" if error else "UNSET",
+                error,
+                json.dumps(attrs),
+                chat,
+                attrs.get("gen_ai.tool.name"),
+            ],
+        )
+
+
+def _store(path: Path) -> str:
+    con = duckdb.connect(str(path))
+    create_all(con)
+    _turn(
+        con,
+        1,
+        "prod-1",
+        "Where is order A1001?",
+        "It is shipped.",
+        [("lookup_order", {"order_id": "A1001"}, '{"status": "shipped"}', None)],
+    )
+    _turn(
+        con,
+        2,
+        "prod-1",
+        "Refund it please",
+        "Sorry, that failed.",
+        [
+            ("lookup_order", {"order_id": "A1001"}, '{"status": "delivered"}', None),
+            ("request_refund", {"order_id": "A1001"}, None, "refunds are down"),
+        ],
+    )
+    _turn(con, 3, "prod-2", "What is your return policy?", "30 days.", [])
+    con.close()
+    return str(path)
+
+
+def _from_db(*args: str) -> object:
+    return CliRunner().invoke(cli, ["scenarios", "from-db", *args])
+
+
+def test_a_conversation_becomes_a_replayable_scenario(tmp_path: Path) -> None:
+    db = _store(tmp_path / "prod.duckdb")
+    out = tmp_path / "scenarios.json"
+    done = _from_db("--db", db, "--chat-id", "prod-1", "-o", str(out))
+    assert done.exit_code == 0, done.output
+    assert f"wrote 1 scenarios to {out}" in done.output
+    [scenario] = load_scenarios(out)  # what `tracesim run` loads
+    parse_assertions(scenario.assertions, where="replay")
+    assert scenario.scenario_id == "prod-prod-1"
+    assert scenario.turns == ["Where is order A1001?", "Refund it please"]
+    assert scenario.goal == "Where is order A1001?" and scenario.knowledge == [scenario.goal]
+    [trajectory] = scenario.assertions
+    assert trajectory == {
+        "type": "tool_calls",
+        "description": "recorded trajectory of prod-1",
+        "expected": [
+            {"name": "lookup_order", "args": {"order_id": "A1001"}},
+            {"name": "lookup_order", "args": {"order_id": "A1001"}},
+            {"name": "request_refund", "args": {"order_id": "A1001"}},
+        ],
+        "order": "in_order",
+        "arg_mode": "subset",
+    }
+    stubs = [s.model_dump(exclude_none=True) for s in scenario.tool_stubs]
+    assert stubs == [
+        {
+            "name": "lookup_order",
+            "args": {"order_id": "A1001"},
+            "result": '{"status": "shipped"}',
+            "repeat": 1,
+        },
+        {
+            "name": "lookup_order",
+            "args": {"order_id": "A1001"},
+            "result": '{"status": "delivered"}',
+            "repeat": 1,
+        },
+        {
+            "name": "request_refund",
+            "args": {"order_id": "A1001"},
+            "error": "refunds are down",
+            "repeat": 1,
+        },
+    ]
+    assert [t["name"] for t in scenario.tools] == ["lookup_order"]
+    assert scenario.model_extra["origin"]["chat_id"] == "prod-1"
+
+
+def test_failed_selects_what_the_latest_evaluation_failed(tmp_path: Path) -> None:
+    db = _store(tmp_path / "prod.duckdb")
+    config = EvalConfig(metrics=[], policies=[{"never": ["request_refund"]}])
+    evaluate_db(db, config=config, output_dir=tmp_path / "o", progress=False)
+    out = tmp_path / "failed.json"
+    done = _from_db("--db", db, "--failed", "-o", str(out))
+    assert done.exit_code == 0, done.output
+    assert [s.scenario_id for s in load_scenarios(out)] == ["prod-prod-1"]
+    assert "failed in their latest evaluation: 1" in done.output
+
+
+def test_llm_summary_when_configured(tmp_path: Path) -> None:
+    db = _store(tmp_path / "prod.duckdb")
+    answer = {"goal": "Get order A1001 refunded", "knowledge": ["Order number: A1001"]}
+    with fake_openai(lambda body: chat_completion(json.dumps(answer))) as fake:
+        config = tmp_path / "config.yaml"
+        config.write_text(f"llm:\n  model: m\n  base_url: {fake.base_url}\n")
+        out = tmp_path / "s.json"
+        done = _from_db("--db", db, "--chat-id", "prod-1", "--config", str(config), "-o", str(out))
+        assert done.exit_code == 0, done.output
+    [scenario] = load_scenarios(out)
+    assert scenario.goal == answer["goal"] and scenario.knowledge == answer["knowledge"]
+    assert scenario.model_extra["origin"]["summary"] == "llm"
+    assert "Refund it please" in fake.requests[0]["messages"][1]["content"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = _from_db("--db", str(tmp_path / "missing.duckdb"), "-o", str(tmp_path / "x.json"))
+    assert done.exit_code == 2 and "does not exist (--db)" in done.output
+    db = _store(tmp_path / "prod.duckdb")
+    done = _from_db("--db", db, "--chat-id", "nope", "-o", str(tmp_path / "x.json"))
+    assert done.exit_code == 2 and "not in the store: nope" in done.output
+    assert "no conversation could become a scenario" in done.output
