@@ -83,9 +83,4 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
-    # nested delegate agent
-    ("openai-agents-as-tool", "keyed"): (
-        "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
-        "conversation; the outermost id (conv-42) must key the whole trace"
-    ),
 }
