@@ -16,9 +16,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tracesim.collector.errors import Busy
+from tracesim.collector.errors import Busy, InvalidRequest
 from tracesim.collector.ingest import Ingest
 from tracesim.collector.query.query import QueryAnswer, run_query
+from tracesim.collector.query.query_memory import DEFAULT_QUERY_MEMORY, MemoryWatch
 from tracesim.collector.query.query_pool import QueryPool
 from tracesim.collector.query.sidecar import remove_sidecar, write_sidecar
 from tracesim.collector.query.store_routes import (
@@ -62,6 +63,9 @@ class Collector:
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
     `query_max_bytes`: about the most bytes of rows the endpoint answers (`truncated` then);
     `query_workers`: queries the endpoint runs at once (a few more wait, the rest get 503).
+    `query_memory_bytes`: how much the process may grow while queries run before they are
+    stopped (`query_memory`); values a single call would build past a bound are refused
+    before running (`value_size`).
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
     Queries run with DuckDB's external access disabled and its configuration locked.
@@ -97,6 +101,7 @@ class Collector:
         query_timeout: float | None = 30.0,
         query_max_bytes: int = 64 << 20,
         query_workers: int = 2,
+        query_memory_bytes: int = DEFAULT_QUERY_MEMORY,
         duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
         duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
     ) -> None:
@@ -123,6 +128,7 @@ class Collector:
         self._query_max_bytes = query_max_bytes
         self._query_workers = query_workers
         self._queries: QueryPool | None = None
+        self._query_memory = MemoryWatch(query_memory_bytes)
         self._duckdb_settings = {
             "memory_limit": check_size("duckdb_memory_limit", duckdb_memory_limit),
             "checkpoint_threshold": check_size(
@@ -486,11 +492,21 @@ class Collector:
     ) -> QueryAnswer:
         """Flush (so the answer sees what was acknowledged), then run the guarded query."""
         self.flush()
-        return run_query(
-            cursor,
-            sql,
-            params,
-            max_rows=self._query_max_rows if endpoint else None,
-            max_bytes=self._query_max_bytes if endpoint else None,
-            timeout=self._query_timeout,
+        with self._query_memory.watching(cursor) as watched:
+            try:
+                return run_query(
+                    cursor,
+                    sql,
+                    params,
+                    max_rows=self._query_max_rows if endpoint else None,
+                    max_bytes=self._query_max_bytes if endpoint else None,
+                    timeout=self._query_timeout,
+                )
+            except InvalidRequest:
+                if not watched.tripped:
+                    raise
+        limit = self._query_memory.limit / (1 << 20)
+        raise InvalidRequest(
+            f"query stopped: it grew the collector's memory past its query limit ({limit:,.0f} "
+            "MiB); narrow it, or stop the collector and use `tracesim sql --db FILE`"
         )

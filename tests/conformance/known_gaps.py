@@ -83,4 +83,27 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
+    # MCP client + server (official mcp package, OpenLLMetry)
+    ("mcp-openllmetry", "tool_calls"): (
+        "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
+        "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
+        "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
+    ),
+    # public corpus: mozilla-ai/any-agent's recorded traces (tests/conformance/public/)
+    **{
+        (f"any-agent-{framework}", "tool_calls"): (
+            "arguments, result: any-agent's tool-span convention is not read (arguments in "
+            "gen_ai.tool.args, result in gen_ai.output, the request in call_llm's "
+            "gen_ai.output [{tool.name, tool.args}]): every call has {} and no result"
+        )
+        for framework in (
+            "agno",
+            "google",
+            "langchain",
+            "llama-index",
+            "openai",
+            "smolagents",
+            "tinyagent",
+        )
+    },
 }
