@@ -95,6 +95,24 @@ class GENAI:
     OP_INVOKE_AGENT = "invoke_agent"
     OP_CREATE_AGENT = "create_agent"
     EXECUTE_TOOL_SPAN_PREFIX = "execute_tool "
+    OP_CALL_LLM = "call_llm"  # any-agent's model-call operation (agno, google, langchain, ...)
+    INFERENCE_OPERATIONS: tuple[str, ...] = (
+        OP_CHAT,
+        OP_TEXT_COMPLETION,
+        OP_GENERATE_CONTENT,
+        OP_EMBEDDINGS,
+        OP_CALL_LLM,
+    )
+    """Operations whose span IS a model call (SPEC §5): `llm_calls` counts these only."""
+    CALL_BEARING_OPERATIONS: tuple[str, ...] = (
+        OP_EXECUTE_TOOL,
+        OP_CHAT,
+        OP_TEXT_COMPLETION,
+        OP_GENERATE_CONTENT,
+        OP_CALL_LLM,
+    )
+    """Operations of spans that may record or request tool calls: an unkeyed trace holding
+    one is evaluated as a conversation of its own (SPEC §3)."""
 
     CONVERSATION_ID = "gen_ai.conversation.id"
     PROVIDER_NAME = "gen_ai.provider.name"

@@ -65,9 +65,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracesim.schemas.conventions import GENAI
+
 __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 
-_LLM_OPERATIONS = "('chat', 'text_completion', 'generate_content', 'embeddings')"
+_LLM_OPERATIONS = "(" + ", ".join(f"'{op}'" for op in GENAI.INFERENCE_OPERATIONS) + ")"
 _MODEL_SPAN = f"(operation IN {_LLM_OPERATIONS})"
 """A span of a model operation (SPEC §5: agent and workflow spans repeating usage are not)."""
 

@@ -83,19 +83,7 @@ TABLES: dict[str, str] = {
 }
 """tracesim's tables: name -> column list and engine."""
 
-_LLM_OPS = (
-    "("
-    + ", ".join(
-        string_literal(op)
-        for op in (
-            GENAI.OP_CHAT,
-            GENAI.OP_TEXT_COMPLETION,
-            GENAI.OP_GENERATE_CONTENT,
-            GENAI.OP_EMBEDDINGS,
-        )
-    )
-    + ")"
-)
+_LLM_OPS = "(" + ", ".join(string_literal(op) for op in GENAI.INFERENCE_OPERATIONS) + ")"
 
 
 def _result_views(schema: ExporterSchema) -> dict[str, str]:

@@ -159,19 +159,7 @@ def _routed_chat(own_chat: str, turn_chat: str, own_session: str, trace_session:
     )
 
 
-_CALL_OPERATIONS = (
-    "("
-    + ", ".join(
-        string_literal(op)
-        for op in (
-            GENAI.OP_EXECUTE_TOOL,
-            GENAI.OP_CHAT,
-            GENAI.OP_TEXT_COMPLETION,
-            GENAI.OP_GENERATE_CONTENT,
-        )
-    )
-    + ")"
-)
+_CALL_OPERATIONS = "(" + ", ".join(string_literal(op) for op in GENAI.CALL_BEARING_OPERATIONS) + ")"
 """Operations of spans that make an unkeyed trace worth evaluating: tool spans, and model
 calls whose messages may hold the calls (SPEC §3)."""
 
