@@ -173,11 +173,43 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
         )
     elif usage.reason:
         console.print(Text(f"judges not run: {usage.reason}", style="dim"))
+    for line in trial_lines(report):
+        console.print(Text(line))
     console.print(
         Text.assemble(
             gate_verdict(report), f" (exit code {report.exit_code}); eval_id {report.eval_id}"
         )
     )
+
+
+def trial_lines(report: EvaluationReport) -> list[str]:
+    """The agent's usage, and the trials when a scenario ran more than once (else none)."""
+    lines = []
+    agent = report.agent_usage
+    if agent.get("conversations"):
+        cost = agent.get("cost_usd")
+        unpriced = agent.get("unpriced_conversations") or 0
+        lines.append(
+            f"agent: {agent.get('input_tokens')}+{agent.get('output_tokens')} tokens over "
+            f"{agent.get('conversations')} conversation(s)"
+            + (f", ${cost:.4f}" if cost is not None else "")
+            + (
+                f" ({unpriced} with a model of unknown price: evaluation.prices)"
+                if unpriced
+                else ""
+            )
+        )
+    t = report.trials
+    if t.trials and any(s.trials > 1 for s in report.scenarios):
+        ci = t.pass_rate_ci or [0.0, 0.0]
+        k = max(t.pass_hat_k) if t.pass_hat_k else 0
+        lines.append(
+            f"trials: {t.passed}/{t.trials} passed over {t.scenarios} scenario(s), pass rate "
+            f"{t.pass_rate:.0%} (95% CI {ci[0]:.0%}-{ci[1]:.0%})"
+            + (f", pass^{k} {t.pass_hat_k[k]:.2f}" if k else "")
+            + (f"; flaky: {', '.join(t.flaky_scenarios)}" if t.flaky_scenarios else "")
+        )
+    return lines
 
 
 def gate_verdict(report: EvaluationReport) -> Text:
