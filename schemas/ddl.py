@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS conversations (
     conversation_index INTEGER,           -- which repetition of the scenario
     agent_type VARCHAR,
     num_turns INTEGER,
-    status VARCHAR,                       -- completed | max_turns | error
+    status VARCHAR,                       -- completed | max_turns | error | interrupted
     error VARCHAR,
     scenario JSON,                        -- the scenario as run (goal, knowledge, assertions)
     start_time TIMESTAMP,
