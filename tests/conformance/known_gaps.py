@@ -89,11 +89,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         '{"input": "Paris"} instead of the request\'s {"city": "Paris"}; error: the '
         "status message keeps the JS stack ('...\\n\\nError: order A1 not found\\n    at ...')"
     ),
-    # nested delegate agent
-    ("openai-agents-as-tool", "keyed"): (
-        "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
-        "conversation; the outermost id (conv-42) must key the whole trace"
-    ),
     # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
     ("litellm-otel", "tool_calls"): (
         "no call at all: the request is only in legacy gen_ai.completion.0.function_call."
