@@ -51,6 +51,7 @@ def write_ci_outputs(
                 eval_id=report.eval_id,
                 run_id=report.run_id,
                 scenarios=getattr(report, "scenarios", ()),
+                comparison=getattr(report, "comparison", None),
             )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)
