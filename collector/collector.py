@@ -32,6 +32,7 @@ from tracesim.collector.receivers.http_server import HttpServer
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 from tracesim.collector.receivers.receiver_http import StoreRoutes, build_app
 from tracesim.collector.receivers.tls import tls_config
+from tracesim.collector.redaction.pseudonym import load_or_create_key
 from tracesim.collector.redaction.redaction import RedactionRule, Redactor
 from tracesim.collector.routing.routing import DEFAULT_MAX_BYTES as DEFAULT_ROUTER_BYTES
 from tracesim.collector.routing.routing import Router
@@ -175,6 +176,8 @@ class Collector:
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
+        if self.redactor:  # the same pseudonyms for this database across restarts and runs
+            self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
         router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
@@ -459,15 +462,30 @@ class Collector:
         self, sql: str, params: list[Any] | None, inputs: dict[str, Any]
     ) -> Future[Any]:
         """Every row of a guarded read-only query as an Arrow table, on the query workers
-        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead)."""
+        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead),
+        under the same memory watch as the query endpoint."""
         if self._queries is None:
             raise Busy("collector is not running")
 
         def run(cursor: Any) -> Any:
             self.flush()
-            limit = self._query_max_bytes
-            return arrow_answer(
-                cursor, sql, params, inputs, max_bytes=limit, timeout=self._query_timeout
+            with self._query_memory.watching(cursor) as watched:
+                try:
+                    return arrow_answer(
+                        cursor,
+                        sql,
+                        params,
+                        inputs,
+                        max_bytes=self._query_max_bytes,
+                        timeout=self._query_timeout,
+                    )
+                except InvalidRequest:
+                    if not watched.tripped:
+                        raise
+            limit = self._query_memory.limit / (1 << 20)
+            raise InvalidRequest(
+                f"query stopped: it grew the collector's memory past its query limit "
+                f"({limit:,.0f} MiB); narrow it, or stop the collector"
             )
 
         return self._queries.submit(run)

@@ -100,8 +100,9 @@ class TracesimResult:
                 f"tracesim run did not evaluate (exit {self.exit_code}): {self.error or self.log}"
             )
         problems = self.failures()
-        if self.exit_code != 0:
-            problems.insert(0, f"exit code {self.exit_code} (a quality gate failed)")
+        if self.exit_code != 0:  # the verdict line says why (a gate, nothing graded, ...)
+            verdict = getattr(self.report, "verdict", "") or "a quality gate failed"
+            problems.insert(0, f"exit code {self.exit_code} ({verdict})")
         if problems:
             raise AssertionError(
                 "tracesim: " + "; ".join(problems) + f" (report: {self.report_path})"

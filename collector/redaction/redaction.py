@@ -8,9 +8,11 @@ string (tool arguments), which are parsed, redacted and re-serialised compactly.
 
 Rules run at ingest, on the protobuf request before it is spooled
 (`collector.redaction.redaction_request`, which also covers names, status messages,
-severity text and bytes values), so raw values never reach disk. The
-hot columns and routing keys (tool_name, model, tokens, chat/turn ids,
-service.name) come from attributes no rule touches (`PROTECTED_ATTRIBUTES`).
+severity text and bytes values), so raw values never reach disk. Identifiers
+(operation, tool and model names, tokens, turn numbers, service.name) are attributes no
+rule touches (`PROTECTED_ATTRIBUTES`); model replies tracesim reads are redacted after
+what it derives from them is kept; a conversation id a rule would change becomes a
+stable pseudonym (`PSEUDONYMISED_ATTRIBUTES`).
 The log record body is matched as the attribute name `body`.
 
 Order for one attribute: a whole-value rule wins; otherwise presets run in
@@ -32,16 +34,19 @@ from tracesim.collector.redaction.linear_regex import (
     compile_linear,
     substitute,
 )
+from tracesim.collector.redaction.pseudonym import Pseudonyms
 from tracesim.collector.redaction.redaction_presets import PRESETS
-from tracesim.collector.routing.hot_fields import HOT_ATTRIBUTES
+from tracesim.collector.routing.hot_fields import CONTENT_ATTRIBUTES, HOT_ATTRIBUTES
 from tracesim.collector.routing.routing_keys import ROUTING_ATTRIBUTES
 from tracesim.schemas.conventions import OTEL, TRACESIM
+from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS
 
 __all__ = [
     "DEFAULT_REPLACEMENT",
     "InvalidRedactionRule",
     "LOG_BODY",
     "PROTECTED_ATTRIBUTES",
+    "PSEUDONYMISED_ATTRIBUTES",
     "RedactionRule",
     "Redactor",
     "SCOPES",
@@ -53,10 +58,18 @@ and body), resource attributes."""
 DEFAULT_REPLACEMENT = "[REDACTED]"
 LOG_BODY = "body"
 """The name a log record's body is matched under."""
+PSEUDONYMISED_ATTRIBUTES: frozenset[str] = frozenset(CONVERSATION_ID_KEYS)
+"""Conversation ids of the conventions: a rule that would change one replaces it whole by a
+stable pseudonym (`pseudonym`), so the spans of a conversation still key together."""
 PROTECTED_ATTRIBUTES: frozenset[str] = (
-    HOT_ATTRIBUTES | ROUTING_ATTRIBUTES | {OTEL.SERVICE_NAME, TRACESIM.RUN_ID, TRACESIM.SCENARIO_ID}
+    (HOT_ATTRIBUTES - CONTENT_ATTRIBUTES)
+    | (ROUTING_ATTRIBUTES - PSEUDONYMISED_ATTRIBUTES)
+    | {OTEL.SERVICE_NAME, TRACESIM.RUN_ID, TRACESIM.SCENARIO_ID}
 )
-"""Attributes no rule touches: they fill hot columns and routing keys."""
+"""Attributes no rule touches: identifiers, not personal data (operation and span kinds,
+tool and model names, token counts, turn numbers, the ids tracesim's simulator makes).
+Content tracesim reads (model replies) is redacted after reading; conversation ids of the
+conventions are pseudonymised."""
 
 _FIELDS = ("attributes", "pattern", "preset", "replacement", "apply_to")
 _CACHE_LIMIT = 8192
@@ -226,9 +239,13 @@ class _Plan:
     Text is screened first by one character class (every preset match holds a digit or an @),
     then by the rules' regexes, so plain text costs one fast scan."""
 
-    __slots__ = ("hint", "rules", "whole")
+    __slots__ = ("hint", "pseudonym", "rules", "whole")
 
-    def __init__(self, rules: tuple[_Compiled, ...]) -> None:
+    def __init__(
+        self, rules: tuple[_Compiled, ...], pseudonym: Pseudonyms | None = None
+    ) -> None:
+        self.pseudonym = pseudonym
+        """Set for a conversation id: a changed value becomes its pseudonym, whole."""
         self.whole = rules[0].replacement if rules[0].parts is None else None
         self.rules = tuple(rule for rule in rules if rule.parts is not None)
         hints = {rule.hint for rule in self.rules}
@@ -253,8 +270,9 @@ _MISSING = object()
 class _ScopeRedactor:
     """The rules of one scope, with a cache of which rules apply to which attribute name."""
 
-    def __init__(self, rules: list[_Compiled]) -> None:
+    def __init__(self, rules: list[_Compiled], pseudonyms: Pseudonyms | None = None) -> None:
         self._rules = sorted(rules, key=lambda rule: rule.rank)
+        self._pseudonyms = pseudonyms or Pseudonyms()
         self._plans: dict[str, _Plan | None] = {}
         self._plan_bytes = 0
 
@@ -266,7 +284,8 @@ class _ScopeRedactor:
         matching = ()
         if name not in PROTECTED_ATTRIBUTES:
             matching = tuple(rule for rule in self._rules if rule.names.match(name))
-        plan = _Plan(matching) if matching else None
+        pseudonym = self._pseudonyms if name in PSEUDONYMISED_ATTRIBUTES else None
+        plan = _Plan(matching, pseudonym) if matching else None
         if len(self._plans) >= _CACHE_LIMIT or self._plan_bytes > _CACHE_BYTES:
             self._plans.clear()
             self._plan_bytes = 0
@@ -316,7 +335,13 @@ class _ScopeRedactor:
 
 
 def _apply(plan: _Plan, value: Any) -> Any:
-    """Redacted value, or _UNCHANGED."""
+    """Redacted value, or _UNCHANGED (a conversation id: its pseudonym when a rule hits)."""
+    if plan.pseudonym is not None:
+        if value is None:
+            return _UNCHANGED
+        changed = plan.whole is not None or _walk(plan, value) is not _UNCHANGED
+        token = plan.pseudonym.token(value) if changed else None
+        return _UNCHANGED if token is None or token == value else token
     if plan.whole is not None:
         return plan.whole
     return _walk(plan, value)
@@ -381,8 +406,12 @@ class Redactor:
     def __init__(self, rules: Iterable[RedactionRule] = ()) -> None:
         self.rules: tuple[RedactionRule, ...] = tuple(rules)
         compiled = [_compile(rule, index) for index, rule in enumerate(self.rules, 1)]
+        self.pseudonyms = Pseudonyms()
+        """Tokens of redacted conversation ids (the collector gives it its persisted key)."""
         scopes = {
-            scope: _ScopeRedactor([rule for rule in compiled if scope in rule.scopes])
+            scope: _ScopeRedactor(
+                [rule for rule in compiled if scope in rule.scopes], self.pseudonyms
+            )
             for scope in SCOPES
         }
         has = {scope: bool(scopes[scope]._rules) for scope in SCOPES}

@@ -22,7 +22,7 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
+__all__ = ["CONTENT_ATTRIBUTES", "HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
 HotFields = tuple[str | None, str | None, str | None, int | None, int | None]
 """(operation, tool_name, model, input_tokens, output_tokens)."""
@@ -44,6 +44,8 @@ _MLFLOW_OPS = {
 HOT_ATTRIBUTES: frozenset[str] = frozenset(
     (
         GENAI.OPERATION_NAME,
+        AI_SDK.OPERATION_ID,
+        TRACELOOP.LLM_REQUEST_TYPE,
         OPENINFERENCE.SPAN_KIND,
         TRACELOOP.SPAN_KIND,
         GENAI.TOOL_NAME,
@@ -69,7 +71,11 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
     )
 )
 """Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
-agree with the hot columns)."""
+agree with the hot columns), but `CONTENT_ATTRIBUTES`."""
+CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT})
+"""Hot attributes that hold free text (a model's replies): redaction may change them, so it
+first writes what `hot_fields` derives from them as GenAI attributes, which the reader
+falls back to."""
 
 
 def as_int(value: Any) -> int | None:
@@ -144,6 +150,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             or get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE
         ):
             operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None:
+            operation = _inference_operation(get)
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -176,6 +184,24 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     return operation, tool_name, model, input_tokens, output_tokens
 
 
+def _inference_operation(get: Any) -> str | None:
+    """The model operation a span without `gen_ai.operation.name` records, from the
+    convention's own operation field: the Vercel AI SDK's provider-call spans
+    (`ai.operationId` ending `.doGenerate` / `.doStream` / `.doEmbed`; Node 4.x-7.x) and
+    OpenLLMetry's `llm.request.type` (Python and Node). Spans that only carry a model name
+    or usage (agent, workflow, usage-record spans) record no call (SPEC §5)."""
+    operation_id = get(AI_SDK.OPERATION_ID)
+    if isinstance(operation_id, str):
+        for suffix, operation in AI_SDK.INFERENCE_SUFFIXES.items():
+            if operation_id.endswith(suffix):
+                return operation
+        return None
+    request_type = get(TRACELOOP.LLM_REQUEST_TYPE)
+    if isinstance(request_type, str):
+        return TRACELOOP.REQUEST_TYPE_OPERATIONS.get(request_type)
+    return None
+
+
 def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     """MLflow tracing spans: the type names the operation, a TOOL span is named after its
     function, usage sits in `mlflow.chat.tokenUsage` (JSON)."""
@@ -202,7 +228,7 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
     try:
         output = orjson.loads(attrs[HAYSTACK.LLM_OUTPUT])
     except (orjson.JSONDecodeError, TypeError):
-        return GENAI.OP_CHAT, None, None, None, None
+        output = None
     tokens_in = tokens_out = None
     model = None
     replies = output.get("replies") if isinstance(output, dict) else None
@@ -219,6 +245,11 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
             )
             tokens_in = (tokens_in or 0) + prompt if prompt is not None else tokens_in
             tokens_out = (tokens_out or 0) + completion if completion is not None else tokens_out
+    model = model or _text(attrs.get(GENAI.RESPONSE_MODEL))  # kept there when redacted
+    if tokens_in is None:
+        tokens_in = _first_int(attrs, GENAI.USAGE_INPUT_TOKENS)
+    if tokens_out is None:
+        tokens_out = _first_int(attrs, GENAI.USAGE_OUTPUT_TOKENS)
     return GENAI.OP_CHAT, None, model, tokens_in, tokens_out
 
 

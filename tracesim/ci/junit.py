@@ -5,10 +5,16 @@ and Jenkins (`junit` step) read, valid against Jenkins' `junit-10.xsd`: `<testsu
 per scenario, each conversation a `<testcase classname="tracesim.<scenario>"
 name="<scenario> #<repetition>" time=...>`, with a `<failure>` naming the
 failed checks and why (its text: expected vs actual calls), an `<error>`
-when the agent raised or timed out, `<skipped>` when nothing was graded.
-A scenario run several times carries its trials as suite properties
-(`trials`, `passed`, `pass_rate`, `flaky`), and a flaky scenario's testcases
-say so (output or failure text): a failure there may be chance, not the change.
+when the conversation could not be graded (an errored or timed-out turn, a
+failing simulated user, an interrupted run; its message names the source),
+`<skipped>` when nothing was graded. A suite `tracesim gates` holds one
+testcase per gate and, when the evaluation cannot pass without a failed gate
+(exit code 3: nothing graded, interrupted), a testcase `verdict` with an
+`<error>` carrying the terminal's verdict line: a CI test report never shows
+green where the terminal does not. A scenario run several times carries its
+trials as suite properties (`trials`, `passed`, `pass_rate`, `flaky`), and a
+flaky scenario's testcases say so (output or failure text): a failure there may be
+chance, not the change.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 
 from tracesim.ci.outcomes import ConversationOutcome, describe_details
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["GATES_SUITE", "junit_xml", "write_junit"]
 
 
 def _clean(text: str) -> str:
@@ -35,7 +41,7 @@ def _body(outcome: ConversationOutcome) -> str:
     if outcome.final_score is not None:
         lines[-1] += f" (score {outcome.final_score:.2f})"
     if outcome.error:
-        lines.append(f"error: {outcome.error}")
+        lines.append(f"error ({outcome.error_source or 'agent'}): {outcome.error}")
     for check in outcome.failed:
         lines.append(f"{check.where}: {check.reason}")
         lines.extend(f"    {line}" for line in describe_details(check.details))
@@ -62,6 +68,42 @@ def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str, note
     return verdict
 
 
+GATES_SUITE = "tracesim gates"
+
+
+def _gate_cases(parent: ET.Element, report: Any) -> dict[str, int]:
+    """One testcase per gate, and `verdict` when the evaluation cannot pass (exit 3)."""
+    counts: dict[str, int] = defaultdict(int)
+    for gate in report.gates:
+        word = ">=" if gate.bound == "min" else "<="
+        case = ET.SubElement(
+            parent,
+            "testcase",
+            classname="tracesim.gates",
+            name=_clean(f"{gate.metric} {word} {gate.threshold:g} ({gate.scope})"),
+            time="0.000",
+        )
+        if gate.passed is False:
+            node = ET.SubElement(case, "failure", message=_clean(gate.reason[:1000]))
+            node.set("type", "GateFailed")
+            counts["failure"] += 1
+        elif gate.passed is None:
+            ET.SubElement(case, "skipped").text = _clean(gate.reason)
+            counts["skipped"] += 1
+        counts["tests"] += 1
+    verdict = getattr(report, "verdict", "") or ""
+    if report.exit_code not in (0, 1) and verdict:
+        case = ET.SubElement(
+            parent, "testcase", classname="tracesim.gates", name="verdict", time="0.000"
+        )
+        node = ET.SubElement(case, "error", message=_clean(verdict[:1000]))
+        node.set("type", "NotGraded")
+        node.text = _clean(f"{verdict}\nexit code {report.exit_code}")
+        counts["error"] += 1
+        counts["tests"] += 1
+    return counts
+
+
 def _trial_properties(props: ET.Element, trials: Any) -> str:
     """The scenario's trials as suite properties; the note for its testcases ('' if not flaky)."""
     rate = trials.pass_rate
@@ -86,9 +128,11 @@ def junit_xml(
     eval_id: str,
     run_id: str | None = None,
     scenarios: Sequence[Any] = (),
+    report: Any = None,
 ) -> bytes:
     """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration);
-    `scenarios`: the evaluation's `ScenarioTrials` (trials and flakiness per suite)."""
+    `scenarios`: the evaluation's `ScenarioTrials` (trials and flakiness per suite);
+    `report`: the evaluator's EvaluationReport, for the gates and the verdict."""
     trials_of = {t.scenario_id: t for t in scenarios}
     by_suite: dict[str, list[ConversationOutcome]] = defaultdict(list)
     for outcome in outcomes:
@@ -118,6 +162,16 @@ def junit_xml(
             totals[key] += counts[key]
         totals["tests"] += len(items)
         totals["time"] += seconds
+    if report is not None and (report.gates or report.exit_code not in (0, 1)):
+        suite = ET.SubElement(root, "testsuite", name=GATES_SUITE, timestamp=stamp)
+        counts = _gate_cases(suite, report)
+        suite.set("tests", str(counts["tests"]))
+        for key, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+            suite.set(attr, str(counts[key]))
+            if key != "skipped":
+                totals[key] += counts[key]
+        suite.set("time", "0.000")
+        totals["tests"] += counts["tests"]
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failure"]))
     root.set("errors", str(totals["error"]))
@@ -133,9 +187,12 @@ def write_junit(
     eval_id: str,
     run_id: str | None = None,
     scenarios: Sequence[Any] = (),
+    report: Any = None,
 ) -> Path:
     """Write the JUnit XML file (its folder is created) and return its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(junit_xml(outcomes, eval_id=eval_id, run_id=run_id, scenarios=scenarios))
+    path.write_bytes(
+        junit_xml(outcomes, eval_id=eval_id, run_id=run_id, scenarios=scenarios, report=report)
+    )
     return path
