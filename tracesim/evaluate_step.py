@@ -173,6 +173,11 @@ def _evaluate_store(
         console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
+    from tracesim.evaluator.inspect.inspect import evidence_warning
+
+    unexplained = evidence_warning(result.report.unexplained_evidence, store.label)
+    if unexplained:
+        console.print(unexplained, style="yellow", markup=False, highlight=False)
     out_dir = (
         result.results_path.parent if result.results_path else store.default_report_path().parent
     )

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from tracesim.evaluator.load.load_logs import has_span_logs
 from tracesim.evaluator.load.traced import derive_trace_turns
 from tracesim.schemas import ToolCall
+from tracesim.schemas.conventions import GENAI
 
 __all__ = [
     "EXTRACTION_SPAN_COLUMNS",
@@ -68,13 +69,15 @@ EXTRACTION_SPAN_COLUMNS = (
 """The span columns extraction (and the agent's usage, `evaluator.metrics.usage`) reads: what a chunk loads when no custom metric may read more
 (every column read costs: a timestamp ~1.5 us a value, a row dict ~0.1 us a key)."""
 
-UNKEYED_TRACES_SQL = """
+_CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
+UNKEYED_TRACES_SQL = f"""
     SELECT trace_id, count(*) FROM spans WHERE chat_id IS NULL AND trace_id IN (
         SELECT DISTINCT trace_id FROM spans
-        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+        WHERE chat_id IS NULL AND (operation IN ({_CALL_OPERATIONS}) OR tool_name IS NOT NULL)
     ) GROUP BY trace_id
 """
-"""Traces with tool spans and no conversation key, and their span counts."""
+"""Traces with tool spans or model calls (whose messages may hold the calls: SPEC §3) and
+no conversation key, and their span counts."""
 
 
 @dataclass

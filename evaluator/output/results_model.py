@@ -192,3 +192,7 @@ class EvaluationReport(BaseModel):
     was configured."""
     conversations: list[ConversationResult] = Field(default_factory=list)
     """Per conversation, in chat_id order (summaries only in memory, see the module)."""
+    unexplained_evidence: dict[str, int] = Field(default_factory=dict)
+    """Tool evidence no call explains, per kind (`evaluator.extract.audit.KINDS`: requests
+    never answered, results with no call, skipped tool spans, conflicts, ignored spans);
+    `tracesim inspect` lists the items."""

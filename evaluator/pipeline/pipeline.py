@@ -182,6 +182,7 @@ def evaluate_db(
     # Custom metrics may read any span column; extraction reads a few.
     span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
     tally = MetricTally(config)
+    evidence: dict[str, int] = {}  # tool evidence no call explains, per kind
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
     owned = not isinstance(db_path, EvalStore)
@@ -234,6 +235,8 @@ def evaluate_db(
                             for entry in result.entries:
                                 writer.add_encoded(entry)
                             tally.merge(result.tally)
+                            for kind, count in result.evidence.items():
+                                evidence[kind] = evidence.get(kind, 0) + count
                             store.write_chunk(
                                 eval_id=eval_id,
                                 created_at=started,
@@ -293,6 +296,7 @@ def evaluate_db(
                 agent_usage=agent_usage_totals(tally).model_dump(),
                 comparison=comparison.model_dump(mode="json") if comparison else None,
                 conversations=conversations,
+                unexplained_evidence=evidence,
             )
             store.write_run(
                 {
@@ -317,6 +321,7 @@ def evaluate_db(
                             "scenarios",
                             "agent_usage",
                             "comparison",
+                            "unexplained_evidence",
                         }
                     ),
                     "tracesim_version": _version(),

@@ -19,6 +19,7 @@ import orjson
 from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
@@ -55,6 +56,8 @@ class ConversationWork:
     calls: list[list[ToolCall]] = field(default_factory=list)
     turn_results: list[list[MetricResult]] = field(default_factory=list)
     conv_results: list[MetricResult] = field(default_factory=list)
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Tool evidence no call explains, per kind (`evaluator.extract.audit`)."""
 
     def context(self, index: int | None) -> MetricContext:
         """The MetricContext of turn `index` (by position), or of the conversation (None).
@@ -115,10 +118,13 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     # One view of the conversation's spans for all its turns: parsed once, not per turn
     # (a fresh context per turn made long conversations quadratic).
     context = ConversationSpans(chain.from_iterable(spans_by_turn.values()))
+    audit: list[Unexplained] = []
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()), context=context)
+            traced = extract_tool_calls(
+                spans_by_turn.get(turn_id, ()), context=context, audit=audit
+            )
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
@@ -126,6 +132,8 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
         work.calls.append(merged)
         work.turn_results.append([])
         rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
+    if audit:
+        work.evidence = count_kinds(settle(audit, chain.from_iterable(work.calls)))
 
 
 _PARSED_LIMIT = 1024

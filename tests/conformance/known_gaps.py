@@ -83,11 +83,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
-    # nested delegate agent
-    ("openai-agents-as-tool", "keyed"): (
-        "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
-        "conversation; the outermost id (conv-42) must key the whole trace"
-    ),
     # MCP client + server (official mcp package, OpenLLMetry)
     ("mcp-openllmetry", "tool_calls"): (
         "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
