@@ -242,8 +242,8 @@ def command(
                 front = ProtocolFront(host, _public_ports(grpc_port, http_port), {})
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             collector.start()
-        except StoreLocked as error:
-            raise click.ClickException(str(error)) from None
+        except StoreLocked as error:  # bad input, as in every command: exit 2
+            raise BadInput(str(error), command="collect") from None
         except OSError as error:  # a port in use, a folder that cannot be written
             collector.shutdown()
             if new_file and not collector.received_requests:  # never a store that took data
