@@ -26,6 +26,7 @@ from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 from tracesim.collector.receivers.receiver_http import build_app
 from tracesim.collector.receivers.tls import tls_config
 from tracesim.collector.redaction.redaction import RedactionRule, Redactor
+from tracesim.collector.routing.routing import DEFAULT_MAX_BYTES as DEFAULT_ROUTER_BYTES
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.spool.deadletter import DeadLetter
 from tracesim.collector.spool.spool import Spool
@@ -58,6 +59,8 @@ class Collector:
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
     Queries run with DuckDB's external access disabled and its configuration locked.
+    `router_capacity` / `router_max_bytes`: entries and bytes each of the router's four
+    trace maps keeps (conversation ids are client-chosen text; the oldest go first).
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
     a size); the defaults are the measured ones of `collector.store`.
@@ -80,6 +83,7 @@ class Collector:
         grpc_max_waiting: int = 64,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
+        router_max_bytes: int = DEFAULT_ROUTER_BYTES,
         redaction: Redactor | Sequence[RedactionRule | Mapping[str, Any] | str] | None = None,
         tls_cert: str | Path | None = None,
         tls_key: str | Path | None = None,
@@ -103,6 +107,7 @@ class Collector:
         self._grpc_max_waiting = grpc_max_waiting
         self._fsync = fsync
         self._router_capacity = router_capacity
+        self._router_max_bytes = router_max_bytes
         self.redactor = Redactor.from_config(redaction)
         self._tls = tls_config(tls_cert, tls_key)
         if query_max_rows < 1:
@@ -137,7 +142,8 @@ class Collector:
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
-        """Open the store, replay the spool, start the writer and the receivers."""
+        """Open the store, replay the spool, start the writer and the receivers; requests
+        are acknowledged only once every step succeeded (UNAVAILABLE before: retried)."""
         with self._lock:
             if self._started:
                 return self
@@ -154,7 +160,7 @@ class Collector:
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
-        router = Router(capacity=self._router_capacity)
+        router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
         router.preload(
@@ -188,6 +194,7 @@ class Collector:
             max_pending_bytes=self._max_pending,
             release=self._release_spool,
             redactor=self.redactor,
+            ready=False,  # opened last: a later step failing must find nothing acknowledged
         )
         self._writer._on_committed = self._ingest.committed
         self._writer.reload = self._reload_requests
@@ -221,6 +228,7 @@ class Collector:
                 token_required=self._auth_token is not None,
             )
             self._sidecar = True
+        self._ingest.open()  # fully up: from here on requests are acknowledged
 
     def _release_spool(self, loaded: int) -> None:
         """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
@@ -363,6 +371,12 @@ class Collector:
         settled = self._ingest.wait_settled(settle, timeout)
         self.flush()
         return settled
+
+    @property
+    def received_requests(self) -> int:
+        """Requests that passed validation since start (each may have been acknowledged):
+        a store or spool that received one is never removed."""
+        return self._ingest.requests if self._ingest is not None else 0
 
     def stats(self) -> CollectorStats:
         """Counters since start."""

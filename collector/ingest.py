@@ -6,7 +6,9 @@ reach disk.
 `export_*` return only once the request is durable in the spool, so an OK
 survives a crash; they raise `InvalidRequest` (permanent) or `Busy`
 (retryable) otherwise. Memory is bounded by `max_pending_bytes` of requests
-acknowledged but not yet committed. Thread-safe.
+acknowledged but not yet committed. Created with `ready=False`, it answers Busy until
+`open()`: a collector whose start fails after a receiver listens has acknowledged nothing.
+Thread-safe.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class Ingest:
         max_pending_bytes: int = 32 << 20,
         release: Callable[[int], None] | None = None,
         redactor: Redactor | None = None,
+        ready: bool = True,
     ) -> None:
         self._spool = spool
         self._redactor = redactor or None
@@ -52,6 +55,7 @@ class Ingest:
         self._arrival = threading.Condition()
         self._pending = 0
         self._closed = False
+        self._ready = ready
         self.last_arrival = time.monotonic()
         self.rejected_spans = 0
         self.rejected_logs = 0
@@ -92,6 +96,9 @@ class Ingest:
         """Spool, queue and wait for the fsync of one validated request."""
         valid, rejected, message = checked
         with self._lock:
+            if not self._ready:  # nothing is acknowledged before the collector is fully up
+                self.busy_answers += 1
+                raise Busy("collector is still starting; retry in a moment")
             self.requests += 1
             if kind == KIND_TRACES:
                 self.rejected_spans += rejected
@@ -135,6 +142,11 @@ class Ingest:
     def pending_bytes(self) -> int:
         """Bytes acknowledged and not yet committed."""
         return self._pending
+
+    def open(self) -> None:
+        """Start acknowledging (the collector calls it once every start-up step succeeded)."""
+        with self._lock:
+            self._ready = True
 
     def close(self) -> None:
         """Refuse new requests from now on (answered UNAVAILABLE)."""

@@ -3,7 +3,8 @@
 `Router` remembers trace_id -> (chat_id, turn_id) of every `tracesim.turn` span
 (rule 3) and trace_id -> chat_id of the first conversation id seen on any span
 of a trace (rule 4: frameworks put it on the agent or root span only), both
-bounded LRUs. It also remembers which traces have stored rows still without a
+LRUs bounded in entries and in bytes (`bounded_lru`: conversation ids are client-chosen
+text of any length). It also remembers which traces have stored rows still without a
 turn (`_waiting`) or without any chat (`_unkeyed`), so the store back-fills only
 traces that need it, whatever the arrival order, and after a restart
 (`preload`). Not thread-safe: the writer thread owns it.
@@ -11,34 +12,30 @@ traces that need it, whatever the arrival order, and after a restart
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
+from tracesim.collector.routing.bounded_lru import BoundedLru
 from tracesim.collector.routing.routing_keys import RULE_NONE, RULE_SESSION, RULE_TRACE
 
-__all__ = ["Router"]
+__all__ = ["DEFAULT_MAX_BYTES", "Router"]
 
-
-def _remember(lru: OrderedDict[str, Any], key: str, value: Any, capacity: int) -> bool:
-    """Put key -> value as newest; True when the oldest entry had to go."""
-    lru[key] = value
-    lru.move_to_end(key)
-    if len(lru) > capacity:
-        lru.popitem(last=False)
-        return True
-    return False
+DEFAULT_MAX_BYTES = 32 << 20
+"""Bytes each of the router's four maps may hold (conversation ids are client-chosen):
+128 MiB at most in all, whatever the ids."""
 
 
 class Router:
     """Trace -> turn and trace -> conversation maps, and the traces awaiting either."""
 
-    def __init__(self, *, capacity: int = 1_000_000) -> None:
+    def __init__(self, *, capacity: int = 1_000_000, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.capacity = capacity
-        self._turns: OrderedDict[str, tuple[str, int]] = OrderedDict()
-        self._sessions: OrderedDict[str, str] = OrderedDict()
-        self._waiting: OrderedDict[str, None] = OrderedDict()
-        self._unkeyed: OrderedDict[str, None] = OrderedDict()
+        self.max_bytes = max_bytes
+        bounds = {"capacity": capacity, "max_bytes": max_bytes}
+        self._turns = BoundedLru(**bounds)
+        self._sessions = BoundedLru(**bounds)
+        self._waiting = BoundedLru(**bounds)
+        self._unkeyed = BoundedLru(**bounds)
         self._new_sessions: list[tuple[str, str]] = []
         self.waiting_overflow = False
         """True when `_waiting` lost entries: back-fill then runs for every new turn span."""
@@ -47,13 +44,13 @@ class Router:
 
     def learn(self, trace_id: str, chat_id: str, turn_id: int) -> None:
         """Remember the turn of a trace."""
-        _remember(self._turns, trace_id, (chat_id, turn_id), self.capacity)
+        self._turns.put(trace_id, (chat_id, turn_id))
 
     def learn_session(self, trace_id: str, chat_id: str) -> bool:
         """Remember a trace's conversation id (the first one seen wins); True when new."""
         if trace_id in self._sessions:
             return False
-        _remember(self._sessions, trace_id, chat_id, self.capacity)
+        self._sessions.put(trace_id, chat_id)
         return True
 
     def preload(
@@ -84,12 +81,12 @@ class Router:
 
     def _mark_waiting(self, trace_id: str) -> None:
         """Note that stored rows of this trace have no turn yet."""
-        if _remember(self._waiting, trace_id, None, self.capacity):
+        if self._waiting.put(trace_id, None):
             self.waiting_overflow = True
 
     def _mark_unkeyed(self, trace_id: str) -> None:
         """Note that stored rows of this trace have no chat yet."""
-        if _remember(self._unkeyed, trace_id, None, self.capacity):
+        if self._unkeyed.put(trace_id, None):
             self.unkeyed_overflow = True
 
     def route(self, columns: dict[str, list[Any]], rules: list[int]) -> None:
@@ -158,6 +155,11 @@ class Router:
                 targets.append((trace_id, chat_id))
                 self._unkeyed.pop(trace_id, None)
         return targets
+
+    @property
+    def bytes_held(self) -> int:
+        """Bytes charged to the router's maps now (each at most `max_bytes`)."""
+        return sum(lru.bytes for lru in (self._turns, self._sessions, self._waiting, self._unkeyed))
 
     def settled(self, trace_ids: Iterable[str]) -> None:
         """Forget traces whose back-fill committed."""

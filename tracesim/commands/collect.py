@@ -215,7 +215,7 @@ def command(
             raise click.ClickException(str(error)) from None
         except OSError as error:  # a port in use, a folder that cannot be written
             collector.shutdown()
-            if new_file:
+            if new_file and not collector.received_requests:  # never a store that took data
                 _remove_new_files(Path(db_path), created_folder)
             raise BadInput(str(error), command="collect") from None
         listening = []
