@@ -12,11 +12,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from tracesim.schemas.llm_config import LLMConfig
+from tracesim.schemas.prices import ModelPrice
+from tracesim.schemas.verdict_config import BaselineConfig, TrialPassRule
 
 __all__ = [
     "CONVERSATION_JUDGES",
     "DEFAULT_JUDGES",
     "DERIVED_METRICS",
+    "RUN_USAGE_METRICS",
+    "USAGE_METRICS",
     "EvalConfig",
     "JUDGE_NAMES",
     "JudgeName",
@@ -82,6 +86,19 @@ are opt-in (one more request per turn or conversation each)."""
 DERIVED_METRICS: tuple[str, ...] = ("final_score", "turn_success", "turn_success_ratio")
 """Metrics computed by scoring (not configurable, but usable in `thresholds`)."""
 
+USAGE_METRICS: tuple[str, ...] = (
+    "agent_input_tokens",
+    "agent_output_tokens",
+    "agent_tokens",
+    "agent_cost_usd",
+    "num_turns",
+    "num_tool_calls",
+)
+"""Per-conversation usage of the agent (budgets: gate them with `max_thresholds`)."""
+
+RUN_USAGE_METRICS: tuple[str, ...] = tuple(f"run_{name}" for name in USAGE_METRICS)
+"""The same summed over the run (`max_thresholds: {run_agent_cost_usd: 5}`)."""
+
 
 class EvalConfig(BaseModel):
     """Evaluation settings: the `evaluation:` key of config.yaml."""
@@ -132,6 +149,15 @@ class EvalConfig(BaseModel):
     """Final score at or above which a conversation is `Partial Failure` rather than `Failed`."""
     max_context_chars: int = Field(default=24_000, ge=1_000)
     """Longest conversation transcript sent to a judge; older turns are cut first."""
+    trial_pass: TrialPassRule = Field(default_factory=TrialPassRule)
+    """When one trial (conversation) of a scenario passes; default: its status is `Done`."""
+    baseline: BaselineConfig | None = None
+    """An earlier evaluation to compare with at the end (`{db, ref, alpha}`)."""
+    fail_on_regression: bool = False
+    """Exit 1 when a scenario regressed against `baseline` (significantly fewer passes)."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Model -> `{input_per_mtok, output_per_mtok}` USD, over the built-in table
+    (`tracesim.schemas.prices`), for the agent's own cost (`agent_cost_usd`)."""
     max_judge_cost: float | None = Field(default=None, ge=0)
     """Judge budget in USD (from the model's `*_cost_per_mtok`): once spent, the remaining
     judges of the evaluation are reported not run ("judge budget reached"); the

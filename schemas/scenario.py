@@ -45,6 +45,9 @@ class Scenario(BaseModel):
     """Scripted user messages, replayed in order (no LLM needed)."""
     max_turns: int | None = Field(default=None, ge=1)
     """Overrides the config's `max_turns` for this scenario."""
+    repeats: int | None = Field(default=None, ge=1)
+    """Overrides the config's `num_conversations_per_scenario` for this scenario: how many
+    trials it gets (a flaky scenario may need more to tell a change from chance)."""
     tools: list[dict[str, Any]] | None = None
     """The agent's tool definitions (OpenAI function schemas, MCP tools or A2E
     ToolDefinitions): what `tool_validity` checks calls against and `mcp-mock` serves."""

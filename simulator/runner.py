@@ -91,11 +91,11 @@ class Runner:
     @property
     def total_conversations(self) -> int:
         """How many conversations `run` will drive."""
-        return len(self._scenarios) * self._repeats
+        return sum(s.repeats or self._repeats for s in self._scenarios)
 
     async def run(self) -> RunResult:
         """Drive all conversations; never raises for an agent's or user's failure."""
-        jobs = [(s, i) for s in self._scenarios for i in range(self._repeats)]
+        jobs = [(s, i) for s in self._scenarios for i in range(s.repeats or self._repeats)]
         slots: list[ConversationResult | None] = [None] * len(jobs)
         started = time.perf_counter()
         run_span = self._tracer.start_span(

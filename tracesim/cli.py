@@ -17,6 +17,7 @@ _COMMANDS: dict[str, str] = {
     "run": "Drive the scenarios of a config against an agent, capture and evaluate.",
     "evaluate": "Re-evaluate what a DuckDB file holds, without re-running the agent.",
     "report": "Write the HTML report of a DuckDB file.",
+    "compare": "Compare two evaluations: which scenarios regressed (exact test on trials).",
     "sql": "Run a read-only SQL query over a DuckDB file (or a running collector).",
     "inspect": "Show what tracesim understood of a capture (conventions, tool and model spans).",
     "simulate": "arksim's name: run without evaluating (= run --capture-only).",

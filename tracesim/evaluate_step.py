@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-__all__ = ["EvaluationOutcome", "evaluate_and_report"]
+__all__ = ["EvaluationOutcome", "evaluate_and_report", "load_baseline"]
 
 
 @dataclass
@@ -57,6 +57,29 @@ def _store_ci_outputs(
         console.print(f"CI output not written: {type(exc).__name__}: {exc}", markup=False)
 
 
+def load_baseline(config: Any, db_path: Path | str, base_dir: Path | None) -> Any:
+    """The digest of `config.baseline` (None without one): its `db` (relative to the config's
+    folder; default the evaluated store) and `ref`. EvalConfigError (exit 2) when unreadable."""
+    from tracesim.evaluations import EvaluationRefError, load_digest
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+
+    baseline = getattr(config, "baseline", None)
+    if baseline is None:
+        return None
+    db = baseline.db or str(db_path)
+    if "://" not in db and base_dir is not None and not Path(db).is_absolute():
+        db = str(Path(base_dir) / db)
+    if "://" not in db and not Path(db).exists():
+        raise EvalConfigError(
+            f"evaluation.baseline.db: {db} does not exist. Fix: point it at the DuckDB file "
+            "of the baseline run (e.g. a previous job's artefact), or remove `baseline`"
+        )
+    try:
+        return load_digest(db, baseline.ref)
+    except EvaluationRefError as exc:
+        raise EvalConfigError(f"evaluation.baseline: {exc}") from None
+
+
 def evaluate_and_report(
     db_path: Path | str,
     *,
@@ -89,6 +112,7 @@ def evaluate_and_report(
 
     console = console or make_console()
     unkeyed = None if "://" in str(db_path) else _unkeyed_warning(Path(db_path))
+    baseline = load_baseline(config, db_path, base_dir)
     result = evaluate_db(
         db_path,
         config=config,
@@ -99,9 +123,14 @@ def evaluate_and_report(
         progress=progress,
         kind=kind,
         workers=workers,
+        baseline=baseline,
         select=select,
     )
     print_summary(result.report, console=console)
+    if result.report.comparison is not None:
+        from tracesim.compare_format import comparison_text
+
+        console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent

@@ -410,7 +410,9 @@ async def _simulate(
         agent_type=config.agent_config.agent_type,
         max_turns=config.max_turns,
         num_conversations_per_scenario=config.num_conversations_per_scenario,
-        num_workers=config.workers_for(len(scenarios) * config.num_conversations_per_scenario),
+        num_workers=config.workers_for(
+            sum(s.repeats or config.num_conversations_per_scenario for s in scenarios)
+        ),
         turn_timeout=agent_timeout(config.agent_config),
         run_config_json=config.model_dump_json(),
         observer=progress,

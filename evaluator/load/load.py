@@ -60,8 +60,11 @@ EXTRACTION_SPAN_COLUMNS = (
     "events",
     "chat_id",
     "turn_id",
+    "model",
+    "input_tokens",
+    "output_tokens",
 )
-"""The span columns extraction reads: what a chunk loads when no custom metric may read more
+"""The span columns extraction (and the agent's usage, `evaluator.metrics.usage`) reads: what a chunk loads when no custom metric may read more
 (every column read costs: a timestamp ~1.5 us a value, a row dict ~0.1 us a key)."""
 
 UNKEYED_TRACES_SQL = """

@@ -34,6 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from tracesim.evaluator.llm.llm_client import LLMUsage
 from tracesim.evaluator.scoring.gates import GateResult
+from tracesim.evaluator.stats.trials import ScenarioTrials, TrialRollup
 
 __all__ = [
     "RESULTS_SCHEMA_VERSION",
@@ -118,6 +119,9 @@ class ConversationResult(BaseModel):
     (in results.json; empty in memory)."""
     turns: list[TurnResult] = Field(default_factory=list)
     """Per-turn results, in turn order (in results.json; empty in memory)."""
+    metric_means: dict[str, float] = Field(default_factory=dict, exclude=True)
+    """Metric -> mean graded value in this conversation, for its scenario's trials
+    (in memory only, for conversations of a scenario; see `scenarios` of the report)."""
 
 
 class RunSummary(BaseModel):
@@ -166,5 +170,18 @@ class EvaluationReport(BaseModel):
     """Judge requests, cache hits, tokens and cost."""
     custom_metrics: list[str] = Field(default_factory=list)
     """Names of the custom metrics loaded."""
+    trials: TrialRollup = Field(default_factory=TrialRollup)
+    """The run's trials over its scenarios: pass rate and its Wilson interval, pass@k,
+    pass^k, flaky scenarios, and every metric's mean over scenarios with a bootstrap
+    interval (evaluator.stats)."""
+    scenarios: list[ScenarioTrials] = Field(default_factory=list)
+    """Per scenario (each conversation of it is one trial): trials, passed, pass_rate,
+    pass_rate_ci, pass_at_k, pass_hat_k, flaky, metric means."""
+    agent_usage: dict[str, Any] = Field(default_factory=dict)
+    """The agent's own tokens and cost over the run (`AgentUsage`; the judges' are
+    `llm_usage`)."""
+    comparison: dict[str, Any] | None = None
+    """The comparison with `evaluation.baseline` (the `tracesim compare` JSON), when one
+    was configured."""
     conversations: list[ConversationResult] = Field(default_factory=list)
     """Per conversation, in chat_id order (summaries only in memory, see the module)."""

@@ -59,6 +59,12 @@ from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
 from tracesim.evaluator.output.rollup import run_summary
+from tracesim.evaluator.output.trials import (
+    add_run_totals,
+    agent_usage_totals,
+    run_trials,
+    scenario_results,
+)
 from tracesim.evaluator.pipeline.judging import JudgeStage, judge_task_count
 from tracesim.evaluator.pipeline.progress import Progress
 from tracesim.evaluator.pipeline.schedule import (
@@ -73,12 +79,15 @@ from tracesim.evaluator.scoring.gates import (
     ExitCode,
     GateResult,
     check_gate_names,
+    check_trial_rule,
     evaluate_gates,
     exit_code_for,
 )
+from tracesim.evaluator.scoring.regression import regression_gate
 from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.evaluator.stats.compare import EvaluationDigest, compare_evaluations
 from tracesim.evaluator.store import EvalStore, StoreError, open_store
-from tracesim.schemas.eval_config import EvalConfig
+from tracesim.schemas.eval_config import RUN_USAGE_METRICS, USAGE_METRICS, EvalConfig
 from tracesim.schemas.llm_config import LLMConfig
 
 DEFAULT_CHUNK_ROWS = 20_000
@@ -129,6 +138,7 @@ def evaluate_db(
     kind: str = "evaluate",
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     workers: int | None = 1,
+    baseline: EvaluationDigest | None = None,
     select: Callable[[EvalStore, ChunkPlan], ChunkPlan] | None = None,
 ) -> EvaluationResult:
     """Evaluate the store `db_path`: a DuckDB file (read-write: the collector must be
@@ -143,6 +153,9 @@ def evaluate_db(
     20k+ turns). Judges and custom metrics keep every stage in this process
     (`worker_count`). Workers start by forkserver: a script calling this with
     workers != 1 needs the `if __name__ == "__main__":` guard (`multiprocessing`).
+    `baseline`: an earlier evaluation (loaded by the caller from `config.baseline`) to
+    compare with at the end (`report.comparison`); with `config.fail_on_regression` a
+    regressed scenario fails the `baseline_regressions` gate.
     `select` narrows the plan to the conversations to evaluate (`evaluator.select`:
     recent, not yet evaluated, sampled).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
@@ -151,7 +164,8 @@ def evaluate_db(
         custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
     except CustomMetricError as exc:
         raise EvalConfigError(str(exc)) from exc
-    check_gate_names(config, extra=[m.name for m in custom])
+    check_gate_names(config, extra=[*(m.name for m in custom), *USAGE_METRICS, *RUN_USAGE_METRICS])
+    check_trial_rule(config, extra=[m.name for m in custom])
     if workers is not None and workers < 1:
         raise EvalConfigError(f"workers must be 1 or more (got {workers})")
     started = datetime.now(timezone.utc).replace(tzinfo=None)
@@ -228,9 +242,27 @@ def evaluate_db(
                 all_metric_names=names,
                 partial_failure_threshold=config.partial_failure_threshold,
             )
+            scenarios = scenario_results(conversations, config.trial_pass)
+            add_run_totals(tally, config)
             gates = evaluate_gates(tally, config)
-            exit_code = exit_code_for(gates)
+            trials = run_trials(scenarios)
             finished = datetime.now(timezone.utc).replace(tzinfo=None)
+            comparison = None
+            if baseline is not None:
+                this = EvaluationDigest(
+                    eval_id=eval_id,
+                    run_id=report_run_id,
+                    kind=kind,
+                    created_at=finished,
+                    db=store.label,
+                    trials=trials,
+                    scenarios=scenarios,
+                )
+                alpha = config.baseline.alpha if config.baseline else 0.05
+                comparison = compare_evaluations(baseline, this, alpha=alpha)
+                if config.fail_on_regression:
+                    gates.append(regression_gate(comparison))
+            exit_code = exit_code_for(gates)
             report = EvaluationReport(
                 eval_id=eval_id,
                 run_id=report_run_id,
@@ -244,6 +276,10 @@ def evaluate_db(
                 exit_code=int(exit_code),
                 llm_usage=usage,
                 custom_metrics=[m.name for m in custom],
+                trials=trials,
+                scenarios=scenarios,
+                agent_usage=agent_usage_totals(tally).model_dump(),
+                comparison=comparison.model_dump(mode="json") if comparison else None,
                 conversations=conversations,
             )
             store.write_run(
@@ -260,7 +296,17 @@ def evaluate_db(
                     "status": summary.status,
                     "gates_passed": exit_code == ExitCode.OK,
                     "exit_code": int(exit_code),
-                    "summary": report.model_dump_json(include={"summary", "gates", "llm_usage"}),
+                    "summary": report.model_dump_json(
+                        include={
+                            "summary",
+                            "gates",
+                            "llm_usage",
+                            "trials",
+                            "scenarios",
+                            "agent_usage",
+                            "comparison",
+                        }
+                    ),
                     "tracesim_version": _version(),
                 },
             )

@@ -24,6 +24,7 @@ from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 from tracesim.evaluator.output.results_file import summarize
 from tracesim.evaluator.output.results_model import ConversationResult
+from tracesim.evaluator.pipeline.usage import metric_means, usage_results
 from tracesim.evaluator.scoring.scoring import conversation_scores, turn_success
 from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.schemas import MetricResult, ToolCall
@@ -292,6 +293,7 @@ def score_conversation(
         partial_failure_threshold=config.partial_failure_threshold,
     )
     work.conv_results.extend([ratio, final])
+    work.conv_results.extend(usage_results(work, config, num_calls))
     summaries, p, t = _record(work.conv_results, None, keys, scores, tally)
     passed, total = passed + p, total + t
     conversation = ConversationResult(
@@ -311,7 +313,9 @@ def score_conversation(
         reason=final.reason,
         turn_success=flags,
     )
-    entry = conversation.model_dump(exclude={"metrics", "turns"})
+    if conversation.scenario_id is not None:  # a trial of its scenario (evaluator.stats)
+        conversation.metric_means = metric_means(work)
+    entry = conversation.model_dump(exclude={"metrics", "turns", "metric_means"})
     entry["metrics"] = summaries
     entry["turns"] = turns
     return conversation, entry

@@ -23,6 +23,7 @@ from tracesim.evaluator.report.embed import gzip_script, json_script
 from tracesim.evaluator.report.failures import failures_html
 from tracesim.evaluator.report.methodology import methodology_html
 from tracesim.evaluator.report.summary_html import e, summary_html, tables_html
+from tracesim.evaluator.report.trials import trials_section
 
 __all__ = ["SECTIONS", "Section", "write_page"]
 
@@ -98,6 +99,7 @@ def _compact_index(rows: list[dict[str, Any]]) -> tuple[list[str], list[dict[str
 
 SECTIONS: list[Section] = [
     Section("summary", "Summary", lambda data, charts: summary_html(data)),
+    Section("trials", "Trials", lambda data, charts: trials_section(data.run)),
     Section("failures", "Failures", lambda data, charts: failures_html(data)),
     Section("charts", "Charts", lambda data, charts: _charts(charts)),
     Section("conversations", "Conversations", lambda data, charts: _CONVERSATIONS),

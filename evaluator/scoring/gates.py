@@ -21,7 +21,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 from tracesim.evaluator.scoring.tally import GateStats, MetricTally, tally_values
-from tracesim.schemas.eval_config import DERIVED_METRICS, JUDGE_NAMES, EvalConfig
+from tracesim.schemas.eval_config import (
+    DERIVED_METRICS,
+    JUDGE_NAMES,
+    USAGE_METRICS,
+    EvalConfig,
+)
 
 __all__ = [
     "EvalConfigError",
@@ -29,6 +34,7 @@ __all__ = [
     "GateResult",
     "TOOL_METRICS",
     "check_gate_names",
+    "check_trial_rule",
     "evaluate_gates",
     "exit_code_for",
 ]
@@ -92,6 +98,25 @@ def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
                 raise EvalConfigError(
                     f"evaluation.{key}.{name}: unknown metric; known metrics: {', '.join(sorted(known))}"
                 )
+
+
+def check_trial_rule(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
+    """Raise EvalConfigError when `trial_pass` bounds an unknown metric, or
+    `fail_on_regression` has no `baseline` to regress against."""
+    known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *USAGE_METRICS, *extra}
+    rule = config.trial_pass
+    for key in ("min_metrics", "max_metrics"):
+        for name in getattr(rule, key):
+            if name not in known:
+                raise EvalConfigError(
+                    f"evaluation.trial_pass.{key}.{name}: unknown metric; known metrics: "
+                    f"{', '.join(sorted(known))}"
+                )
+    if config.fail_on_regression and config.baseline is None:
+        raise EvalConfigError(
+            "evaluation.fail_on_regression needs evaluation.baseline: {db: ..., ref: latest} "
+            "(the evaluation to compare with)"
+        )
 
 
 def _gate(

@@ -10,6 +10,8 @@ gpt-4o-mini` in config.yaml switches to OpenAI (needs OPENAI_API_KEY).
 from __future__ import annotations
 
 import json
+import random
+import threading
 from typing import Any
 
 from agents import Agent, RunConfig, Runner
@@ -27,20 +29,60 @@ INSTRUCTIONS = (
 )
 
 
-class CustomerServiceAgent(BaseAgent):
-    """One SDK conversation; keeps the SDK's input list across turns."""
+VARIANTS = ("v1", "skip_verification")
+"""`v1` is the agent as shipped; `skip_verification` a worse version (no identity check)."""
 
-    def __init__(self, model: str | None = None, report_tool_calls: bool = False) -> None:
+_trial_lock = threading.Lock()
+_trials: dict[tuple[int, str], int] = {}
+
+
+def _slips(seed: int, first_message: str, flaky: float) -> bool:
+    """Whether this conversation misreads its first message: the n-th conversation opening
+    with `first_message` draws from `Random(f"{seed}:{first_message}:{n}")`, so a run's
+    outcomes per scenario are the same whatever order its conversations run in."""
+    if flaky <= 0:
+        return False
+    with _trial_lock:
+        n = _trials.get((seed, first_message), 0)
+        _trials[(seed, first_message)] = n + 1
+    return random.Random(f"{seed}:{first_message}:{n}").random() < flaky
+
+
+class CustomerServiceAgent(BaseAgent):
+    """One SDK conversation; keeps the SDK's input list across turns.
+
+    `variant`, `flaky` and `seed` (config `init_kwargs`, or `--set
+    agent_config.init_kwargs.variant=skip_verification`) make the offline model worse
+    on purpose, to see `tracesim compare` find a regression, or not call chance one.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        report_tool_calls: bool = False,
+        variant: str = "v1",
+        flaky: float = 0.0,
+        seed: int = 0,
+    ) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(
+                f"init_kwargs.variant: {variant!r} is not one of {', '.join(VARIANTS)}"
+            )
+        self._local = None if model else LocalModel(skip_verification=variant != "v1")
         self._agent = Agent(
             name="customer_service",
             instructions=INSTRUCTIONS,
             tools=TOOLS,
-            model=model or LocalModel(),
+            model=model or self._local,
         )
         self._report_tool_calls = report_tool_calls
         self._history: list[Any] = []
+        self._flaky = flaky
+        self._seed = seed
 
     async def execute(self, user_query: str, **kwargs: Any) -> str | AgentResponse:
+        if not self._history and self._local is not None:
+            self._local.slip = _slips(self._seed, user_query, self._flaky)
         # group_id is the SDK's conversation id: traced as gen_ai.conversation.id, so the
         # same agent in production is keyed by conversation without tracesim (SPEC §3).
         result = await Runner.run(

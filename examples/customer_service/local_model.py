@@ -9,6 +9,13 @@ with one config line (`agent_config.init_kwargs.model: gpt-4o-mini`).
 
 Its limits are deliberate and realistic: it only understands the word
 "refund" for refunds ("money back" is missed), which one scenario exposes.
+
+Two knobs make it worse on purpose, to try `tracesim compare`:
+`skip_verification=True` is a regressed version (it cancels and refunds
+without verifying the customer's identity first), and `slip=True` makes one
+conversation misread the customer's first message (answers without looking
+anything up), which the agent turns on for a seeded share of conversations
+(`flaky`) to play a non-deterministic model.
 """
 
 from __future__ import annotations
@@ -39,9 +46,12 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 class LocalModel(Model):
     """Decides the next step from the conversation like a (very literal) LLM would."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, skip_verification: bool = False) -> None:
         self._prefix = uuid.uuid4().hex[:8]
         self._calls = 0
+        self.skip_verification = skip_verification
+        self.slip = False
+        """When True, the first user message is misread (set per conversation by the agent)."""
 
     async def get_response(
         self,
@@ -82,6 +92,8 @@ class LocalModel(Model):
     def _decide(self, items: list[Any]) -> list[Any]:
         user_text, tool_results = _since_last_user(items)
         text = user_text.lower()
+        if self.slip and not tool_results and _user_messages(items) == 1:
+            return [_say("Happy to help! Could you tell me a little more about what you need?")]
         if tool_results:
             return self._after_tool(items, text, *tool_results[-1])
         current = _ORDER_ID.search(user_text)
@@ -101,6 +113,14 @@ class LocalModel(Model):
         if asks or (email and intent):
             if not order_id:
                 return [_say("Sure. What is the order number (it looks like A1234)?")]
+            if self.skip_verification and intent:  # the regressed version: no identity check
+                if intent == "cancel":
+                    return [self._call("cancel_order", order_id=order_id)]
+                return [
+                    self._call(
+                        "request_refund", order_id=order_id, reason=_reason(_all_user_text(items))
+                    )
+                ]
             if not email:
                 return [
                     _say(
@@ -264,6 +284,10 @@ def _chat_message(output: list[Any]) -> dict[str, Any]:
     if calls:
         message["tool_calls"] = calls
     return message
+
+
+def _user_messages(items: list[Any]) -> int:
+    return sum(1 for i in items if _plain(i).get("role") == "user")
 
 
 def _tokens(items: list[Any]) -> int:

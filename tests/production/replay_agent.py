@@ -4,8 +4,8 @@ Its python tools are the example's real `@function_tool`s behind
 `stub_function_tools`, and `lookup_order` is an MCP tool: a function tool that
 calls the MCP server at `mcp_url` (`tracesim mcp-mock` in the tests) with the
 official `mcp` client, the turn's trace context travelling in the request
-`_meta`. `broken=True` plays a regression: the model refunds without
-verifying the customer's identity first.
+`_meta`. `broken=True` is the example's regressed model (`skip_verification`: it
+refunds without verifying the customer's identity first).
 """
 
 from __future__ import annotations
@@ -26,18 +26,6 @@ from local_model import LocalModel  # noqa: E402
 from tools import TOOLS  # noqa: E402
 
 from tracesim import stub_function_tools  # noqa: E402
-
-
-class BrokenModel(LocalModel):
-    """The regression: asks for the refund straight away, skipping verify_identity."""
-
-    def _decide(self, items: list[Any]) -> list[Any]:
-        decided = super()._decide(items)
-        for i, item in enumerate(decided):
-            if getattr(item, "name", None) == "verify_identity":
-                order_id = json.loads(item.arguments)["order_id"]
-                decided[i] = self._call("request_refund", order_id=order_id, reason="other")
-        return decided
 
 
 def mcp_tool(template: FunctionTool, url: str) -> FunctionTool:
@@ -71,5 +59,5 @@ class ReplayAgent(CustomerServiceAgent):
             name="customer_service",
             instructions=self._agent.instructions,
             tools=tools,
-            model=BrokenModel() if broken else LocalModel(),
+            model=LocalModel(skip_verification=broken),
         )

@@ -44,7 +44,13 @@ def write_ci_outputs(
     try:
         outcomes = load_outcomes(db_path, report.eval_id)
         if junit_path is not None:
-            path = write_junit(junit_path, outcomes, eval_id=report.eval_id, run_id=report.run_id)
+            path = write_junit(
+                junit_path,
+                outcomes,
+                eval_id=report.eval_id,
+                run_id=report.run_id,
+                scenarios=getattr(report, "scenarios", ()),
+            )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed

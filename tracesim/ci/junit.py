@@ -6,12 +6,16 @@ per scenario, each conversation a `<testcase classname="tracesim.<scenario>"
 name="<scenario> #<repetition>" time=...>`, with a `<failure>` naming the
 failed checks and why (its text: expected vs actual calls), an `<error>`
 when the agent raised or timed out, `<skipped>` when nothing was graded.
+A scenario run several times carries its trials as suite properties
+(`trials`, `passed`, `pass_rate`, `flaky`), and a flaky scenario's testcases
+say so in their output: a failure there may be chance, not the change.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,7 +42,9 @@ def _body(outcome: ConversationOutcome) -> str:
     return _clean("\n".join(lines))
 
 
-def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str) -> str:
+def _testcase(
+    parent: ET.Element, outcome: ConversationOutcome, suite: str, note: str = ""
+) -> str:
     case = ET.SubElement(
         parent,
         "testcase",
@@ -54,14 +60,38 @@ def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str) -> s
         return verdict
     if verdict == "skipped":  # text, not a `message` attribute: Jenkins' schema has none
         ET.SubElement(case, "skipped").text = "not graded: no check or judge decided it"
-    ET.SubElement(case, "system-out").text = _body(outcome)
+    ET.SubElement(case, "system-out").text = _body(outcome) + (f"\n{note}" if note else "")
     return verdict
 
 
+def _trial_properties(props: ET.Element, trials: Any) -> str:
+    """The scenario's trials as suite properties; the note for its testcases ('' if not flaky)."""
+    rate = trials.pass_rate
+    for key, value in (
+        ("trials", trials.trials),
+        ("passed", trials.passed),
+        ("pass_rate", "" if rate is None else f"{rate:.4f}"),
+        ("flaky", "true" if trials.flaky else "false"),
+    ):
+        ET.SubElement(props, "property", name=key, value=str(value))
+    if not trials.flaky:
+        return ""
+    return (
+        f"flaky scenario: {trials.passed} of {trials.trials} trials passed "
+        "(the same scenario both passed and failed)"
+    )
+
+
 def junit_xml(
-    outcomes: list[ConversationOutcome], *, eval_id: str, run_id: str | None = None
+    outcomes: list[ConversationOutcome],
+    *,
+    eval_id: str,
+    run_id: str | None = None,
+    scenarios: Sequence[Any] = (),
 ) -> bytes:
-    """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration)."""
+    """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration);
+    `scenarios`: the evaluation's `ScenarioTrials` (trials and flakiness per suite)."""
+    trials_of = {t.scenario_id: t for t in scenarios}
     by_suite: dict[str, list[ConversationOutcome]] = defaultdict(list)
     for outcome in outcomes:
         by_suite[outcome.scenario_id or "traces"].append(outcome)
@@ -75,9 +105,11 @@ def junit_xml(
         for key, value in (("eval_id", eval_id), ("run_id", run_id)):
             if value:
                 ET.SubElement(props, "property", name=key, value=_clean(value))
+        trials = trials_of.get(suite_name)
+        note = _trial_properties(props, trials) if trials is not None else ""
         counts: dict[str, int] = defaultdict(int)
         for outcome in items:
-            counts[_testcase(suite, outcome, suite_name)] += 1
+            counts[_testcase(suite, outcome, suite_name, note)] += 1
         seconds = sum(o.seconds for o in items)
         suite.set("tests", str(len(items)))
         suite.set("failures", str(counts["failure"]))
@@ -102,9 +134,10 @@ def write_junit(
     *,
     eval_id: str,
     run_id: str | None = None,
+    scenarios: Sequence[Any] = (),
 ) -> Path:
     """Write the JUnit XML file (its folder is created) and return its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(junit_xml(outcomes, eval_id=eval_id, run_id=run_id))
+    path.write_bytes(junit_xml(outcomes, eval_id=eval_id, run_id=run_id, scenarios=scenarios))
     return path

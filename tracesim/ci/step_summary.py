@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tracesim.ci.outcomes import ConversationOutcome, describe_details
+from tracesim.ci.trials_summary import trials_markdown
 
 __all__ = ["MAX_LISTED", "STEP_SUMMARY_ENV", "step_summary_markdown", "write_step_summary"]
 
@@ -66,6 +67,7 @@ def step_summary_markdown(
                 f"{_score(gate.observed)} | {result} |"
             )
         lines.append("")
+    lines += trials_markdown(report)
     if failed:
         lines += [
             f"### Failing conversations ({len(failed)})",

@@ -1,0 +1,46 @@
+"""Fisher's exact test and the scenario verdicts on tables computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+from tracesim.evaluator.stats import fisher_exact, scenario_verdict
+
+
+def test_lady_tasting_tea() -> None:
+    # [[3, 1], [1, 3]]: margins 4/4, 4 passes. P(x) = C(4,x) C(4,4-x) / C(8,4):
+    # 1, 16, 36, 16, 1 over 70. Observed x = 1 (16/70); two-sided sums the tables no more
+    # likely: 1 + 16 + 16 + 1 = 34/70. One-sided `less` (candidate passes less): x <= 1.
+    assert fisher_exact(3, 1, 1, 3) == pytest.approx(34 / 70)
+    assert fisher_exact(3, 1, 1, 3, alternative="less") == pytest.approx(17 / 70)
+    assert fisher_exact(3, 1, 1, 3, alternative="greater") == pytest.approx(69 / 70)
+
+
+def test_eight_of_eight_against_three_of_eight() -> None:
+    # Margins 8/8, 11 passes; C(16, 11) = 4368; P(x=3) = C(8,3) C(8,8) = 56 and the only
+    # table as unlikely is x = 8 (56): p = 112 / 4368.
+    assert fisher_exact(8, 0, 3, 5) == pytest.approx(112 / 4368)
+
+
+def test_identical_tables_give_one() -> None:
+    assert fisher_exact(5, 5, 5, 5) == pytest.approx(1.0)
+    assert fisher_exact(4, 0, 4, 0) == 1.0
+    assert fisher_exact(0, 0, 3, 1) == 1.0  # an empty side: nothing to test
+
+
+def test_verdicts() -> None:
+    regressed = scenario_verdict(8, 8, 8, 3)
+    assert regressed.verdict == "regressed"
+    assert regressed.p_value == pytest.approx(112 / 4368)
+    assert scenario_verdict(8, 3, 8, 8).verdict == "improved"
+    # Same pass rate: unchanged (deterministic on both sides, or flaky alike).
+    assert scenario_verdict(5, 5, 5, 5).verdict == "unchanged"
+    assert scenario_verdict(4, 0, 8, 0).verdict == "unchanged"
+    assert scenario_verdict(4, 2, 8, 4).verdict == "unchanged"
+    # A difference the trials cannot tell from chance.
+    tea = scenario_verdict(4, 3, 4, 1)
+    assert (tea.verdict, tea.p_value) == ("inconclusive", pytest.approx(34 / 70))
+    # One trial each, pass then fail: p = 1, never a regression.
+    assert scenario_verdict(1, 1, 1, 0).verdict == "inconclusive"
+    assert scenario_verdict(0, 0, 3, 3).verdict == "inconclusive"
+    # alpha is honoured: 0.0256 is not below 0.01.
+    assert scenario_verdict(8, 8, 8, 3, alpha=0.01).verdict == "inconclusive"

@@ -1,0 +1,176 @@
+"""`tracesim compare` end to end on real runs of the offline example agent.
+
+One version of the agent is made worse on purpose (`variant: skip_verification`
+cancels and refunds without checking identity): the scenarios that need the check
+must be found regressed. Two runs of the same version with a seeded flaky model
+must not be called regressed. Also: the baseline in the config gates the run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tracesim.cli import cli
+from tracesim.config_loader import load_run_config
+from tracesim.run import RunOutcome, run
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "customer_service" / "config.yaml"
+NEEDS_IDENTITY = {"cancel-processing-order", "cancel-wrong-email", "refund-damaged-item"}
+
+
+def _run(out: Path, **overrides: str) -> RunOutcome:
+    loaded = load_run_config(EXAMPLE, {"output_dir": str(out), "num_workers": "auto", **overrides})
+    outcome = run(loaded, show_progress=False)
+    return outcome
+
+
+def _compare(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["compare", *args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def worse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunOutcome, RunOutcome]:
+    """Four trials per scenario of v1, then of the worse version, in one DuckDB file."""
+    out = tmp_path_factory.mktemp("worse")
+    trials = {"num_conversations_per_scenario": "4"}
+    base = _run(out, **trials)
+    cand = _run(out, **trials, **{"agent_config.init_kwargs.variant": "skip_verification"})
+    assert base.exit_code == cand.exit_code == 0, (base.error, cand.error)
+    return out / "tracesim.duckdb", base, cand
+
+
+def test_the_worse_version_is_found_regressed(worse: tuple[Path, RunOutcome, RunOutcome]) -> None:
+    db, base, cand = worse
+    code, output = _compare(
+        "--db", str(db), "--baseline", base.run_id, "--candidate", "latest", "--format", "json"
+    )
+    assert code == 0, output
+    comparison = json.loads(output)
+    assert set(comparison) >= {"baseline", "candidate", "scenarios", "metrics", "summary"}
+    assert comparison["baseline"]["run_id"] == base.run_id
+    assert comparison["candidate"]["run_id"] == cand.run_id
+    verdicts = {s["scenario_id"]: s["verdict"] for s in comparison["scenarios"]}
+    assert {s for s, v in verdicts.items() if v == "regressed"} == NEEDS_IDENTITY
+    # The others behave identically (money-back-phrasing fails on both sides).
+    assert {s for s, v in verdicts.items() if v != "regressed"} == {
+        "order-status",
+        "return-policy",
+        "money-back-phrasing",
+    }
+    assert all(verdicts[s] == "unchanged" for s in verdicts if s not in NEEDS_IDENTITY)
+    row = next(s for s in comparison["scenarios"] if s["scenario_id"] == "cancel-wrong-email")
+    assert row["baseline"] == {"trials": 4, "passed": 4, "pass_rate": 1.0, "flaky": False}
+    assert row["candidate"]["passed"] == 0
+    assert row["p_value"] == pytest.approx(2 / 70)  # Fisher: 4/4 vs 0/4
+    assert comparison["summary"] == {
+        "regressed": 3,
+        "improved": 0,
+        "unchanged": 3,
+        "inconclusive": 0,
+        "only_in_baseline": 0,
+        "only_in_candidate": 0,
+    }
+    final = next(m for m in comparison["metrics"] if m["metric"] == "final_score")
+    assert final["change"] < 0 and final["change_ci"][1] < 0
+
+
+def test_fail_on_regression_exits_one_and_text_names_the_scenarios(
+    worse: tuple[Path, RunOutcome, RunOutcome],
+) -> None:
+    db, base, _ = worse
+    code, output = _compare(
+        "--db", str(db), "--baseline", base.run_id, "--candidate", "latest", "--fail-on-regression"
+    )
+    assert code == 1
+    assert "REGRESSED" in output and "3 regressed" in output
+    code, output = _compare("--db", str(db), "--baseline", "latest", "--candidate", base.run_id)
+    assert code == 0 and "3 improved" in output  # the other way round
+    code, markdown = _compare(
+        "--db", str(db), "--baseline", base.run_id, "--candidate", "latest", "--format", "markdown"
+    )
+    assert "| cancel-wrong-email | 4/4 (100%) | 0/4 (0%) | -100% |" in markdown
+
+
+def test_bad_references_exit_two_with_one_line(
+    worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path
+) -> None:
+    db, base, _ = worse
+    code, output = _compare("--db", str(db), "--baseline", "nope", "--candidate", "latest")
+    assert code == 2
+    assert "no evaluation or run 'nope'" in output and "Traceback" not in output
+    code, output = _compare("--db", str(db), "--baseline", "x' OR 1=1 --", "--candidate", "latest")
+    assert code == 2 and "not an evaluation reference" in output
+    code, output = _compare("--db", str(db), "--baseline", base.run_id, "--candidate", base.run_id)
+    assert code == 2 and "same evaluation" in output
+    missing = tmp_path / "missing.duckdb"
+    code, output = _compare("--db", str(missing), "--baseline", "latest", "--candidate", "latest")
+    assert code == 2 and "Traceback" not in output
+
+
+def test_the_baseline_in_the_config_gates_the_run(
+    worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path
+) -> None:
+    db, base, _ = worse
+    outcome = _run(
+        tmp_path / "gated",
+        num_conversations_per_scenario="4",
+        **{
+            "agent_config.init_kwargs.variant": "skip_verification",
+            "evaluation.baseline.db": str(db),
+            "evaluation.baseline.ref": base.run_id,
+            "evaluation.fail_on_regression": "true",
+        },
+    )
+    assert outcome.exit_code == 1, outcome.error
+    results = json.loads((tmp_path / "gated" / "results.json").read_text())
+    gate = next(g for g in results["gates"] if g["metric"] == "baseline_regressions")
+    assert gate["passed"] is False and gate["failing"] == 3
+    assert results["comparison"]["summary"]["regressed"] == 3
+    assert results["comparison"]["baseline"]["run_id"] == base.run_id
+    page = (tmp_path / "gated" / "report.html").read_text()
+    assert "Before / after: compared with the baseline" in page
+    assert "<td>cancel-wrong-email</td><td>4/4 (100%)</td><td>0/4 (0%)</td>" in page
+
+
+def test_a_baseline_that_is_not_there_is_a_config_error(tmp_path: Path) -> None:
+    outcome = _run(
+        tmp_path / "nobase",
+        **{"evaluation.baseline.db": str(tmp_path / "absent.duckdb")},
+    )
+    assert outcome.exit_code == 2
+    assert "evaluation.baseline.db" in (outcome.error or "")
+
+
+def test_a_flaky_agent_compared_with_itself_is_not_called_regressed(tmp_path: Path) -> None:
+    """Same version, flaky model (30% of conversations misread their first message), two
+    seeds standing for two days: differences are chance, never `regressed`."""
+    flaky = {"num_conversations_per_scenario": "6", "agent_config.init_kwargs.flaky": "0.3"}
+    first = _run(tmp_path, **flaky, **{"agent_config.init_kwargs.seed": "1"})
+    second = _run(tmp_path, **flaky, **{"agent_config.init_kwargs.seed": "2"})
+    assert first.exit_code == second.exit_code == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["trials"]["flaky"] >= 1  # the agent really is flaky
+    flaky_one = next(s for s in results["scenarios"] if s["flaky"])
+    assert 0 < flaky_one["passed"] < flaky_one["trials"] == 6
+    page = (tmp_path / "report.html").read_text()
+    assert "Trials per scenario" in page and "badge warn'>flaky" in page
+    code, output = _compare(
+        "--db",
+        str(tmp_path / "tracesim.duckdb"),
+        "--baseline",
+        first.run_id,
+        "--candidate",
+        second.run_id,
+        "--format",
+        "json",
+        "--fail-on-regression",
+    )
+    assert code == 0, output
+    summary = json.loads(output)["summary"]
+    assert summary["regressed"] == 0 and summary["improved"] == 0
+    assert summary["unchanged"] + summary["inconclusive"] == 6

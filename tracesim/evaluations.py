@@ -1,0 +1,82 @@
+"""Read a stored evaluation's digest (its scenarios' trials) by reference, from any store.
+
+A reference is an eval id, a run id (its newest evaluation) or `latest` (the
+newest evaluation in the store, optionally before a given one). The digest is
+what the evaluation's `runs` row keeps in its `summary` (`trials`,
+`scenarios`), so a comparison reads one row per side whatever the store holds.
+DuckDB files are read read-only (or through the running collector holding
+them, `tracesim.sql_client`); ClickHouse stores through `tracesim.sql_clickhouse`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from tracesim.evaluator.stats.compare import EvaluationDigest
+
+__all__ = ["EvaluationRefError", "load_digest"]
+
+_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+_COLUMNS = "eval_id, run_id, kind, coalesce(finished_at, started_at) AS at, summary"
+
+
+class EvaluationRefError(ValueError):
+    """A reference that names no usable evaluation, or a store that cannot be read; the
+    message says which and what to do (the CLI exits 2)."""
+
+
+def _query(db: str, sql: str) -> list[list[object]]:
+    from tracesim.sql_client import SqlError, run_query
+
+    try:
+        if "://" in db:
+            from tracesim.sql_clickhouse import query_clickhouse
+
+            return query_clickhouse(db, sql).rows
+        return run_query(sql, db_path=db).rows
+    except SqlError as exc:
+        raise EvaluationRefError(f"{db}: {exc}") from None
+
+
+def load_digest(db: str, ref: str, *, exclude: str | None = None) -> EvaluationDigest:
+    """The digest of evaluation `ref` in store `db` (`latest` skips the eval id `exclude`)."""
+    if not _REF.match(ref):
+        raise EvaluationRefError(
+            f"{ref!r} is not an evaluation reference: give an eval id, a run id or `latest`"
+        )
+    runs = "runs FINAL" if "://" in db else "runs"
+    order = "ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT 1"
+    if ref == "latest":
+        where = f"WHERE eval_id <> '{exclude}'" if exclude and _REF.match(exclude) else ""
+    else:
+        where = f"WHERE eval_id = '{ref}' OR run_id = '{ref}'"
+    rows = _query(db, f"SELECT {_COLUMNS} FROM {runs} {where} {order}")
+    if not rows:
+        what = "no evaluation" if ref == "latest" else f"no evaluation or run {ref!r}"
+        raise EvaluationRefError(
+            f"{db}: {what} stored. Fix: list them with "
+            f'`tracesim sql --db {db} "SELECT eval_id, run_id, kind, finished_at FROM runs"`'
+        )
+    eval_id, run_id, kind, at, summary = rows[0]
+    try:
+        data = orjson.loads(summary) if isinstance(summary, (str, bytes)) else (summary or {})
+    except orjson.JSONDecodeError:
+        data = {}
+    if "scenarios" not in data:
+        raise EvaluationRefError(
+            f"{db}: evaluation {eval_id} has no trials (it was written by an older tracesim). "
+            f"Fix: re-evaluate it with `tracesim evaluate --db {db} --run-id {run_id}`"
+        )
+    return EvaluationDigest.model_validate(
+        {
+            "eval_id": eval_id,
+            "run_id": run_id,
+            "kind": kind,
+            "created_at": at,
+            "db": db,
+            "trials": data.get("trials") or {},
+            "scenarios": data.get("scenarios") or [],
+        }
+    )
