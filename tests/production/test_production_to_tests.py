@@ -154,7 +154,15 @@ def test_a_failed_production_conversation_becomes_a_regression_test(tmp_path: Pa
         assert collector.flush(10)
 
     passed = _trajectory(replays, fixed, tmp_path)
-    assert passed.passed is True, passed.reason
+    with duckdb.connect(str(replays), read_only=True) as con:
+        seen = con.execute(
+            "SELECT t.turn_id, t.agent_message, t.status, t.error, (SELECT list(name ORDER BY seq)"
+            " FROM tool_calls c WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id),"
+            " (SELECT list(s.name) FROM spans s WHERE s.chat_id = t.chat_id"
+            " AND s.turn_id = t.turn_id) FROM turns t WHERE run_id = ? ORDER BY turn_id",
+            [fixed],
+        ).fetchall()
+    assert passed.passed is True, (passed.reason, seen)
     failed = _trajectory(replays, broken, tmp_path)
     assert failed.passed is False and "verify_identity" in json.dumps(failed.model_dump())
     with duckdb.connect(str(replays), read_only=True) as con:
