@@ -16,15 +16,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tracesim.collector.errors import Busy
+from tracesim.collector.errors import Busy, InvalidRequest
 from tracesim.collector.ingest import Ingest
 from tracesim.collector.query.query import QueryAnswer, run_query
+from tracesim.collector.query.query_memory import DEFAULT_QUERY_MEMORY, MemoryWatch
 from tracesim.collector.query.query_pool import QueryPool
 from tracesim.collector.query.sidecar import remove_sidecar, write_sidecar
+from tracesim.collector.query.store_routes import (
+    apply_writes,
+    arrow_answer,
+    identity_document,
+    new_nonce,
+)
 from tracesim.collector.receivers.http_server import HttpServer
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
-from tracesim.collector.receivers.receiver_http import build_app
+from tracesim.collector.receivers.receiver_http import StoreRoutes, build_app
 from tracesim.collector.receivers.tls import tls_config
+from tracesim.collector.redaction.pseudonym import load_or_create_key
 from tracesim.collector.redaction.redaction import RedactionRule, Redactor
 from tracesim.collector.routing.routing import DEFAULT_MAX_BYTES as DEFAULT_ROUTER_BYTES
 from tracesim.collector.routing.routing import Router
@@ -56,6 +64,9 @@ class Collector:
     `query_timeout`: seconds after which a query is interrupted (None: no limit).
     `query_max_bytes`: about the most bytes of rows the endpoint answers (`truncated` then);
     `query_workers`: queries the endpoint runs at once (a few more wait, the rest get 503).
+    `query_memory_bytes`: how much the process may grow while queries run before they are
+    stopped (`query_memory`); values a single call would build past a bound are refused
+    before running (`value_size`).
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
     Queries run with DuckDB's external access disabled and its configuration locked.
@@ -91,6 +102,7 @@ class Collector:
         query_timeout: float | None = 30.0,
         query_max_bytes: int = 64 << 20,
         query_workers: int = 2,
+        query_memory_bytes: int = DEFAULT_QUERY_MEMORY,
         duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
         duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
     ) -> None:
@@ -117,6 +129,7 @@ class Collector:
         self._query_max_bytes = query_max_bytes
         self._query_workers = query_workers
         self._queries: QueryPool | None = None
+        self._query_memory = MemoryWatch(query_memory_bytes)
         self._duckdb_settings = {
             "memory_limit": check_size("duckdb_memory_limit", duckdb_memory_limit),
             "checkpoint_threshold": check_size(
@@ -139,6 +152,9 @@ class Collector:
         self._loaded_at_start = 0
         self.dead_letter = DeadLetter(f"{self.db_path}.deadletter.jsonl")
         self._sidecar = False
+        self.nonce = new_nonce()
+        """Names this start: in the sidecar and `GET /tracesim/identity`, so a reader knows
+        the collector answering is the one that announced itself for the file."""
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> Collector:
@@ -160,6 +176,8 @@ class Collector:
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
+        if self.redactor:  # the same pseudonyms for this database across restarts and runs
+            self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
         router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
         waiting, complete = self._store.waiting_traces(self._router_capacity)
         sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
@@ -215,6 +233,12 @@ class Collector:
             app = build_app(
                 self._ingest,
                 query=self.submit_query,
+                store_routes=StoreRoutes(
+                    lambda: identity_document(self.db_path, self.nonce),
+                    self.submit_arrow,
+                    self.submit_writes,
+                    max_write_bytes=4 * self._max_request_bytes,
+                ),
                 auth_token=self._auth_token,
                 max_request_bytes=self._max_request_bytes,
             )
@@ -226,6 +250,7 @@ class Collector:
                 http_endpoint=self.http_endpoint,
                 grpc_endpoint=self.grpc_endpoint,
                 token_required=self._auth_token is not None,
+                nonce=self.nonce,
             )
             self._sidecar = True
         self._ingest.open()  # fully up: from here on requests are acknowledged
@@ -372,6 +397,21 @@ class Collector:
         self.flush()
         return settled
 
+    def ingest(self, request: Any) -> tuple[int, str]:
+        """Store one ExportTraceServiceRequest / ExportLogsServiceRequest in-process, by the
+        receivers' own path (validation, redaction, spool and fsync, routing); returns
+        (rejected items, message). For `tracesim import`; raises Busy when not running."""
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+        )
+
+        if self._ingest is None:
+            raise Busy("collector is not running")
+        payload = request.SerializeToString()
+        if isinstance(request, ExportTraceServiceRequest):
+            return self._ingest.export_traces(payload)
+        return self._ingest.export_logs(payload)
+
     @property
     def received_requests(self) -> int:
         """Requests that passed validation since start (each may have been acknowledged):
@@ -418,6 +458,48 @@ class Collector:
             raise Busy("collector is not running")
         return self._queries.submit(lambda cursor: self._answer(cursor, sql, params, True))
 
+    def submit_arrow(
+        self, sql: str, params: list[Any] | None, inputs: dict[str, Any]
+    ) -> Future[Any]:
+        """Every row of a guarded read-only query as an Arrow table, on the query workers
+        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead),
+        under the same memory watch as the query endpoint."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+
+        def run(cursor: Any) -> Any:
+            self.flush()
+            with self._query_memory.watching(cursor) as watched:
+                try:
+                    return arrow_answer(
+                        cursor,
+                        sql,
+                        params,
+                        inputs,
+                        max_bytes=self._query_max_bytes,
+                        timeout=self._query_timeout,
+                    )
+                except InvalidRequest:
+                    if not watched.tripped:
+                        raise
+            limit = self._query_memory.limit / (1 << 20)
+            raise InvalidRequest(
+                f"query stopped: it grew the collector's memory past its query limit "
+                f"({limit:,.0f} MiB); narrow it, or stop the collector"
+            )
+
+        return self._queries.submit(run)
+
+    def submit_writes(self, writes: Any, tables: list[Any]) -> Future[int]:
+        """Evaluate's writes to `tool_calls`, `scores` and `runs`, in one transaction on the
+        query workers (`collector.query.store_routes.apply_writes`)."""
+        if self._queries is None:
+            raise Busy("collector is not running")
+        timeout = self._query_timeout
+        return self._queries.submit(
+            lambda cursor: apply_writes(cursor, writes, tables, timeout=timeout)
+        )
+
     def _run_query(self, sql: str, params: list[Any] | None, *, endpoint: bool) -> QueryAnswer:
         if self._queries is None or self._store is None:
             raise RuntimeError("collector is not running")
@@ -428,11 +510,21 @@ class Collector:
     ) -> QueryAnswer:
         """Flush (so the answer sees what was acknowledged), then run the guarded query."""
         self.flush()
-        return run_query(
-            cursor,
-            sql,
-            params,
-            max_rows=self._query_max_rows if endpoint else None,
-            max_bytes=self._query_max_bytes if endpoint else None,
-            timeout=self._query_timeout,
+        with self._query_memory.watching(cursor) as watched:
+            try:
+                return run_query(
+                    cursor,
+                    sql,
+                    params,
+                    max_rows=self._query_max_rows if endpoint else None,
+                    max_bytes=self._query_max_bytes if endpoint else None,
+                    timeout=self._query_timeout,
+                )
+            except InvalidRequest:
+                if not watched.tripped:
+                    raise
+        limit = self._query_memory.limit / (1 << 20)
+        raise InvalidRequest(
+            f"query stopped: it grew the collector's memory past its query limit ({limit:,.0f} "
+            "MiB); narrow it, or stop the collector and use `tracesim sql --db FILE`"
         )

@@ -8,6 +8,7 @@ layer it imports is the second part of a ``tracesim.<layer>`` import.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,38 @@ def test_the_detector_sees_an_import(tmp_path: Path) -> None:
     assert _imported_layers(sample) == {"evaluator", "collector"}
     sample.write_text("import collector.spool\n")
     assert _bare_imports(sample) == {"collector"}
+
+
+_MODULE_PATH = re.compile(rf"({'|'.join(FOLDERS)})(\.[A-Za-z_][A-Za-z0-9_]*)*\.?")
+
+
+def _module_path_strings(path: Path) -> list[str]:
+    """String literals (and f-string heads) that name a module by its bare folder."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            head = node.values[0]
+            if isinstance(head, ast.Constant) and isinstance(head.value, str):
+                text = head.value if head.value.endswith(".") else None
+        if text and _MODULE_PATH.fullmatch(text) and "." in text:
+            module = text.rstrip(".").split(".")
+            if (
+                ROOT.joinpath(*module[:2]).with_suffix(".py").exists()
+                or (ROOT.joinpath(*module[:2]) / "__init__.py").exists()
+            ):
+                found.append(text)
+    return found
+
+
+def test_no_module_is_named_by_its_bare_folder_in_a_string() -> None:
+    """importlib / monkeypatch / logger names must say tracesim.<folder>.<module>."""
+    offenders = []
+    for folder in ("tracesim", *FOLDERS, "tests", "benchmarks", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "record/agents" in path.as_posix():
+                continue
+            offenders += [f"{path.relative_to(ROOT)}: {s!r}" for s in _module_path_strings(path)]
+    assert not offenders, "bare module paths:\n" + "\n".join(offenders)

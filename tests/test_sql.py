@@ -94,8 +94,23 @@ def test_views_are_available_on_files_written_before_them(tmp_path: Path) -> Non
     assert run_query("SELECT count(*) FROM tool_stats", db_path=path).rows == [[0]]
 
 
+def _identity(handler: BaseHTTPRequestHandler, db: Path, pid: int) -> None:
+    """Answer `GET /tracesim/identity` as the collector of `db` running as `pid` would."""
+    payload = json.dumps({"db_path": str(db.resolve()), "nonce": "n", "pid": pid}).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
 class _Collector(BaseHTTPRequestHandler):
     seen: list[dict] = []
+    serves: tuple[Path, int] | None = None
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        assert _Collector.serves is not None
+        _identity(self, *_Collector.serves)
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -114,8 +129,9 @@ class _Collector(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def _locked(db: Path) -> Iterator[None]:
-    """Another process holds `db` read-write (as a running collector does) until exit."""
+def _locked(db: Path) -> Iterator[int]:
+    """Another process holds `db` read-write (as a running collector does) until exit;
+    yields its pid."""
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -130,7 +146,7 @@ def _locked(db: Path) -> Iterator[None]:
     )
     try:
         assert holder.stdout.readline().strip() == "ready"
-        yield
+        yield holder.pid
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
@@ -143,7 +159,8 @@ def test_a_locked_file_is_queried_through_the_collector(
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        with _locked(db):
+        with _locked(db) as pid:
+            _Collector.serves = (db, pid)
             monkeypatch.setenv("COLLECTOR_TOKEN", "s3cret")
             endpoint = f"http://127.0.0.1:{server.server_port}"
             result = _sql(
@@ -201,7 +218,12 @@ def _locked_behind(db: Path, answer: tuple[int, dict]) -> Iterator[str]:
     status, payload = answer
     body = json.dumps(payload).encode()
 
+    holder: list[int] = []
+
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            _identity(self, db, holder[0])
+
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             self.rfile.read(int(self.headers["Content-Length"]))
             self.send_response(status)
@@ -216,7 +238,8 @@ def _locked_behind(db: Path, answer: tuple[int, dict]) -> Iterator[str]:
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with _locked(db):
+        with _locked(db) as pid:
+            holder.append(pid)
             yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()

@@ -110,6 +110,7 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tracesim.collector import sidecar_path
+    from tracesim.evaluator.store.live import ENDPOINT_ENV
 
     from tracesim import sql_client
 
@@ -139,17 +140,19 @@ def test_sql_finds_a_collector_on_another_port_through_its_sidecar(
         assert process.returncode == 0, err
         assert json.loads(out) == [{"name": "lookup"}]
 
-        # a stale sidecar (its collector died): ignored, the default endpoint is tried
-        sidecar.write_text(json.dumps({"http_endpoint": f"http://127.0.0.1:{_closed_port()}"}))
-        monkeypatch.setattr(sql_client, "DEFAULT_ENDPOINT", http_endpoint)
+        # a stale sidecar (its collector died): ignored, the default endpoint is tried (and
+        # used once it proves it serves this file)
+        stale = f"http://127.0.0.1:{_closed_port()}"
+        sidecar.write_text(json.dumps({"http_endpoint": stale}))
+        monkeypatch.setenv(ENDPOINT_ENV, http_endpoint)
         result = sql_client.run_query("SELECT name FROM spans", db_path=db, token="s3cret")
         assert result.rows == [["lookup"]]
         assert result.source.startswith(http_endpoint)
-        monkeypatch.setattr(sql_client, "DEFAULT_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+        monkeypatch.setenv(ENDPOINT_ENV, f"http://127.0.0.1:{_closed_port()}")
         try:
             sql_client.run_query("SELECT 1", db_path=db, token="s3cret")
         except sql_client.SqlError as exc:
-            assert "does not answer" in str(exc) and "--endpoint" in str(exc)
+            assert f"nothing answers at {stale}" in str(exc) and "stop that process" in str(exc)
         else:
             raise AssertionError("a stale sidecar and no collector must fail")
         sidecar.write_text(json.dumps({"http_endpoint": http_endpoint}))

@@ -19,6 +19,7 @@ _COMMANDS: dict[str, str] = {
     "report": "Write the HTML report of a DuckDB file.",
     "compare": "Compare two evaluations: which scenarios regressed (exact test on trials).",
     "sql": "Run a read-only SQL query over a DuckDB file (or a running collector).",
+    "import": "Load trace files (OTLP, Collector file exporter, Jaeger, Tempo) into DuckDB.",
     "inspect": "Show what tracesim understood of a capture (conventions, tool and model spans).",
     "simulate": "arksim's name: run without evaluating (= run --capture-only).",
     "simulate-evaluate": "arksim's name for `run`.",
@@ -37,7 +38,10 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in _COMMANDS:
             return None
-        module = importlib.import_module(f"tracesim.commands.{name.replace('-', '_')}")
+        module_name = name.replace("-", "_")
+        if module_name == "import":  # a keyword: the module is `import_`
+            module_name = "import_"
+        module = importlib.import_module(f"tracesim.commands.{module_name}")
         return module.command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -1,9 +1,8 @@
-"""Evaluate a captured DuckDB file and write its report: the step `tracesim run`
-takes after capture and `tracesim evaluate` takes on a stored file."""
+"""Evaluate a store and write its report: the step `tracesim run` takes after capture and
+`tracesim evaluate` takes on a stored file (any store `evaluator.store.open_store` opens)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,63 +24,45 @@ class EvaluationOutcome:
     """The HTML report (None when it could not be written; the reason was printed)."""
 
 
-def _unkeyed_warning(db_path: Path) -> str | None:
+def _unkeyed_warning(store: Any) -> str | None:
     """The warning about tool spans the collector could not key (None when there are none or
-    the file cannot be read here: the evaluation reports that itself)."""
-    import duckdb
+    the store cannot say: the evaluation reports that itself)."""
+    from tracesim.evaluator.inspect.inspect import unkeyed_warning
 
-    from tracesim.evaluator.inspect.inspect import count_unkeyed_tool_spans, unkeyed_warning
-
-    try:
-        with duckdb.connect(str(db_path), read_only=True) as con:
-            count = count_unkeyed_tool_spans(con)
-    except duckdb.Error:
-        return None
-    return unkeyed_warning(count, str(db_path))
+    count = store.unkeyed_tool_spans()
+    return unkeyed_warning(count, store.label) if count else None
 
 
-def _store_ci_outputs(
-    db: str, report: Any, report_path: Path | None, junit_path: Path | None, console: Any
-) -> None:
-    """JUnit file and step summary of an evaluation stored in ClickHouse (read from a
-    temporary DuckDB snapshot of it); a failure is reported, never fatal."""
-    from tracesim.ci import write_ci_outputs
-    from tracesim.evaluator.store.report_snapshot import evaluation_snapshot
-
-    try:
-        with evaluation_snapshot(db, report.eval_id) as snapshot:
-            write_ci_outputs(
-                snapshot, report, report_path=report_path, junit_path=junit_path, console=console
-            )
-    except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
-        console.print(f"CI output not written: {type(exc).__name__}: {exc}", markup=False)
-
-
-def load_baseline(config: Any, db_path: Path | str, base_dir: Path | None) -> Any:
+def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
     """The digest of `config.baseline` (None without one): its `db` (relative to the config's
-    folder; default the evaluated store) and `ref`. EvalConfigError (exit 2) when unreadable."""
+    folder; default the evaluated store, the open `store`) and `ref`. EvalConfigError (exit
+    2) when unreadable."""
     from tracesim.evaluations import EvaluationRefError, load_digest
     from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.evaluator.store import StoreError, StoreMissing, open_store, resolve_store
 
     baseline = getattr(config, "baseline", None)
     if baseline is None:
         return None
-    db = baseline.db or str(db_path)
-    if "://" not in db and base_dir is not None and not Path(db).is_absolute():
-        db = str(Path(base_dir) / db)
-    if "://" not in db and not Path(db).exists():
-        raise EvalConfigError(
-            f"evaluation.baseline.db: {db} does not exist. Fix: point it at the DuckDB file "
-            "of the baseline run (e.g. a previous job's artefact), or remove `baseline`"
-        )
+    spec = resolve_store(baseline.db, base_dir) if baseline.db else None
     try:
-        return load_digest(db, baseline.ref)
+        if spec is None or spec == store.label:
+            return load_digest(store, baseline.ref)
+        with open_store(spec, read_only=True) as other:
+            return load_digest(other, baseline.ref)
+    except StoreMissing:
+        raise EvalConfigError(
+            f"evaluation.baseline.db: {spec} does not exist. Fix: point it at the DuckDB file "
+            "of the baseline run (e.g. a previous job's artefact), or remove `baseline`"
+        ) from None
+    except StoreError as exc:
+        raise EvalConfigError(f"evaluation.baseline.db: {exc}") from None
     except EvaluationRefError as exc:
         raise EvalConfigError(f"evaluation.baseline: {exc}") from None
 
 
 def evaluate_and_report(
-    db_path: Path | str,
+    db_path: Any,
     *,
     config: Any,
     llm: Any = None,
@@ -95,26 +76,60 @@ def evaluate_and_report(
     workers: int | None = 1,
     select: Any = None,
 ) -> EvaluationOutcome:
-    """Run `evaluate_db`, print its summary table, write `report.html` next to `results.json`,
-    the JUnit XML file when `junit_path` is given, and the Markdown summary to
-    `$GITHUB_STEP_SUMMARY` when that is set.
+    """Run `evaluate_db` on `db_path` (a `--db` value or an open `EvalStore`, left open),
+    print its summary table, write `report.html` next to `results.json`, the JUnit XML
+    file when `junit_path` is given, and the Markdown summary to `$GITHUB_STEP_SUMMARY`
+    when that is set.
 
-    Raises the evaluator's `EvalConfigError` on a bad evaluation config (exit 2
-    for the caller). A report that fails to render is reported, never fatal:
-    the scores are already stored. `workers`: `evaluate_db`'s (None: its automatic choice).
+    Raises the evaluator's `EvalConfigError` on a bad evaluation config or a store that
+    cannot be opened (exit 2 for the caller). A report that fails to render is reported,
+    never fatal: the scores are already stored. `workers`: `evaluate_db`'s (None: its
+    automatic choice).
     """
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.evaluator.store import EvalStore, StoreError, open_store
+
+    options = {
+        "config": config, "llm": llm, "run_id": run_id, "base_dir": base_dir,
+        "output_dir": output_dir, "kind": kind, "progress": progress, "console": console,
+        "junit_path": junit_path, "workers": workers, "select": select,
+    }  # fmt: skip
+    if isinstance(db_path, EvalStore):
+        return _evaluate_store(db_path, **options)
+    try:
+        store = open_store(db_path)
+    except StoreError as exc:
+        raise EvalConfigError(str(exc)) from exc
+    with store:
+        return _evaluate_store(store, **options)
+
+
+def _evaluate_store(
+    store: Any,
+    *,
+    config: Any,
+    llm: Any,
+    run_id: str | None,
+    base_dir: Path | None,
+    output_dir: Path | None,
+    kind: str,
+    progress: bool,
+    console: Console | None,
+    junit_path: Path | None,
+    workers: int | None,
+    select: Any,
+) -> EvaluationOutcome:
     from tracesim.ci import write_ci_outputs
-    from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console
     from tracesim.evaluator.output.summary import print_summary
     from tracesim.evaluator.pipeline.pipeline import evaluate_db
     from tracesim.evaluator.report import write_report
 
     console = console or make_console()
-    unkeyed = None if "://" in str(db_path) else _unkeyed_warning(Path(db_path))
-    baseline = load_baseline(config, db_path, base_dir)
+    unkeyed = _unkeyed_warning(store)
+    baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
-        db_path,
+        store,
         config=config,
         run_id=run_id,
         llm=llm,
@@ -133,19 +148,13 @@ def evaluate_and_report(
         console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
-    out_dir = result.results_path.parent if result.results_path else Path(str(db_path)).parent
+    out_dir = (
+        result.results_path.parent if result.results_path else store.default_report_path().parent
+    )
     report_path: Path | None = out_dir / "report.html" if config.html_report else None
     try:
-        if report_path is None:
-            pass
-        elif "://" in str(db_path):  # a ClickHouse store (evaluator.store)
-            from tracesim.evaluator.store import open_clickhouse
-            from tracesim.evaluator.store.report_snapshot import write_store_report
-
-            with open_clickhouse(str(db_path)) as store:
-                write_store_report(store, report_path, eval_id=result.eval_id)
-        else:
-            write_report(db_path, report_path, eval_id=result.eval_id)
+        if report_path is not None:
+            write_report(store, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
         console.print(
             f"report not written: {type(exc).__name__}: {exc}", style="yellow", markup=False
@@ -155,12 +164,9 @@ def evaluate_and_report(
         console.print(f"results: {result.results_path}", highlight=False, markup=False)
     if report_path:
         console.print(f"report:  {report_path}", highlight=False, markup=False)
-    if "://" in str(db_path) and (junit_path is not None or os.environ.get(STEP_SUMMARY_ENV)):
-        _store_ci_outputs(str(db_path), result.report, report_path, junit_path, console)
-    else:
-        write_ci_outputs(
-            db_path, result.report, report_path=report_path, junit_path=junit_path, console=console
-        )
+    write_ci_outputs(
+        store, result.report, report_path=report_path, junit_path=junit_path, console=console
+    )
     return EvaluationOutcome(
         exit_code=int(result.exit_code), result=result, report_path=report_path
     )

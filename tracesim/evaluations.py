@@ -4,13 +4,16 @@ A reference is an eval id, a run id (its newest evaluation) or `latest` (the
 newest evaluation in the store, optionally before a given one). The digest is
 what the evaluation's `runs` row keeps in its `summary` (`trials`,
 `scenarios`), so a comparison reads one row per side whatever the store holds.
-DuckDB files are read read-only (or through the running collector holding
-them, `tracesim.sql_client`); ClickHouse stores through `tracesim.sql_clickhouse`.
+Stores are opened read-only through `evaluator.store.open_store` (a DuckDB
+file, the running collector holding it, ClickHouse), or an open `EvalStore` is
+read as it is (the store an evaluation is writing).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -27,32 +30,37 @@ class EvaluationRefError(ValueError):
     message says which and what to do (the CLI exits 2)."""
 
 
-def _query(db: str, sql: str) -> list[list[object]]:
-    from tracesim.sql_client import SqlError, run_query
+def _query(db: Any, build: Callable[[Any], str]) -> list[list[object]]:
+    """Rows of the query `build(store)` on store `db` (a `--db` value or an open store)."""
+    from tracesim.evaluator.store import EvalStore, StoreError, open_store
 
     try:
-        if "://" in db:
-            from tracesim.sql_clickhouse import query_clickhouse
+        if isinstance(db, EvalStore):
+            return db.query(build(db)).rows
+        with open_store(db, read_only=True) as store:
+            return store.query(build(store)).rows
+    except StoreError as exc:
+        raise EvaluationRefError(f"{_label(db)}: {exc}") from None
 
-            return query_clickhouse(db, sql).rows
-        return run_query(sql, db_path=db).rows
-    except SqlError as exc:
-        raise EvaluationRefError(f"{db}: {exc}") from None
+
+def _label(db: Any) -> str:
+    return str(getattr(db, "label", db))
 
 
-def load_digest(db: str, ref: str, *, exclude: str | None = None) -> EvaluationDigest:
-    """The digest of evaluation `ref` in store `db` (`latest` skips the eval id `exclude`)."""
+def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationDigest:
+    """The digest of evaluation `ref` in store `db`, a `--db` value or an open `EvalStore`
+    (`latest` skips the eval id `exclude`)."""
     if not _REF.match(ref):
         raise EvaluationRefError(
             f"{ref!r} is not an evaluation reference: give an eval id, a run id or `latest`"
         )
-    runs = "runs FINAL" if "://" in db else "runs"
     order = "ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT 1"
     if ref == "latest":
         where = f"WHERE eval_id <> '{exclude}'" if exclude and _REF.match(exclude) else ""
     else:
         where = f"WHERE eval_id = '{ref}' OR run_id = '{ref}'"
-    rows = _query(db, f"SELECT {_COLUMNS} FROM {runs} {where} {order}")
+    rows = _query(db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order}")
+    db = _label(db)
     if not rows:
         what = "no evaluation" if ref == "latest" else f"no evaluation or run {ref!r}"
         raise EvaluationRefError(

@@ -108,11 +108,9 @@ class TracesimResult:
             )
 
 
-def _load_scores(db_path: Path, eval_id: str) -> list[dict[str, Any]]:
-    import duckdb
-
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
+def _load_scores(store: Any, eval_id: str) -> list[dict[str, Any]]:
+    """The scores rows of evaluation `eval_id` in an open `EvalStore`."""
+    with store.report_connection(eval_id) as con:
         cur = con.execute(
             "SELECT chat_id, turn_id, metric, value, passed, label, reason FROM scores "
             "WHERE eval_id = ? ORDER BY chat_id, turn_id NULLS LAST, metric",
@@ -120,8 +118,6 @@ def _load_scores(db_path: Path, eval_id: str) -> list[dict[str, Any]]:
         )
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-    finally:
-        con.close()
 
 
 def run_scenarios(
@@ -189,8 +185,11 @@ def run_scenarios(
     scores: list[dict[str, Any]] = []
     outcomes: list[Any] = []
     if report is not None and outcome.db_path is not None:
-        scores = _load_scores(outcome.db_path, report.eval_id)
-        outcomes = load_outcomes(outcome.db_path, report.eval_id)
+        from tracesim.evaluator.store import open_store
+
+        with open_store(outcome.db_path, read_only=True) as store:
+            scores = _load_scores(store, report.eval_id)
+            outcomes = load_outcomes(store, report.eval_id)
     return TracesimResult(
         exit_code=outcome.exit_code,
         output_dir=output_dir,

@@ -15,10 +15,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SIDECAR_SUFFIX", "read_sidecar", "remove_sidecar", "sidecar_path", "write_sidecar"]
+from tracesim.schemas.frames import SIDECAR_SUFFIX
 
-SIDECAR_SUFFIX = ".collector.json"
-"""Appended to the DuckDB file's path (`traces.duckdb.collector.json`)."""
+__all__ = ["SIDECAR_SUFFIX", "read_sidecar", "remove_sidecar", "sidecar_path", "write_sidecar"]
 
 
 def sidecar_path(db_path: str | Path) -> Path:
@@ -32,10 +31,14 @@ def write_sidecar(
     http_endpoint: str | None,
     grpc_endpoint: str | None,
     token_required: bool,
+    nonce: str | None = None,
 ) -> Path:
-    """Write the sidecar atomically (temporary file + rename); returns its path."""
+    """Write the sidecar atomically (temporary file + rename); returns its path. `nonce`
+    names this collector start; `GET /tracesim/identity` answers the same one."""
     path = sidecar_path(db_path)
     document = {
+        "db_path": str(Path(db_path).resolve()),
+        "nonce": nonce,
         "http_endpoint": http_endpoint,
         "grpc_endpoint": grpc_endpoint,
         "token_required": token_required,

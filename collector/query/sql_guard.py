@@ -28,6 +28,12 @@ from typing import Any
 import duckdb
 from tracesim.collector.errors import InvalidRequest
 from tracesim.collector.query.deep_json import loads_any_depth
+from tracesim.collector.query.value_size import (
+    AMPLIFIERS,
+    MAX_BUILT_SIZE,
+    TooLargeValue,
+    built_size,
+)
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",
@@ -240,6 +246,8 @@ class _Walker:
     def __init__(self, tables: frozenset[str], functions: frozenset[str]) -> None:
         self.tables = tables
         self.functions = functions
+        self._table_calls: set[int] = set()  # function nodes of FROM clauses (streamed)
+        self._built = 1  # product of the sizes size-setting calls may build
 
     def walk(self, root: Any, ctes: frozenset[str]) -> None:
         """Check every node under `root`, with an explicit stack: a valid query nests as
@@ -256,6 +264,8 @@ class _Walker:
                 self._table_ref(node, ctes)
             if "function_name" in node:
                 _check_function(str(node["function_name"]))
+                if str(node["function_name"]).lower() in AMPLIFIERS:
+                    self._check_built(node)
             if "cte_name" in node:  # a recursive CTE refers to itself
                 ctes = ctes | {str(node["cte_name"]).lower()}
             cte_map = node.get("cte_map")
@@ -303,8 +313,25 @@ class _Walker:
             f"{_FILES_REFUSED}"
         )
 
+    def _check_built(self, node: dict[str, Any]) -> None:
+        """A scalar call whose result size an argument sets: bounded before it runs."""
+        if id(node) in self._table_calls:
+            return  # range() in FROM streams its rows: no value is built
+        try:
+            self._built *= built_size(node)
+        except TooLargeValue as error:
+            raise RefusedQuery(str(error)) from None
+        if self._built > MAX_BUILT_SIZE:
+            raise RefusedQuery(
+                f"{node['function_name']}(): this query builds values of up to "
+                f"{self._built:,} elements or characters (repeat, lpad, rpad, range, "
+                f"list_resize, printf widths, multiplied when nested), past the query "
+                f"endpoint's limit of {MAX_BUILT_SIZE:,}; use range() in FROM for many rows"
+            )
+
     def _table_function(self, node: dict[str, Any]) -> None:
         function = node.get("function") or {}
+        self._table_calls.add(id(function))
         name = str(function.get("function_name", "")).lower()
         qualified = bool(function.get("schema") or function.get("catalog"))
         if name in self.functions and not qualified:

@@ -1,4 +1,6 @@
-"""OTLP/HTTP receiver (starlette app): /v1/traces, /v1/logs and /tracesim/query.
+"""OTLP/HTTP receiver (starlette app): /v1/traces, /v1/logs, /tracesim/query, and the
+store routes of the reading and evaluating commands (`collector.query.store_routes`):
+GET /tracesim/identity, POST /tracesim/arrow, POST /tracesim/write.
 
 Protobuf or JSON bodies, optionally gzip'd; the answer uses the request's
 content type. Size is checked on Content-Length, while reading, and while
@@ -28,13 +30,30 @@ from tracesim.collector.receivers.inflate import inflate
 from tracesim.collector.receivers.responses import logs_response as _logs_response
 from tracesim.collector.receivers.responses import trace_response as _trace_response
 
-__all__ = ["build_app"]
+__all__ = ["StoreRoutes", "build_app"]
 
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
 
 QueryFn = Callable[[str, list[Any] | None], "Future[QueryAnswer]"]
 """Queues a query on the query workers (never the receivers' threads); raises Busy when full."""
+
+
+class StoreRoutes:
+    """What the collector does for the store routes; each call queues on the query workers
+    (raises Busy when full) and its future raises InvalidRequest / TooLarge on bad input."""
+
+    def __init__(
+        self,
+        identity: Callable[[], dict[str, Any]],
+        arrow: Callable[[str, list[Any] | None, dict[str, Any]], Future[Any]],
+        write: Callable[[Any, list[Any]], Future[int]],
+        max_write_bytes: int,
+    ) -> None:
+        self.identity = identity
+        self.arrow = arrow
+        self.write = write
+        self.max_write_bytes = max_write_bytes
 
 
 def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -108,6 +127,7 @@ def build_app(
     ingest: Ingest,
     *,
     query: QueryFn,
+    store_routes: StoreRoutes | None = None,
     auth_token: str | None = None,
     max_request_bytes: int = 16 << 20,
     max_inflight_bytes: int | None = None,
@@ -186,6 +206,64 @@ def build_app(
             payload["truncated"] = True
         return Response(orjson.dumps(payload), media_type=_JSON)
 
+    async def framed(request: Request, limit: int) -> tuple[dict[str, Any], list[Any]]:
+        from tracesim.schemas.frames import decode_frames
+
+        claim = inflight.claim()
+        try:
+            body = await _read_body(request, limit, claim)
+            try:
+                return decode_frames(body)
+            except ValueError as error:
+                raise InvalidRequest(str(error)) from None
+        finally:
+            claim.release()
+
+    async def store_call(request: Request, handle: Callable[..., Any]) -> Response:
+        if not authorized(request):
+            return _status_json(401, "missing or wrong bearer token in Authorization header")
+        if store_routes is None:
+            return _status_json(404, "this collector does not serve its store")
+        try:
+            return await handle(request, store_routes)
+        except TooLarge as error:
+            return _status_json(413, str(error))
+        except InvalidRequest as error:
+            return _status_json(400, str(error))
+        except Busy as error:
+            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+
+    def store_route(handle: Callable[..., Any]) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            return await store_call(request, handle)
+
+        return endpoint
+
+    async def identity(request: Request, routes: StoreRoutes) -> Response:
+        return Response(orjson.dumps(routes.identity()), media_type=_JSON)
+
+    async def arrow(request: Request, routes: StoreRoutes) -> Response:
+        from tracesim.schemas.frames import ARROW_STREAM, write_arrow
+
+        header, tables = await framed(request, max_request_bytes)
+        sql, params, names = header.get("sql"), header.get("params"), header.get("inputs", [])
+        if not isinstance(sql, str) or not isinstance(params, (list, dict, type(None))):
+            raise InvalidRequest('header must be {"sql": "...", "params": [...], "inputs": [...]}')
+        if (
+            not isinstance(names, list)
+            or len(names) != len(tables)
+            or not all(isinstance(name, str) for name in names)
+        ):
+            raise InvalidRequest('"inputs" must name each table sent, in order')
+        inputs = dict(zip(names, tables, strict=True))
+        table = await asyncio.wrap_future(routes.arrow(sql, params, inputs))
+        return Response(await run_in_threadpool(write_arrow, table), media_type=ARROW_STREAM)
+
+    async def write(request: Request, routes: StoreRoutes) -> Response:
+        header, tables = await framed(request, routes.max_write_bytes)
+        inserted = await asyncio.wrap_future(routes.write(header.get("writes"), tables))
+        return Response(orjson.dumps({"inserted": inserted}), media_type=_JSON)
+
     routes = [
         Route(
             "/v1/traces",
@@ -198,6 +276,9 @@ def build_app(
             methods=["POST"],
         ),
         Route("/tracesim/query", query_endpoint, methods=["POST"]),
+        Route("/tracesim/identity", store_route(identity), methods=["GET"]),
+        Route("/tracesim/arrow", store_route(arrow), methods=["POST"]),
+        Route("/tracesim/write", store_route(write), methods=["POST"]),
     ]
     app = Starlette(routes=routes)
     app.state.inflight = inflight  # read by tests and diagnostics

@@ -8,9 +8,11 @@ string (tool arguments), which are parsed, redacted and re-serialised compactly.
 
 Rules run at ingest, on the protobuf request before it is spooled
 (`collector.redaction.redaction_request`, which also covers names, status messages,
-severity text and bytes values), so raw values never reach disk. The
-hot columns and routing keys (tool_name, model, tokens, chat/turn ids,
-service.name) come from attributes no rule touches (`PROTECTED_ATTRIBUTES`).
+severity text and bytes values), so raw values never reach disk. Identifiers
+(operation, tool and model names, tokens, turn numbers, service.name) are attributes no
+rule touches (`PROTECTED_ATTRIBUTES`); model replies tracesim reads are redacted after
+what it derives from them is kept; a conversation id a rule would change becomes a
+stable pseudonym (`PSEUDONYMISED_ATTRIBUTES`).
 The log record body is matched as the attribute name `body`.
 
 Order for one attribute: a whole-value rule wins; otherwise presets run in
@@ -21,21 +23,30 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from tracesim.collector.redaction.linear_regex import (
+    LinearRegexError,
+    Part,
+    compile_linear,
+    substitute,
+)
+from tracesim.collector.redaction.pseudonym import Pseudonyms
 from tracesim.collector.redaction.redaction_presets import PRESETS
-from tracesim.collector.routing.hot_fields import HOT_ATTRIBUTES
+from tracesim.collector.routing.hot_fields import CONTENT_ATTRIBUTES, HOT_ATTRIBUTES
 from tracesim.collector.routing.routing_keys import ROUTING_ATTRIBUTES
 from tracesim.schemas.conventions import OTEL, TRACESIM
+from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS
 
 __all__ = [
     "DEFAULT_REPLACEMENT",
     "InvalidRedactionRule",
     "LOG_BODY",
     "PROTECTED_ATTRIBUTES",
+    "PSEUDONYMISED_ATTRIBUTES",
     "RedactionRule",
     "Redactor",
     "SCOPES",
@@ -47,13 +58,23 @@ and body), resource attributes."""
 DEFAULT_REPLACEMENT = "[REDACTED]"
 LOG_BODY = "body"
 """The name a log record's body is matched under."""
+PSEUDONYMISED_ATTRIBUTES: frozenset[str] = frozenset(CONVERSATION_ID_KEYS)
+"""Conversation ids of the conventions: a rule that would change one replaces it whole by a
+stable pseudonym (`pseudonym`), so the spans of a conversation still key together."""
 PROTECTED_ATTRIBUTES: frozenset[str] = (
-    HOT_ATTRIBUTES | ROUTING_ATTRIBUTES | {OTEL.SERVICE_NAME, TRACESIM.RUN_ID, TRACESIM.SCENARIO_ID}
+    (HOT_ATTRIBUTES - CONTENT_ATTRIBUTES)
+    | (ROUTING_ATTRIBUTES - PSEUDONYMISED_ATTRIBUTES)
+    | {OTEL.SERVICE_NAME, TRACESIM.RUN_ID, TRACESIM.SCENARIO_ID}
 )
-"""Attributes no rule touches: they fill hot columns and routing keys."""
+"""Attributes no rule touches: identifiers, not personal data (operation and span kinds,
+tool and model names, token counts, turn numbers, the ids tracesim's simulator makes).
+Content tracesim reads (model replies) is redacted after reading; conversation ids of the
+conventions are pseudonymised."""
 
 _FIELDS = ("attributes", "pattern", "preset", "replacement", "apply_to")
 _CACHE_LIMIT = 8192
+_CACHE_BYTES = 8 << 20
+"""Most bytes of attribute names the plan cache keeps (names are client-chosen, up to MBs)."""
 _CUSTOM_RANK = 100  # presets rank 1..len(PRESETS), custom patterns after them
 _UNCHANGED = object()
 
@@ -142,10 +163,9 @@ class _Compiled:
     """One rule ready to run."""
 
     names: re.Pattern[str]
-    regex: re.Pattern[str] | None
-    check: Callable[[str], bool] | None
+    parts: tuple[Part, ...] | None
+    """Linear-time patterns replaced inside values; None replaces the whole value."""
     replacement: str
-    template: str
     scopes: frozenset[str]
     rank: int
     hint: str | None
@@ -171,8 +191,7 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
         raise InvalidRedactionRule(f"{where}: 'replacement' must be a string")
     if rule.preset is not None and rule.pattern is not None:
         raise InvalidRedactionRule(f"{where}: give 'pattern' or 'preset', not both")
-    regex: re.Pattern[str] | None = None
-    check = None
+    parts: tuple[Part, ...] | None = None
     rank = 0
     hint = None
     if rule.preset is not None:
@@ -181,16 +200,22 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
             raise InvalidRedactionRule(
                 f"{where}: unknown preset {rule.preset!r}; presets are {', '.join(PRESETS)}"
             )
-        regex, check, hint = preset.regex, preset.check, preset.hint
+        parts, hint = preset.parts, preset.hint
+        try:
+            for part in parts:
+                part.regex  # noqa: B018 - compiled now, so a missing engine fails at start-up
+        except LinearRegexError as error:
+            raise InvalidRedactionRule(f"{where}: {error}") from None
         rank = 1 + list(PRESETS).index(rule.preset)
     elif rule.pattern is not None:
         try:
-            regex = re.compile(rule.pattern)
-        except re.error as error:
+            regex = compile_linear(rule.pattern)
+        except LinearRegexError as error:
             raise InvalidRedactionRule(
-                f"{where}: invalid regular expression: {error}; give a Python regex, "
-                f"or use a preset ({', '.join(PRESETS)})"
+                f"{where}: invalid regular expression: {error}; or use a preset "
+                f"({', '.join(PRESETS)})"
             ) from None
+        parts = (Part(rule.pattern),)
         if regex.search("") is not None:
             raise InvalidRedactionRule(
                 f"{where}: the pattern matches the empty string, so it would redact between "
@@ -200,10 +225,8 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
     names = re.compile("|".join(fnmatch.translate(glob) for glob in rule.attributes))
     return _Compiled(
         names=names,
-        regex=regex,
-        check=check,
+        parts=parts,
         replacement=rule.replacement,
-        template=rule.replacement.replace("\\", "\\\\"),
         scopes=frozenset(rule.apply_to),
         rank=rank,
         hint=hint,
@@ -216,11 +239,15 @@ class _Plan:
     Text is screened first by one character class (every preset match holds a digit or an @),
     then by the rules' regexes, so plain text costs one fast scan."""
 
-    __slots__ = ("hint", "rules", "whole")
+    __slots__ = ("hint", "pseudonym", "rules", "whole")
 
-    def __init__(self, rules: tuple[_Compiled, ...]) -> None:
-        self.whole = rules[0].replacement if rules[0].regex is None else None
-        self.rules = tuple(rule for rule in rules if rule.regex is not None)
+    def __init__(
+        self, rules: tuple[_Compiled, ...], pseudonym: Pseudonyms | None = None
+    ) -> None:
+        self.pseudonym = pseudonym
+        """Set for a conversation id: a changed value becomes its pseudonym, whole."""
+        self.whole = rules[0].replacement if rules[0].parts is None else None
+        self.rules = tuple(rule for rule in rules if rule.parts is not None)
         hints = {rule.hint for rule in self.rules}
         self.hint = None
         if hints and None not in hints:
@@ -230,7 +257,11 @@ class _Plan:
         """True when some rule may change `text`."""
         if self.hint is not None and self.hint.search(text) is None:
             return False
-        return any(rule.regex.search(text) for rule in self.rules)  # type: ignore[union-attr]
+        return any(
+            part.regex.search(text)
+            for rule in self.rules
+            for part in rule.parts  # type: ignore[union-attr]
+        )
 
 
 _MISSING = object()
@@ -239,9 +270,11 @@ _MISSING = object()
 class _ScopeRedactor:
     """The rules of one scope, with a cache of which rules apply to which attribute name."""
 
-    def __init__(self, rules: list[_Compiled]) -> None:
+    def __init__(self, rules: list[_Compiled], pseudonyms: Pseudonyms | None = None) -> None:
         self._rules = sorted(rules, key=lambda rule: rule.rank)
+        self._pseudonyms = pseudonyms or Pseudonyms()
         self._plans: dict[str, _Plan | None] = {}
+        self._plan_bytes = 0
 
     def _plan(self, name: str) -> _Plan | None:
         """What to do with attribute `name` (None: leave it alone)."""
@@ -251,10 +284,13 @@ class _ScopeRedactor:
         matching = ()
         if name not in PROTECTED_ATTRIBUTES:
             matching = tuple(rule for rule in self._rules if rule.names.match(name))
-        plan = _Plan(matching) if matching else None
-        if len(self._plans) >= _CACHE_LIMIT:
+        pseudonym = self._pseudonyms if name in PSEUDONYMISED_ATTRIBUTES else None
+        plan = _Plan(matching, pseudonym) if matching else None
+        if len(self._plans) >= _CACHE_LIMIT or self._plan_bytes > _CACHE_BYTES:
             self._plans.clear()
+            self._plan_bytes = 0
         self._plans[name] = plan
+        self._plan_bytes += len(name)
         return plan
 
     def text_plan(self, name: str) -> _Plan | None:
@@ -268,7 +304,7 @@ class _ScopeRedactor:
         matching = tuple(
             rule
             for rule in self._rules
-            if rule.names.match(name) and (rule.regex is not None or name in rule.exact)
+            if rule.names.match(name) and (rule.parts is not None or name in rule.exact)
         )
         plan = _Plan(matching) if matching else None
         self._plans[key] = plan
@@ -299,7 +335,13 @@ class _ScopeRedactor:
 
 
 def _apply(plan: _Plan, value: Any) -> Any:
-    """Redacted value, or _UNCHANGED."""
+    """Redacted value, or _UNCHANGED (a conversation id: its pseudonym when a rule hits)."""
+    if plan.pseudonym is not None:
+        if value is None:
+            return _UNCHANGED
+        changed = plan.whole is not None or _walk(plan, value) is not _UNCHANGED
+        token = plan.pseudonym.token(value) if changed else None
+        return _UNCHANGED if token is None or token == value else token
     if plan.whole is not None:
         return plan.whole
     return _walk(plan, value)
@@ -349,16 +391,7 @@ def _text(plan: _Plan, text: str) -> str:
             return text if new is _UNCHANGED else orjson.dumps(new).decode()
     out = text
     for rule in plan.rules:
-        regex = rule.regex
-        assert regex is not None
-        check = rule.check
-        if check is None:
-            out = regex.sub(rule.template, out)
-        else:
-            out = regex.sub(
-                lambda m, keep=check, put=rule.replacement: put if keep(m.group()) else m.group(),
-                out,
-            )
+        out = substitute(rule.parts, out, rule.replacement)  # type: ignore[arg-type]
     return text if out == text else out
 
 
@@ -373,8 +406,12 @@ class Redactor:
     def __init__(self, rules: Iterable[RedactionRule] = ()) -> None:
         self.rules: tuple[RedactionRule, ...] = tuple(rules)
         compiled = [_compile(rule, index) for index, rule in enumerate(self.rules, 1)]
+        self.pseudonyms = Pseudonyms()
+        """Tokens of redacted conversation ids (the collector gives it its persisted key)."""
         scopes = {
-            scope: _ScopeRedactor([rule for rule in compiled if scope in rule.scopes])
+            scope: _ScopeRedactor(
+                [rule for rule in compiled if scope in rule.scopes], self.pseudonyms
+            )
             for scope in SCOPES
         }
         has = {scope: bool(scopes[scope]._rules) for scope in SCOPES}

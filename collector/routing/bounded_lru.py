@@ -17,12 +17,14 @@ ENTRY_OVERHEAD = 200
 """Bytes charged per entry beyond its strings (dict slot, tuple, str headers)."""
 
 
-def _text_bytes(text: str) -> int:
-    """Bytes a str holds: one per character when ASCII, up to four otherwise."""
+def _text_bytes(text: Any) -> int:
+    """Bytes a str holds: one per character when ASCII, up to four otherwise (0 for None)."""
+    if not isinstance(text, str):
+        return 0
     return len(text) if text.isascii() else 4 * len(text)
 
 
-def size_of(key: str, value: Any) -> int:
+def size_of(key: Any, value: Any) -> int:
     """Bytes charged for one entry: its strings (a value's first string too) plus overhead."""
     size = ENTRY_OVERHEAD + _text_bytes(key)
     if isinstance(value, str):

@@ -22,7 +22,7 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
+__all__ = ["CONTENT_ATTRIBUTES", "HOT_ATTRIBUTES", "HotFields", "hot_fields", "as_int"]
 
 HotFields = tuple[str | None, str | None, str | None, int | None, int | None]
 """(operation, tool_name, model, input_tokens, output_tokens)."""
@@ -69,7 +69,11 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
     )
 )
 """Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
-agree with the hot columns)."""
+agree with the hot columns), but `CONTENT_ATTRIBUTES`."""
+CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT})
+"""Hot attributes that hold free text (a model's replies): redaction may change them, so it
+first writes what `hot_fields` derives from them as GenAI attributes, which the reader
+falls back to."""
 
 
 def as_int(value: Any) -> int | None:
@@ -202,7 +206,7 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
     try:
         output = orjson.loads(attrs[HAYSTACK.LLM_OUTPUT])
     except (orjson.JSONDecodeError, TypeError):
-        return GENAI.OP_CHAT, None, None, None, None
+        output = None
     tokens_in = tokens_out = None
     model = None
     replies = output.get("replies") if isinstance(output, dict) else None
@@ -219,6 +223,11 @@ def _haystack_llm_fields(attrs: dict[str, Any]) -> HotFields:
             )
             tokens_in = (tokens_in or 0) + prompt if prompt is not None else tokens_in
             tokens_out = (tokens_out or 0) + completion if completion is not None else tokens_out
+    model = model or _text(attrs.get(GENAI.RESPONSE_MODEL))  # kept there when redacted
+    if tokens_in is None:
+        tokens_in = _first_int(attrs, GENAI.USAGE_INPUT_TOKENS)
+    if tokens_out is None:
+        tokens_out = _first_int(attrs, GENAI.USAGE_OUTPUT_TOKENS)
     return GENAI.OP_CHAT, None, model, tokens_in, tokens_out
 
 

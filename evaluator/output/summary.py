@@ -15,6 +15,16 @@ __all__ = ["MAX_CONVERSATION_ROWS", "gate_verdict", "print_summary"]
 
 MAX_CONVERSATION_ROWS = 30
 """Above this many conversations the table shows one row per scenario."""
+MAX_SCENARIO_ROWS = 15
+"""Scenarios shown, worst first; the rest are counted in one line (the report lists all)."""
+_RANK = {STATUS_FAILED: 0, STATUS_PARTIAL: 2, STATUS_DONE: 3}
+"""Worst first: Failed, then any other (not graded, error), then Partial Failure, then Done."""
+
+
+def _worst_first(conv: ConversationResult) -> tuple[int, float]:
+    score = conv.final_score if conv.final_score is not None else -1.0
+    return (_RANK.get(conv.status, 1), score)
+
 
 _STYLE = {STATUS_DONE: "green", STATUS_PARTIAL: "yellow", STATUS_FAILED: "red"}
 
@@ -51,7 +61,7 @@ def _per_conversation(conversations: list[ConversationResult], *, terminal: bool
             overflow="fold" if column == "scenario" else "ellipsis",
             max_width=14 if column == "chat" and terminal else None,
         )
-    for conv in conversations:
+    for conv in sorted(conversations, key=_worst_first):
         table.add_row(
             _text(conv.scenario_id),
             _text(conv.chat_id),
@@ -65,10 +75,12 @@ def _per_conversation(conversations: list[ConversationResult], *, terminal: bool
 
 
 def _per_scenario(conversations: list[ConversationResult]) -> Table:
+    """One row per scenario, worst first (most Failed, then most not Done, then lowest mean),
+    at most `MAX_SCENARIO_ROWS`; a caption counts the rest."""
     groups: dict[str, list[ConversationResult]] = defaultdict(list)
     for conv in conversations:
         groups[conv.scenario_id or "-"].append(conv)
-    table = Table(title="Scenarios", title_justify="left")
+    table = Table(title="Scenarios, worst first", title_justify="left")
     for column in (
         "scenario",
         "conversations",
@@ -79,23 +91,37 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
         "done/partial/failed",
     ):
         table.add_column(column, overflow="fold")
-    for scenario, convs in sorted(groups.items()):
+    rows = []
+    for scenario, convs in groups.items():
         finals = [c.final_score for c in convs if c.final_score is not None]
-        passed = sum(c.assertions_passed for c in convs)
-        total = sum(c.assertions_total for c in convs)
         counts = [
             sum(1 for c in convs if c.status == s)
             for s in (STATUS_DONE, STATUS_PARTIAL, STATUS_FAILED)
         ]
+        mean = sum(finals) / len(finals) if finals else None
+        rank = (-counts[2], -(len(convs) - counts[0]), mean if mean is not None else -1.0, scenario)
+        rows.append((rank, scenario, convs, mean, counts))
+    rows.sort(key=lambda r: r[0])
+    for _, scenario, convs, mean, counts in rows[:MAX_SCENARIO_ROWS]:
+        passed = sum(c.assertions_passed for c in convs)
+        total = sum(c.assertions_total for c in convs)
         table.add_row(
             _text(scenario),
             str(len(convs)),
             str(sum(c.num_turns for c in convs)),
             str(sum(c.num_tool_calls for c in convs)),
             f"{passed}/{total}" if total else "-",
-            _score(sum(finals) / len(finals) if finals else None),
+            _score(mean),
             "/".join(map(str, counts)),
         )
+    rest = rows[MAX_SCENARIO_ROWS:]
+    if rest:
+        not_done = sum(1 for r in rest if r[4][0] < len(r[2]))
+        table.caption = (
+            f"and {len(rest)} more scenario(s), {not_done} of them not all Done "
+            "(every scenario: report.html or results.json)"
+        )
+        table.caption_justify = "left"
     return table
 
 
@@ -147,11 +173,43 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
         )
     elif usage.reason:
         console.print(Text(f"judges not run: {usage.reason}", style="dim"))
+    for line in trial_lines(report):
+        console.print(Text(line))
     console.print(
         Text.assemble(
             gate_verdict(report), f" (exit code {report.exit_code}); eval_id {report.eval_id}"
         )
     )
+
+
+def trial_lines(report: EvaluationReport) -> list[str]:
+    """The agent's usage, and the trials when a scenario ran more than once (else none)."""
+    lines = []
+    agent = report.agent_usage
+    if agent.get("conversations"):
+        cost = agent.get("cost_usd")
+        unpriced = agent.get("unpriced_conversations") or 0
+        lines.append(
+            f"agent: {agent.get('input_tokens')}+{agent.get('output_tokens')} tokens over "
+            f"{agent.get('conversations')} conversation(s)"
+            + (f", ${cost:.4f}" if cost is not None else "")
+            + (
+                f" ({unpriced} with a model of unknown price: evaluation.prices)"
+                if unpriced
+                else ""
+            )
+        )
+    t = report.trials
+    if t.trials and any(s.trials > 1 for s in report.scenarios):
+        ci = t.pass_rate_ci or [0.0, 0.0]
+        k = max(t.pass_hat_k) if t.pass_hat_k else 0
+        lines.append(
+            f"trials: {t.passed}/{t.trials} passed over {t.scenarios} scenario(s), pass rate "
+            f"{t.pass_rate:.0%} (95% CI {ci[0]:.0%}-{ci[1]:.0%})"
+            + (f", pass^{k} {t.pass_hat_k[k]:.2f}" if k else "")
+            + (f"; flaky: {', '.join(t.flaky_scenarios)}" if t.flaky_scenarios else "")
+        )
+    return lines
 
 
 def gate_verdict(report: EvaluationReport) -> Text:

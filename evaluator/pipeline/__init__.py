@@ -32,4 +32,4 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'tracesim.evaluator.pipeline' has no attribute {name!r}")
-    return getattr(import_module(f"evaluator.pipeline.{home}"), name)
+    return getattr(import_module(f"tracesim.evaluator.pipeline.{home}"), name)

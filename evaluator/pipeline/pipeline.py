@@ -141,8 +141,9 @@ def evaluate_db(
     baseline: EvaluationDigest | None = None,
     select: Callable[[EvalStore, ChunkPlan], ChunkPlan] | None = None,
 ) -> EvaluationResult:
-    """Evaluate the store `db_path`: a DuckDB file (read-write: the collector must be
-    stopped), a `clickhouse://` / `chdb://` URL (`evaluator.store`), or an open `EvalStore`.
+    """Evaluate the store `db_path`: a DuckDB file (read-write, or through the running
+    collector that holds it), a `clickhouse://` / `chdb://` URL (`evaluator.store`), or an
+    open `EvalStore` (left open for the caller's report and CI outputs).
 
     `llm` is the run config's top-level model, used when `config.llm` is None.
     `base_dir` resolves `custom_metrics_file_paths` (the config file's folder).
@@ -175,6 +176,7 @@ def evaluate_db(
     tally = MetricTally(config)
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
+    owned = not isinstance(db_path, EvalStore)
     try:
         store = db_path if isinstance(db_path, EvalStore) else open_store(db_path)
     except StoreError as exc:
@@ -320,7 +322,8 @@ def evaluate_db(
             writer.abort()
         raise
     finally:
-        store.close()
+        if owned:
+            store.close()
         if not frozen_before:
             gc.unfreeze()
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)

@@ -61,7 +61,7 @@ def _from_folder(db_path: Path) -> str:
 def run_name(con: Any, db_path: str, run: dict[str, Any] | None) -> str:
     """What was tested: agent name, else span services, else the folder."""
     path = Path(db_path)
-    if "://" not in db_path:
+    if path.is_file():  # a DuckDB file (a ClickHouse store's label is its URL)
         name = _from_run_summary(path, (run or {}).get("run_id"))
         if name:
             return name

@@ -9,7 +9,9 @@ Each backend translates its driver's errors into `StoreError` in one place.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ChunkPlan, ConversationData
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 
-__all__ = ["EvalStore", "StoreError"]
+__all__ = ["EvalStore", "QueryRows", "StoreError", "StoreMissing"]
 
 
 class StoreError(Exception):
@@ -26,8 +28,26 @@ class StoreError(Exception):
     unknown tables): the message names the URL and the fix; the CLI exits 2."""
 
 
+class StoreMissing(StoreError, FileNotFoundError):
+    """The DuckDB file `--db` names does not exist."""
+
+
+@dataclass
+class QueryRows:
+    """Column names and rows of one `EvalStore.query`."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    source: str
+    """What answered: the file, the collector's query URL, the ClickHouse store's label."""
+    truncated: bool = False
+    """True when a collector's row limit cut the rows."""
+
+
 class EvalStore(ABC):
-    """One evaluation's connection to a store. Not thread-safe; `close` is safe twice."""
+    """One connection to a store: what the evaluation reads and writes, and what the
+    reading commands (`sql`, `inspect`, `report`, the CI outputs) need. Not thread-safe;
+    `close` is safe twice."""
 
     label: str
     """What to call the store in messages and reports (a path or a URL without password)."""
@@ -92,8 +112,42 @@ class EvalStore(ABC):
         """Where `results.json` goes when no output dir is given."""
         return Path("results")
 
+    def default_report_path(self) -> Path:
+        """Where `tracesim report` writes when no --out is given."""
+        return self.default_output_dir() / "report.html"
+
     def finish(self) -> None:
         """Make the evaluation's writes durable (after the `runs` row); none by default."""
+        return None
+
+    # readers ------------------------------------------------------------------------------
+    @abstractmethod
+    def query(self, sql: str, *, check: Callable[[str], None] | None = None) -> QueryRows:
+        """A user's read-only SQL in the store's dialect (`tracesim sql`). `check` is the
+        caller's statement check, applied where the store itself does not refuse writes."""
+
+    @abstractmethod
+    def inspect(self) -> Any:
+        """What tracesim understood of the spans stored (`evaluator.inspect.Inspection`)."""
+
+    @abstractmethod
+    def report_connection(self, eval_id: str | None) -> AbstractContextManager[Any]:
+        """A DuckDB connection holding what readers of evaluation `eval_id` (None: the
+        newest) query with DuckDB SQL: the report, the CI outputs, the pytest plugin.
+        StoreError when the store holds no evaluation."""
+
+    def final(self, table: str) -> str:
+        """How `query` names `table` to read its current rows (ClickHouse's replacing
+        tables keep superseded rows until merged: `runs FINAL`)."""
+        return table
+
+    def runs_newest_first(self) -> list[str] | None:
+        """The store's run_ids, newest first; None when the store does not choose a run
+        (every conversation is evaluated unless one is asked for)."""
+        return None
+
+    def unkeyed_tool_spans(self) -> int | None:
+        """Tool spans the collector could not key to a conversation; None when unknown."""
         return None
 
     @abstractmethod

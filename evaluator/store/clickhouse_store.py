@@ -11,11 +11,9 @@ chunk on this side and ClickHouse does the routing, sorting and joins.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -34,14 +32,13 @@ from tracesim.evaluator.store.clickhouse_rows import (
 )
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, detect_schema, quote
 from tracesim.evaluator.store.clickhouse_writes import DeferredWrites, flush_deferred
+from tracesim.evaluator.store.llm_cache_file import LLM_CACHE_ENV, open_llm_cache
 from tracesim.evaluator.store.url import StoreURL
 
 __all__ = ["LLM_CACHE_ENV", "ClickHouseStore"]
 
 log = logging.getLogger(__name__)
 
-LLM_CACHE_ENV = "TRACESIM_LLM_CACHE"
-"""Environment variable naming the LLM cache file used with ClickHouse stores."""
 _STREAM_ROWS = 8_192
 _SPILL = (
     " SETTINGS max_bytes_before_external_sort = 64000000,"
@@ -87,8 +84,12 @@ def _row_fixer(*, json_schema: bool, logs: bool, json_logs: bool = False) -> Any
 class ClickHouseStore(EvalStore):
     """A ClickHouse database holding the exporter's tables (server or chdb directory)."""
 
-    def __init__(self, url: StoreURL, *, client: ClickHouseClient | None = None) -> None:
+    def __init__(
+        self, url: StoreURL, *, client: ClickHouseClient | None = None, read_only: bool = False
+    ) -> None:
         self.url = url
+        self.read_only = read_only
+        """Opened for the reading commands: `query` then makes the session refuse writes."""
         self.label = url.label
         self.client: ClickHouseClient | None = client or connect(url)
         self._deferred = DeferredWrites()
@@ -357,23 +358,29 @@ class ClickHouseStore(EvalStore):
         return {c for c in self._c.query(sql).column("chat_id").to_pylist() if c is not None}
 
     def cache_connection(self) -> Any | None:
-        """The LLM judge cache: a local DuckDB file (`TRACESIM_LLM_CACHE`, default
-        `~/.cache/tracesim/llm_cache.duckdb`), so a re-evaluation of a ClickHouse store makes
-        no LLM call either; None (in-memory cache) when another evaluation holds it."""
-        import duckdb
-        from tracesim.schemas.ddl import LLM_CACHE_DDL
-
+        """The LLM judge cache: a local DuckDB file (`evaluator.store.llm_cache_file`), so a
+        re-evaluation of a ClickHouse store makes no LLM call either."""
         if self._cache is None:
-            default = Path.home() / ".cache" / "tracesim" / "llm_cache.duckdb"
-            path = Path(os.environ.get(LLM_CACHE_ENV) or default)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                self._cache = duckdb.connect(str(path))
-                self._cache.execute(LLM_CACHE_DDL)
-            except (OSError, duckdb.Error) as exc:
-                log.warning("LLM cache %s not usable (%s): judged answers are not kept", path, exc)
-                return None
+            self._cache = open_llm_cache()
         return self._cache
+
+    def query(self, sql: str, *, check: Any = None) -> Any:
+        from tracesim.evaluator.store.clickhouse_readers import clickhouse_query
+
+        return clickhouse_query(self, sql)  # the server refuses writes (readonly = 2)
+
+    def final(self, table: str) -> str:
+        return f"{table} FINAL" if table in ("runs", "tool_calls") else table
+
+    def inspect(self) -> Any:
+        from tracesim.evaluator.store.clickhouse_inspect import inspect_store
+
+        return inspect_store(self)
+
+    def report_connection(self, eval_id: str | None) -> Any:
+        from tracesim.evaluator.store.clickhouse_readers import clickhouse_report_connection
+
+        return clickhouse_report_connection(self, eval_id)
 
     def drop_partial(self, eval_id: str) -> None:
         try:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,31 +14,63 @@ from typing import Any
 from tracesim.evaluator.load.fetch import ChunkTables, fetch_chunk
 from tracesim.evaluator.load.load import ChunkPlan, ConversationData, plan_chunks
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
-from tracesim.evaluator.store.base import EvalStore, StoreError
+from tracesim.evaluator.store.base import EvalStore, QueryRows, StoreError, StoreMissing
+from tracesim.evaluator.store.duckdb_reads import (
+    inspect_connection,
+    newest_runs,
+    run_user_query,
+    unkeyed_count,
+)
 
-__all__ = ["DuckDBStore"]
+__all__ = ["DuckDBStore", "FileLocked"]
 
 log = logging.getLogger(__name__)
 
+_PID = re.compile(r"\(PID (\d+)\)")
+
+
+class FileLocked(StoreError):
+    """Another process holds the DuckDB file's lock (`pid` when DuckDB named it)."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        match = _PID.search(detail)
+        self.path = path
+        self.pid = int(match.group(1)) if match else None
+        self.detail = detail
+        who = f"process {self.pid}" if self.pid else "another process"
+        super().__init__(
+            f"{path} is locked by {who} that is not a tracesim collector serving it. Fix: "
+            "stop that process, or copy the file and give the copy to --db"
+        )
+
 
 class DuckDBStore(EvalStore):
-    """A DuckDB file opened read-write (the collector that wrote it must be stopped)."""
+    """A DuckDB file opened here: read-write to evaluate (no other process may hold it),
+    read-only for the reading commands. FileLocked when another process holds it."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         import duckdb
 
         self.path = Path(path)
         self.label = str(self.path)
+        self.read_only = read_only
         if not self.path.is_file():
-            raise StoreError(
-                f"DuckDB file {self.path} does not exist: give the file a run or collector wrote"
+            raise StoreMissing(
+                f"DuckDB file {self.path} does not exist (--db): create one with `tracesim run "
+                "config.yaml` or `tracesim collect --db PATH`"
             )
         try:
-            self.con: Any = duckdb.connect(str(self.path))
+            self.con: Any = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as exc:
-            raise StoreError(
-                f"cannot open {self.path} ({exc}); is a collector still writing it? stop it first"
-            ) from None
+            if "lock" in str(exc).lower():
+                raise FileLocked(self.path, str(exc)) from None
+            raise StoreError(f"cannot open {self.path}: {exc}") from None
+        except duckdb.ConnectionException as exc:  # this process holds it, e.g. a Collector
+            if "different configuration" in str(exc):
+                raise FileLocked(self.path, f"this process (PID {os.getpid()})") from None
+            raise StoreError(f"cannot open {self.path}: {exc}") from None
+        except duckdb.Error as exc:
+            raise StoreError(f"{self.path} is not a DuckDB file tracesim can open: {exc}") from None
 
     def prepare(self) -> None:
         from tracesim.schemas import create_all
@@ -101,6 +136,28 @@ class DuckDBStore(EvalStore):
         except Exception:  # noqa: BLE001 - the original error is the one to report
             log.exception("could not remove the partial scores of evaluation %s", eval_id)
 
+    # readers ------------------------------------------------------------------------------
+    def query(self, sql: str, *, check: Callable[[str], None] | None = None) -> QueryRows:
+        return run_user_query(self.con, sql, label=self.label, check=check)
+
+    def inspect(self) -> Any:
+        return inspect_connection(self.con, label=self.label, own_views=True)
+
+    @contextmanager
+    def report_connection(self, eval_id: str | None) -> Iterator[Any]:
+        yield self.con  # the report chooses the newest evaluation itself
+
+    def runs_newest_first(self) -> list[str] | None:
+        return newest_runs(self.con)
+
+    def unkeyed_tool_spans(self) -> int | None:
+        import duckdb
+
+        try:
+            return unkeyed_count(self.con)
+        except duckdb.Error:  # not a tracesim file: the evaluation says so itself
+            return None
+
     def scored_chats(self, *, failed: bool = False) -> set[str]:
         from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
 
@@ -112,6 +169,9 @@ class DuckDBStore(EvalStore):
 
     def default_output_dir(self) -> Path:
         return self.path.parent / f"{self.path.stem}_results"
+
+    def default_report_path(self) -> Path:
+        return self.path.parent / "report.html"
 
     def finish(self) -> None:
         self.con.execute("CHECKPOINT")

@@ -10,9 +10,6 @@ disk by the evaluated chats' rows.
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ from tracesim.evaluator.store.base import StoreError
 from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
 from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
-__all__ = ["evaluation_snapshot", "snapshot_for_report", "write_store_report"]
+__all__ = ["snapshot_for_report"]
 
 _EVAL_TABLES = ("runs", "scores")
 _CHAT_TABLES = ("turns", "conversations", "tool_calls", "spans")
@@ -74,28 +71,3 @@ def snapshot_for_report(store: ClickHouseStore, path: Path, *, eval_id: str | No
     finally:
         con.close()
     return eval_id
-
-
-def write_store_report(
-    store: ClickHouseStore, out_path: str | Path, *, eval_id: str | None = None
-) -> Path:
-    """Write the HTML report of `eval_id` (default: the newest) of a ClickHouse store."""
-    from tracesim.evaluator.report import write_report
-
-    with tempfile.TemporaryDirectory(prefix="tracesim-report-") as tmp:
-        db = Path(tmp) / "report.duckdb"
-        chosen = snapshot_for_report(store, db, eval_id=eval_id)
-        return write_report(db, out_path, eval_id=chosen)
-
-
-@contextmanager
-def evaluation_snapshot(db: str, eval_id: str) -> Iterator[Path]:
-    """A temporary DuckDB file holding what readers of one evaluation need (the report, the
-    JUnit file, the CI step summary) from the ClickHouse store `db`; deleted afterwards."""
-    from tracesim.evaluator.store import open_clickhouse
-
-    with tempfile.TemporaryDirectory(prefix="tracesim-snapshot-") as tmp:
-        path = Path(tmp) / "evaluation.duckdb"
-        with open_clickhouse(db) as store:
-            snapshot_for_report(store, path, eval_id=eval_id)
-        yield path

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "StoreURL",
     "is_store_url",
     "parse_store_url",
+    "resolve_store",
 ]
 
 DEFAULT_DATABASE = "otel"
@@ -116,3 +118,11 @@ def parse_store_url(value: str, *, env: Mapping[str, str] | None = None) -> Stor
         verify=_one(query, "verify", "1").lower() not in ("0", "false", "no", "off"),
         **names,
     )
+
+
+def resolve_store(value: str, base_dir: str | Path | None) -> str:
+    """`value` with a relative DuckDB path taken from `base_dir` (a config file's folder);
+    URLs and absolute paths as given."""
+    if base_dir is None or is_store_url(value) or Path(value).is_absolute():
+        return value
+    return str(Path(base_dir) / value)

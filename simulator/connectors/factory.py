@@ -43,7 +43,7 @@ def make_connector_factory(agent_config: Any, *, base_dir: Path) -> Callable[[],
         module = importlib.import_module("tracesim.simulator.connectors.chat_completions")
         return lambda: module.ChatCompletionsConnector(agent_config)
     if isinstance(agent_config, A2AAgentConfig):
-        module = importlib.import_module("simulator.connectors.a2a")
+        module = importlib.import_module("tracesim.simulator.connectors.a2a")
         return lambda: module.A2AConnector(agent_config)
     raise ValueError(f"unsupported agent_config: {type(agent_config).__name__}")
 

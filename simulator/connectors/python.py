@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tracesim.schemas import AgentResponse, ToolCall, ToolCallSource
+from tracesim.simulator.agent import BaseAgent
 from tracesim.simulator.connectors.agent_loop import AgentLoop
 from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 
@@ -55,15 +56,19 @@ class PythonConnector(AgentConnector):
 
     async def open(self) -> str:
         self._loop = AgentLoop.acquire()
-        self._agent = await self._loop.run(self._create)
-        get_chat_id = getattr(self._agent, "get_chat_id", None)
-        chat_id = await self._loop.run(get_chat_id) if get_chat_id is not None else uuid.uuid4().hex
+        self._agent, chat_id = await self._loop.run(self._create_with_chat_id)
         if not isinstance(chat_id, str) or not chat_id:
             raise ConnectorError(
                 f"{self._agent_class.__name__}.get_chat_id() returned {chat_id!r}; it must return a non-empty str"
             )
         self._chat_id = chat_id
         return chat_id
+
+    async def _create_with_chat_id(self) -> tuple[Any, Any]:
+        """The agent and its chat id, in one trip to the agent's loop."""
+        agent = await self._create()
+        get_chat_id = getattr(agent, "get_chat_id", None)
+        return agent, (await get_chat_id() if get_chat_id is not None else uuid.uuid4().hex)
 
     async def _create(self) -> Any:
         """The agent instance (on its own loop)."""
@@ -98,6 +103,8 @@ class PythonConnector(AgentConnector):
         agent, self._agent = self._agent, None
         loop, self._loop = self._loop, None
         closer = getattr(agent, "close", None) if agent is not None else None
+        if getattr(closer, "__func__", None) is BaseAgent.close:
+            closer = None  # the inherited no-op: no trip to the agent's loop for it
         try:
             if closer is not None and loop is not None:
 

@@ -85,8 +85,9 @@ def test_nothing_to_redact_returns_the_same_objects() -> None:
     assert redact(attrs) is attrs
 
 
-def test_hot_and_routing_attributes_are_never_redacted() -> None:
-    redact = Redactor.from_config([{"attributes": ["*"]}, "email"]).span
+def test_identifiers_are_never_redacted_and_conversation_ids_become_pseudonyms() -> None:
+    redactor = Redactor.from_config([{"attributes": ["*"]}, "email"])
+    redact = redactor.span
     attrs = {
         "gen_ai.tool.name": "send_to_bob@example.com",
         "gen_ai.request.model": "m@x.io",
@@ -95,7 +96,9 @@ def test_hot_and_routing_attributes_are_never_redacted() -> None:
         "gen_ai.usage.input_tokens": 4111111111111111,
         "other": "x",
     }
-    assert redact(attrs) == {**attrs, "other": "[REDACTED]"}
+    token = redactor.pseudonyms.token("s")
+    assert token.startswith("tracesim-pseudonym-") and token == redactor.pseudonyms.token("s")
+    assert redact(attrs) == {**attrs, "other": "[REDACTED]", "session.id": token}
 
 
 def test_rule_order_scopes_globs_and_replacement() -> None:

@@ -75,3 +75,11 @@ def test_a_collector_keeps_its_router_within_bounds(db_path: Path) -> None:
         assert router.bytes_held <= 4 * ((1 << 20) + 200_300)
         rows = running.query("SELECT count(*), count(DISTINCT chat_id) FROM spans")[1]
     assert rows == [[12, 12]]
+
+
+def test_rows_without_a_trace_id_are_routed_as_before() -> None:
+    """Log records may have no trace id: the byte accounting takes a None key."""
+    router = Router(max_bytes=BUDGET)
+    columns = {"trace_id": [None, None], "chat_id": ["c", None], "turn_id": [None, None]}
+    router.route(columns, [1, RULE_NONE])
+    assert columns["chat_id"] == ["c", None]

@@ -1,6 +1,7 @@
 """Replay a conformance recording into a real collector, evaluate, and read back what came out.
 
-A recording (`recordings/<variant>/`, or a hand-made one under `handmade/`) holds
+A recording (`recordings/<variant>/`, a ported public one under `public/`, or a hand-made
+one under `handmade/`) holds
 the OTLP request bodies a framework really sent (`otlp/NNNN-<signal>.<pb|json>`)
 and `truth.json`. `replay` starts a collector on loopback, sends every body over
 gRPC (OTLP/JSON converted to protobuf) or over HTTP as recorded, stops it, runs
@@ -27,7 +28,7 @@ from tests.collector.otlp import GrpcClient
 __all__ = ["Outcome", "Recording", "discover", "replay", "store", "stored_rows"]
 
 HERE = Path(__file__).resolve().parent
-ROOTS = (HERE / "recordings", HERE / "handmade")
+ROOTS = (HERE / "recordings", HERE / "public", HERE / "handmade")
 _CONTENT_TYPES = {"pb": "application/x-protobuf", "json": "application/json"}
 
 
@@ -47,7 +48,8 @@ class Recording:
 
 
 def discover() -> list[Path]:
-    """Every recording folder with a truth.json (real recordings first, then hand-made)."""
+    """Every recording folder with a truth.json (real recordings first, then ported public
+    ones, then hand-made)."""
     found = []
     for root in ROOTS:
         found.extend(sorted(p.parent for p in root.glob("*/truth.json")))

@@ -176,3 +176,46 @@ def test_a_not_graded_conversation_is_skipped_with_a_reason() -> None:
     _check_junit_shape(root)
     (skipped,) = root.iter("skipped")
     assert skipped.text.startswith("not graded") and root.find("testsuite").get("skipped") == "1"
+
+
+def test_a_flaky_scenarios_trials_are_suite_properties_and_its_cases_say_so() -> None:
+    from tracesim.evaluator.stats import scenario_trials
+
+    outcomes = [
+        ConversationOutcome(
+            chat_id=f"c{i}",
+            scenario_id="refund",
+            repetition=i,
+            final_score=score,
+            status="Done" if score == 1.0 else "Failed",
+            seconds=0.1,
+            error=None,
+        )
+        for i, score in enumerate([1.0, 0.0, 1.0])
+    ]
+    steady = ConversationOutcome(
+        chat_id="s0",
+        scenario_id="status",
+        repetition=0,
+        final_score=1.0,
+        status="Done",
+        seconds=0.1,
+        error=None,
+    )
+    trials = [
+        scenario_trials("refund", [True, False, True]),
+        scenario_trials("status", [True]),
+    ]
+    root = ET.fromstring(junit_xml([*outcomes, steady], eval_id="e1", scenarios=trials))
+    _check_junit_shape(root)
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    props = {p.get("name"): p.get("value") for p in suites["refund"].iter("property")}
+    assert props["trials"] == "3" and props["passed"] == "2" and props["flaky"] == "true"
+    assert props["pass_rate"] == "0.6667"
+    outs = [  # a passed case says so in its output, a failed one in its failure text
+        c.findtext("system-out") or c.findtext("failure") for c in suites["refund"].iter("testcase")
+    ]
+    assert all("flaky scenario: 2 of 3 trials passed" in text for text in outs)
+    steady_props = {p.get("name"): p.get("value") for p in suites["status"].iter("property")}
+    assert steady_props["flaky"] == "false"
+    assert "flaky" not in suites["status"].find("testcase").findtext("system-out")

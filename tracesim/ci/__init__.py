@@ -27,14 +27,15 @@ __all__ = [
 
 
 def write_ci_outputs(
-    db_path: str | Path,
+    store: Any,
     report: Any,
     *,
     report_path: Path | None,
     junit_path: Path | None,
     console: Any,
 ) -> None:
-    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions)."""
+    """Write the JUnit file (when asked) and the step summary (when in GitHub Actions), from
+    `store` (an open `EvalStore` or a `--db` value)."""
     import os
 
     from tracesim.ci.step_summary import STEP_SUMMARY_ENV
@@ -42,7 +43,7 @@ def write_ci_outputs(
     if junit_path is None and not os.environ.get(STEP_SUMMARY_ENV):
         return
     try:
-        outcomes = load_outcomes(db_path, report.eval_id)
+        outcomes = load_outcomes(store, report.eval_id)
         if junit_path is not None:
             path = write_junit(
                 junit_path,

@@ -8,7 +8,7 @@ failed checks and why (its text: expected vs actual calls), an `<error>`
 when the agent raised or timed out, `<skipped>` when nothing was graded.
 A scenario run several times carries its trials as suite properties
 (`trials`, `passed`, `pass_rate`, `flaky`), and a flaky scenario's testcases
-say so in their output: a failure there may be chance, not the change.
+say so (output or failure text): a failure there may be chance, not the change.
 """
 
 from __future__ import annotations
@@ -42,9 +42,7 @@ def _body(outcome: ConversationOutcome) -> str:
     return _clean("\n".join(lines))
 
 
-def _testcase(
-    parent: ET.Element, outcome: ConversationOutcome, suite: str, note: str = ""
-) -> str:
+def _testcase(parent: ET.Element, outcome: ConversationOutcome, suite: str, note: str = "") -> str:
     case = ET.SubElement(
         parent,
         "testcase",
@@ -56,7 +54,7 @@ def _testcase(
     if verdict in ("failure", "error"):
         node = ET.SubElement(case, verdict, message=_clean(outcome.message()[:1000]))
         node.set("type", "AgentError" if verdict == "error" else "CheckFailed")
-        node.text = _body(outcome)
+        node.text = _body(outcome) + (f"\n{note}" if note else "")
         return verdict
     if verdict == "skipped":  # text, not a `message` attribute: Jenkins' schema has none
         ET.SubElement(case, "skipped").text = "not graded: no check or judge decided it"

@@ -13,7 +13,6 @@ graded), `passed`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -154,16 +153,17 @@ ORDER BY chat_id, turn_id NULLS LAST, metric
 """
 
 
-def load_outcomes(db_path: str | Path, eval_id: str) -> list[ConversationOutcome]:
-    """Every conversation the evaluation `eval_id` scored, in run order."""
-    import duckdb
+def load_outcomes(store: Any, eval_id: str) -> list[ConversationOutcome]:
+    """Every conversation the evaluation `eval_id` scored, in run order, from `store` (an
+    open `EvalStore`, or a `--db` value opened read-only here)."""
+    from tracesim.evaluator.store import EvalStore, open_store
 
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
+    if not isinstance(store, EvalStore):
+        with open_store(store, read_only=True) as opened:
+            return load_outcomes(opened, eval_id)
+    with store.report_connection(eval_id) as con:
         rows = con.execute(_OUTCOMES, {"eval_id": eval_id}).fetchall()
         failed = con.execute(_FAILED, {"eval_id": eval_id}).fetchall()
-    finally:
-        con.close()
     outcomes = {
         chat_id: ConversationOutcome(
             chat_id=chat_id,

@@ -112,34 +112,23 @@ def db_of_config(path: Path) -> Path:
     return candidate if candidate.is_absolute() else base / candidate
 
 
-def choose_run(db_path: Path, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
-    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command.
+def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
+    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command,
+    on an open `EvalStore`.
 
     Default: the newest run when the file holds several (by its conversations' start
-    time), everything when it holds one run or none (`tracesim collect` traces).
+    time), everything when it holds one run or none (`tracesim collect` traces). A store
+    that does not choose (ClickHouse: production traces) evaluates every conversation,
+    or the run asked for.
     """
-    import duckdb
-
+    runs = store.runs_newest_first()
+    if runs is None:
+        what = (
+            f"evaluating run {run_id} in {store.label}" if run_id else f"evaluating {store.label}"
+        )
+        return run_id, what
     if run_id is not None:
         return run_id, f"evaluating run {run_id}"
-    con = duckdb.connect(str(db_path), read_only=True)
-    try:
-        has_table = con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'conversations'"
-        ).fetchone()[0]
-        runs = (
-            [
-                r[0]
-                for r in con.execute(
-                    "SELECT run_id FROM conversations WHERE run_id IS NOT NULL "
-                    "GROUP BY run_id ORDER BY max(start_time) DESC NULLS LAST, run_id DESC"
-                ).fetchall()
-            ]
-            if has_table
-            else []
-        )
-    finally:
-        con.close()
     if all_runs or len(runs) <= 1:
         what = "every conversation in the file" if all_runs else "the file"
         return None, f"evaluating {what} ({len(runs)} run(s))"
@@ -286,12 +275,10 @@ def command(
     `tracesim evaluate config.yaml` (arksim's habit) evaluates the DuckDB file
     that config's run wrote, with its evaluation settings.
     """
-    import duckdb
-
     from tracesim.console import make_console, plain
     from tracesim.evaluate_step import evaluate_and_report
     from tracesim.evaluator.scoring.gates import EvalConfigError, ExitCode
-    from tracesim.evaluator.store import StoreError, is_store_url, parse_store_url
+    from tracesim.evaluator.store import StoreError, open_store
     from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
     from tracesim.schemas.eval_config import EvalConfig
     from tracesim.schemas.llm_config import LLMConfig
@@ -302,63 +289,47 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         given = click.get_current_context().get_parameter_source("db_path")
-        store = is_store_url(str(db_path))  # a ClickHouse store (evaluator.store)
-        db_path = str(db_path) if store else Path(db_path)
         if config_file is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path, store = db_of_config(config_file), False
-        if not store and not db_path.is_file():
-            raise EvalConfigError(
-                f"DuckDB file {db_path} does not exist (--db); `tracesim run` or "
-                "`tracesim collect` write one"
+            db_path = db_of_config(config_file)
+        with open_store(db_path) as store:  # a file, its running collector, ClickHouse
+            try:
+                default_dir = store.default_report_path().parent
+                out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
+                if junit_path is not None:
+                    check_writable_file(junit_path, what="--junit-xml")
+            except PathProblem as exc:
+                raise EvalConfigError(str(exc)) from None
+            if config_path is not None:
+                config, llm = load_eval_settings(config_path)
+                base_dir = config_path.resolve().parent
+            else:
+                config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
+            if max_judge_cost is not None:
+                if max_judge_cost < 0:
+                    raise EvalConfigError(f"--max-judge-cost {max_judge_cost}: must be 0 or more")
+                config = config.model_copy(update={"max_judge_cost": max_judge_cost})
+            select, selected = production_selection(since, sample, seed, include_evaluated)
+            if select is not None and run_id is None:
+                all_runs = True  # a production selection spans every run (and none)
+            run_id, what = choose_run(store, run_id, all_runs=all_runs)
+            console.print(plain(what))
+            outcome = evaluate_and_report(
+                store,
+                config=config,
+                run_id=run_id,
+                llm=llm,
+                base_dir=base_dir,
+                output_dir=out_dir,
+                progress=progress,
+                console=console,
+                junit_path=junit_path,
+                workers=workers,
+                select=select,
             )
-        try:
-            default_dir = Path("results") if store else db_path.parent
-            out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
-            if junit_path is not None:
-                check_writable_file(junit_path, what="--junit-xml")
-        except PathProblem as exc:
-            raise EvalConfigError(str(exc)) from None
-        if config_path is not None:
-            config, llm = load_eval_settings(config_path)
-            base_dir = config_path.resolve().parent
-        else:
-            config, llm, base_dir = EvalConfig(), LLMConfig(), Path.cwd()
-        if max_judge_cost is not None:
-            if max_judge_cost < 0:
-                raise EvalConfigError(f"--max-judge-cost {max_judge_cost}: must be 0 or more")
-            config = config.model_copy(update={"max_judge_cost": max_judge_cost})
-        select, selected = production_selection(since, sample, seed, include_evaluated)
-        if select is not None and run_id is None:
-            all_runs = True  # a production selection spans every run (and none)
-        if store:  # production traces: every conversation, or the run asked for
-            label = parse_store_url(db_path).label  # never the password
-            what = f"evaluating run {run_id} in {label}" if run_id else f"evaluating {label}"
-        else:
-            run_id, what = choose_run(db_path, run_id, all_runs=all_runs)
-        console.print(plain(what))
-        outcome = evaluate_and_report(
-            db_path,
-            config=config,
-            run_id=run_id,
-            llm=llm,
-            base_dir=base_dir,
-            output_dir=out_dir,
-            progress=progress,
-            console=console,
-            junit_path=junit_path,
-            workers=workers,
-            select=select,
-        )
-        if selected:
-            console.print(plain("selected: " + selected[0].describe()))
+            if selected:
+                console.print(plain("selected: " + selected[0].describe()))
     except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
-        return
-    except duckdb.IOException as exc:
-        _fail(
-            f"cannot open {db_path} ({exc}); is a collector still writing it? stop it first",
-            ExitCode.BAD_CONFIG,
-        )
         return
     except Exception:  # noqa: BLE001 - the CLI's last resort: say so, exit 3
         click.echo(traceback.format_exc(), err=True)

@@ -67,6 +67,7 @@ def _serve_http(server: Any, host: str, port: int) -> None:
         raise BadInput(
             f"cannot listen on {host}:{port} ({exc}); pick another --port", command="mcp-mock"
         ) from None
+    sock.listen(128)  # connections queue from now on: the line below is a promise
     bound = sock.getsockname()[1]
     click.echo(f"tracesim mcp-mock: serving http://{host}:{bound}/mcp", err=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")

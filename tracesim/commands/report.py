@@ -1,9 +1,6 @@
-"""`tracesim report`: write the self-contained HTML report of a DuckDB file."""
+"""`tracesim report`: write the self-contained HTML report of an evaluation in a store."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import click
 
@@ -11,20 +8,6 @@ from tracesim.commands.errors import BadInput
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
 
 __all__ = ["command"]
-
-
-def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
-    """The report of an evaluation stored in ClickHouse; bad input exits 2."""
-    from tracesim.evaluator.store import StoreError, open_clickhouse
-    from tracesim.evaluator.store.report_snapshot import write_store_report
-
-    try:
-        with open_clickhouse(db) as store:
-            path = write_store_report(store, out_path, eval_id=eval_id)
-    except (StoreError, ValueError) as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
-    click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
 @click.command(name="report")
@@ -48,24 +31,16 @@ def _clickhouse_report(db: str, out_path: str, eval_id: str | None) -> None:
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
 def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     """Write the HTML report: summary, gates, charts, failures, conversations with tool calls."""
-    import duckdb
-
     from tracesim.evaluator.report import write_report
+    from tracesim.evaluator.store import StoreError, open_store
     from tracesim.paths import PathProblem, check_writable_file
 
-    if "://" in db_path:  # the OTel Collector ClickHouse exporter's database
-        _clickhouse_report(db_path, out_path or "results/report.html", eval_id)
-        return
-    if out_path is None:
-        out_path = str(Path(db_path).parent / "report.html")
     try:
-        check_writable_file(out_path, what="--out")
-        path = write_report(db_path, out_path, eval_id=eval_id)
-    except (FileNotFoundError, ValueError, PathProblem) as exc:
+        with open_store(db_path, read_only=True) as store:
+            if out_path is None:
+                out_path = str(store.default_report_path())
+            check_writable_file(out_path, what="--out")
+            path = write_report(store, out_path, eval_id=eval_id)
+    except (StoreError, ValueError, PathProblem) as exc:
         raise BadInput(str(exc), command="report") from None
-    except duckdb.IOException as exc:
-        raise click.ClickException(
-            f"{db_path}: {exc}. A running `tracesim collect` holds the file: stop it (or copy "
-            "the file) before writing the report."
-        ) from exc
     click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")

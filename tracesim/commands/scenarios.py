@@ -82,8 +82,6 @@ def from_db(
     def fail(message: str) -> None:
         raise BadInput(message, command="scenarios from-db")
 
-    if "://" not in db and not Path(db).is_file():
-        fail(f"DuckDB file {db} does not exist (--db)")
     if not output.parent.is_dir():
         fail(f"{output.parent} is not a folder (-o)")
     try:

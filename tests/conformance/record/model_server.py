@@ -17,6 +17,16 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from provider_apis import (
+    anthropic_events,
+    anthropic_message,
+    bedrock_converse,
+    gemini_chunks,
+    gemini_response,
+    offered_tool_names,
+    provider_tool_results,
+)
+
 __all__ = ["FINAL_ANSWER", "SCRIPT", "ModelServer"]
 
 SCRIPT: list[tuple[str, str, dict[str, Any]]] = [
@@ -68,12 +78,7 @@ def _offered_name(body: dict[str, Any], name: str) -> str:
 
     Some frameworks qualify tool names (Semantic Kernel: "<plugin>-<function>").
     """
-    offered = []
-    for tool in body.get("tools") or []:
-        if isinstance(tool, dict):
-            function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-            if isinstance(function.get("name"), str):
-                offered.append(function["name"])
+    offered = offered_tool_names(body)
     if name in offered:
         return name
     qualified = [o for o in offered if o.endswith(name) and not o[-len(name) - 1].isalnum()]
@@ -89,10 +94,30 @@ def _offers_final_answer(body: dict[str, Any]) -> bool:
     return False
 
 
-class ModelServer:
-    """The scripted model on 127.0.0.1, started in a daemon thread."""
+def _script(
+    body: dict[str, Any], scripts: list[dict[str, Any]]
+) -> tuple[list[tuple[str, str, dict[str, Any]]], str]:
+    """The steps and final text for this request: the first of `scripts` whose
+    `when_offered` tool the request offers (a delegate agent and its caller each get their
+    own script), else the default SCRIPT."""
+    offered = offered_tool_names(body)
+    for script in scripts:
+        if script["when_offered"] in offered:
+            steps = [(c[0], c[1], c[2]) for c in script["steps"]]
+            return steps, script.get("final", FINAL_ANSWER)
+    return SCRIPT, FINAL_ANSWER
 
-    def __init__(self, *, port: int = 0) -> None:
+
+class ModelServer:
+    """The scripted model on 127.0.0.1, started in a daemon thread.
+
+    `scripts` (from a variant's expected.json) replaces the default script for requests
+    that offer a given tool: `[{"when_offered": name, "steps": [[id, name, args], ...],
+    "final": text}]`.
+    """
+
+    def __init__(self, *, port: int = 0, scripts: list[dict[str, Any]] | None = None) -> None:
+        self.scripts = scripts or []
         self.served: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -110,14 +135,43 @@ class ModelServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body})
-                step = _tool_results(body)
+                step = _tool_results(body) or provider_tool_results(body)
                 usage = {"prompt": 100 + 10 * min(step, 3), "completion": 20}
                 with server._lock:
-                    server.served.append({"step": step, **usage})
-                if self.path.rstrip("/").endswith("/responses"):
+                    server.served.append({"step": step, "path": self.path, **usage})
+                path = self.path.split("?")[0].rstrip("/")
+                if path.endswith("/responses"):
                     self._responses(body, step, usage)
+                elif (
+                    path.endswith("/messages")
+                    or ":" in path.rsplit("/", 1)[-1]
+                    or (path.endswith("/converse"))
+                ):
+                    self._provider(path, body, step, usage)
                 else:
                     self._chat(body, step, usage)
+
+            def _provider(
+                self, path: str, body: dict[str, Any], step: int, usage: dict[str, int]
+            ) -> None:
+                """Anthropic Messages, Gemini generateContent, Bedrock Converse."""
+                steps, final = _script(body, server.scripts)
+                call = None
+                if step < len(steps):
+                    call_id, name, args = steps[step]
+                    call = (call_id, _offered_name(body, name), args)
+                model = body.get("model") or path.rsplit("/", 1)[-1].split(":")[0]
+                if path.endswith("/messages"):
+                    if body.get("stream"):
+                        self._sse(anthropic_events(model, call, final, usage), done=False)
+                    else:
+                        self._send(200, anthropic_message(model, call, final, usage))
+                elif path.endswith("/converse"):
+                    self._send(200, bedrock_converse(call, final, usage))
+                elif path.endswith(":streamGenerateContent"):
+                    self._sse(gemini_chunks(model, call, final, usage), done=False)
+                else:
+                    self._send(200, gemini_response(model, call, final, usage))
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
@@ -148,9 +202,9 @@ class ModelServer:
                     "completion_tokens": usage["completion"],
                     "total_tokens": usage["prompt"] + usage["completion"],
                 }
-                script = SCRIPT
+                script, final = _script(body, server.scripts)
                 if _offers_final_answer(body):
-                    script = [*SCRIPT, ("call_final", "final_answer", {"answer": FINAL_ANSWER})]
+                    script = [*script, ("call_final", "final_answer", {"answer": final})]
                 if step < len(script):
                     call_id, name, args = script[step]
                     name = _offered_name(body, name)
@@ -168,7 +222,7 @@ class ModelServer:
                     }
                     finish = "tool_calls"
                 else:
-                    message = {"role": "assistant", "content": FINAL_ANSWER}
+                    message = {"role": "assistant", "content": final}
                     finish = "stop"
                 if not body.get("stream"):
                     self._send(
@@ -216,8 +270,9 @@ class ModelServer:
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:
                 rid = f"resp_{step}_{time.monotonic_ns()}"
-                if step < len(SCRIPT):
-                    call_id, name, args = SCRIPT[step]
+                script, final = _script(body, server.scripts)
+                if step < len(script):
+                    call_id, name, args = script[step]
                     name = _offered_name(body, name)
                     item: dict[str, Any] = {
                         "type": "function_call",
@@ -233,9 +288,7 @@ class ModelServer:
                         "id": f"msg_{step}",
                         "role": "assistant",
                         "status": "completed",
-                        "content": [
-                            {"type": "output_text", "text": FINAL_ANSWER, "annotations": []}
-                        ],
+                        "content": [{"type": "output_text", "text": final, "annotations": []}],
                     }
                 response = {
                     "id": rid,
@@ -298,7 +351,8 @@ class ModelServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.root_url = f"http://127.0.0.1:{self.port}"
+        self.base_url = f"{self.root_url}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def start(self) -> ModelServer:

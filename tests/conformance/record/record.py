@@ -102,7 +102,7 @@ def record(variant: str, *, reuse: bool) -> Path:
 
     out = RECORDINGS / variant
     shutil.rmtree(out / "otlp", ignore_errors=True)
-    model = ModelServer().start()
+    model = ModelServer(scripts=expected.get("scripts")).start()
     capture = CaptureServer(out).start()
     env = {
         **os.environ,
@@ -110,6 +110,16 @@ def record(variant: str, *, reuse: bool) -> Path:
         "OPENAI_BASE_URL": model.base_url,
         "OPENAI_API_BASE": model.base_url,
         "MODEL_BASE_URL": model.base_url,
+        # provider SDKs (Anthropic, Gemini, Bedrock) talk to the same scripted model
+        "MODEL_ROOT_URL": model.root_url,
+        "ANTHROPIC_BASE_URL": model.root_url,
+        "ANTHROPIC_API_KEY": "sk-ant-local-scripted",
+        "GOOGLE_API_KEY": "local-scripted",
+        "GOOGLE_GEMINI_BASE_URL": model.root_url,
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": model.root_url,
         "OTEL_EXPORTER_OTLP_ENDPOINT": capture.endpoint,
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
         "OTEL_SERVICE_NAME": variant,

@@ -1,0 +1,23 @@
+"""The one error of the trace-file readers: which file, line and field, and what to do."""
+
+from __future__ import annotations
+
+__all__ = ["TraceFileError"]
+
+
+class TraceFileError(ValueError):
+    """A trace file that cannot be imported as a whole.
+
+    `line` is 1-based (None when the format has no lines, e.g. protobuf); `field` is the
+    JSON path or protobuf message of the bad value (None when the whole file is unreadable).
+    """
+
+    def __init__(
+        self, path: str, message: str, *, line: int | None = None, field: str | None = None
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")

@@ -1,0 +1,74 @@
+"""Queries through the endpoint stay within a memory bound whatever they compute (SPEC §9):
+values a function would build from a number (`repeat('x', 1000000000)`, `range(50000000)`)
+are refused before running; growth DuckDB's buffer limit does not see (a recursive CTE
+doubling a string) stops the query at `query_memory_bytes`; the collector keeps serving
+and storing throughout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from tracesim.collector import Collector
+
+from tests.collector.otlp import GrpcClient, span, trace_request
+
+DOUBLING = (
+    "WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT s || s, n + 1 FROM r "
+    "WHERE n < 40) SELECT max(length(s)) FROM r"
+)
+
+
+@pytest.fixture
+def small(db_path: Path) -> Collector:
+    with Collector(
+        db_path, grpc_port=0, http_port=0, query_timeout=120, query_memory_bytes=128 << 20
+    ) as running:
+        yield running  # type: ignore[misc]
+
+
+def _ask(running: Collector, sql: str) -> httpx.Response:
+    return httpx.post(f"{running.http_endpoint}/tracesim/query", json={"sql": sql}, timeout=180)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT len(range(50000000))",
+        "SELECT repeat('x', 1000000000)",
+        "SELECT list(range(200000000))",
+        "SELECT length(lpad('', 2000000000, 'x'))",
+        "SELECT len(list_resize([1], 100000000))",
+        "SELECT repeat(repeat('x', 1000), 1000)",
+        "SELECT repeat(name, 100000) FROM spans",
+        "SELECT printf('%900000000d', 1)",
+    ],
+)
+def test_values_built_from_a_number_are_bounded_before_running(small: Collector, sql: str) -> None:
+    answer = _ask(small, sql)
+    assert answer.status_code == 400, answer.text
+    assert "query endpoint" in answer.json()["message"]
+
+
+def test_small_built_values_and_streamed_ranges_still_run(small: Collector) -> None:
+    assert _ask(small, "SELECT len(range(1000)), repeat('ab', 3)").json()["rows"] == [
+        [1000, "ababab"]
+    ]
+    assert _ask(small, "SELECT count(*) FROM range(3000000)").json()["rows"] == [[3000000]]
+
+
+def test_growth_outside_the_buffer_limit_stops_the_query_not_the_collector(
+    small: Collector,
+) -> None:
+    answer = _ask(small, DOUBLING)
+    assert answer.status_code == 400, answer.text
+    assert "memory" in answer.json()["message"]
+    client = GrpcClient(small.grpc_endpoint)
+    try:
+        client.export(trace_request([span("after-the-query")]))
+    finally:
+        client.close()
+    rows = _ask(small, "SELECT name FROM spans").json()["rows"]
+    assert rows == [["after-the-query"]]
+    assert small._query_memory.trips == 1

@@ -1,0 +1,114 @@
+"""Where today's extraction misses the truth of a recording added by the issue-24 corpus:
+(variant, check) -> what is wrong, for the evidence model to fix. `test_replay` expects these
+checks to FAIL (strictly: one that starts passing fails, so the list only shrinks).
+
+Checks: tool_calls, model_calls (count and tokens), keyed (conversation), screening (the
+per-turn span extraction of `test_extraction_text_screening_changes_no_answer`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CORPUS_GAPS"]
+
+_IS_ERROR = (
+    "error: the failed call's result is flagged in the next model input only "
+    "({flag}); extraction takes the text as a result and reports no error"
+)
+
+CORPUS_GAPS: dict[tuple[str, str], str] = {
+    # Anthropic Messages API
+    ("anthropic-openllmetry", "model_calls"): (
+        "model calls: the Anthropic SDK's own span (scope com.anthropic.sdk.python, "
+        "'anthropic.messages.create') and OpenLLMetry's 'anthropic.chat' are siblings for the "
+        "same request (same gen_ai.response.id): 8 calls and doubled tokens instead of 4"
+    ),
+    ("anthropic-openllmetry-stream", "model_calls"): (
+        "model calls: SDK span + OpenLLMetry span per streamed request (siblings, same "
+        "gen_ai.response.id) counted twice: 8 calls, doubled tokens"
+    ),
+    ("anthropic-openinference-stream", "model_calls"): (
+        "model calls: the SDK's 'anthropic.messages.create' span and OpenInference's "
+        "'messages.stream' LLM span are one streamed request, counted twice (8 instead of 4)"
+    ),
+    ("anthropic-openinference", "tool_calls"): _IS_ERROR.format(
+        flag="input.value: tool_result is_error=true"
+    ),
+    ("anthropic-openinference-stream", "tool_calls"): _IS_ERROR.format(
+        flag="input.value: tool_result is_error=true"
+    ),
+    ("openinference-anthropic-node", "tool_calls"): (
+        "result, error: the JS OpenInference anthropic spans carry the results only in "
+        "input.value (tool_result blocks, is_error=true on the failure), not in "
+        "llm.input_messages: every call has no result and no error"
+    ),
+    # Bedrock Converse API
+    ("bedrock-openinference", "tool_calls"): _IS_ERROR.format(
+        flag="input.value: toolResult status='error'"
+    ),
+    ("bedrock-botocore-otel", "screening"): (
+        "the calls are only in gen_ai.* log records (gen_ai.choice / gen_ai.tool.message): "
+        "extract_tool_calls over a turn's spans finds none"
+    ),
+    # Gemini API (google-genai): calls have no ids
+    ("google-genai-openinference", "tool_calls"): (
+        "result, error: Gemini calls have no id; results are only the next model input's "
+        "function responses (llm.input_messages.N.message.content '{\"result\": ...}' / "
+        "'{\"error\": ...}'), never paired by position and name: no result, no error"
+    ),
+    ("google-genai-openinference-stream", "tool_calls"): (
+        "result, error: as google-genai-openinference (streamed): id-less Gemini calls never "
+        "paired with the next input's function responses"
+    ),
+    ("google-genai-otel-events", "tool_calls"): (
+        "no call at all: no conversation id and no tool span; each generate_content is its own "
+        "trace and the messages are only in gen_ai.client.inference.operation.details log "
+        "records (gen_ai.input.messages / gen_ai.output.messages attributes)"
+    ),
+    ("google-genai-otel-events", "screening"): "calls only in log records (see tool_calls)",
+    ("google-genai-otel-latest-semconv", "tool_calls"): (
+        "id: the instrumentation makes ids up per request (get_weather_0 in both requests), "
+        "so the two get_weather calls merge into one; error: the failure is a function "
+        'response \'{"error": "order A1 not found"}\' taken as a result'
+    ),
+    # OpenTelemetry JS contrib openai instrumentation: content only in log records
+    ("otel-openai-node", "tool_calls"): (
+        "no call at all: the tool calls are only in gen_ai.choice / gen_ai.tool.message log "
+        "records (content capture on), the chat spans carry none"
+    ),
+    ("otel-openai-node", "keyed"): "no call found, so no call carries conv-42 (see tool_calls)",
+    ("otel-openai-node", "screening"): "calls only in log records (see tool_calls)",
+    ("otel-openai-node-stream", "tool_calls"): (
+        "no call at all: streamed; the calls are only in gen_ai.choice / gen_ai.tool.message "
+        "log records"
+    ),
+    ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
+    ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
+    # nested delegate agent
+    ("openai-agents-as-tool", "keyed"): (
+        "keying: the delegate agent's own session id (delegate-7) keys its spans as a second "
+        "conversation; the outermost id (conv-42) must key the whole trace"
+    ),
+    # MCP client + server (official mcp package, OpenLLMetry)
+    ("mcp-openllmetry", "tool_calls"): (
+        "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
+        "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
+        "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
+    ),
+    # public corpus: mozilla-ai/any-agent's recorded traces (tests/conformance/public/)
+    **{
+        (f"any-agent-{framework}", "tool_calls"): (
+            "arguments, result: any-agent's tool-span convention is not read (arguments in "
+            "gen_ai.tool.args, result in gen_ai.output, the request in call_llm's "
+            "gen_ai.output [{tool.name, tool.args}]): every call has {} and no result"
+        )
+        for framework in (
+            "agno",
+            "google",
+            "langchain",
+            "llama-index",
+            "openai",
+            "smolagents",
+            "tinyagent",
+        )
+    },
+}

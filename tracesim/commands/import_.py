@@ -1,0 +1,168 @@
+"""`tracesim import FILE...`: load trace files (OTLP/JSON or protobuf dumps, the Collector
+file exporter's JSON lines, Jaeger and Tempo exports, gzip'd or not) into a DuckDB file.
+
+Every file is read and checked before anything is stored (a bad file: one line naming the
+file, line and field, exit 2, nothing imported); then the requests go through the
+collector's own ingest path in-process (redaction, spool and fsync, routing to
+conversations), exactly as if they had been sent to `tracesim collect`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tracesim.commands.errors import BadInput
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+
+__all__ = ["command", "summarise"]
+
+
+def _count(requests: list[Any]) -> tuple[int, int, set[str]]:
+    """(spans, log records, trace ids in hex) of OTLP export requests."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    spans = logs = 0
+    traces: set[str] = set()
+    for request in requests:
+        if isinstance(request, ExportTraceServiceRequest):
+            for resource in request.resource_spans:
+                for scope in resource.scope_spans:
+                    spans += len(scope.spans)
+                    traces.update(s.trace_id.hex() for s in scope.spans)
+        else:
+            for resource in request.resource_logs:
+                for scope in resource.scope_logs:
+                    logs += len(scope.log_records)
+    return spans, logs, traces
+
+
+def summarise(db_path: str, trace_ids: set[str]) -> tuple[int, int]:
+    """(conversations, traces with no conversation key) among `trace_ids` as stored, read
+    through the store (`evaluator.store.open_store`)."""
+    from tracesim.evaluator.store import open_store
+
+    if not trace_ids:
+        return 0, 0
+    ids = ", ".join(f"'{t}'" for t in sorted(trace_ids) if t.isalnum())  # hex from .hex()
+    with open_store(db_path, read_only=True) as store:
+        rows = store.query(
+            "SELECT count(DISTINCT chat_id), "
+            "count(DISTINCT trace_id) FILTER (WHERE chat_id IS NULL) "
+            f"FROM spans WHERE trace_id IN ({ids})"
+        ).rows
+    conversations, unkeyed = rows[0]
+    return int(conversations), int(unkeyed)
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--db",
+    "db_path",
+    default=DEFAULT_DB_PATH,
+    show_default=True,
+    envvar=DB_ENV,
+    type=click.Path(dir_okay=False),
+    help=f"DuckDB file to write (env {DB_ENV}); created if missing, added to if not.",
+)
+@click.option(
+    "--redact",
+    "presets",
+    multiple=True,
+    metavar="PRESET",
+    help="Redact this kind of personal data before it is stored: email, phone, credit_card, "
+    "ssn or ipv4 (repeatable), as `tracesim collect --redact`.",
+)
+@click.option(
+    "--redact-attr",
+    "redact_attrs",
+    multiple=True,
+    metavar="NAME",
+    help="Replace the whole value of attributes matching this name or glob (repeatable).",
+)
+@click.option(
+    "--redaction-file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="YAML file of redaction rules, as `tracesim collect --redaction-file`.",
+)
+def command(
+    files: tuple[str, ...],
+    db_path: str,
+    presets: tuple[str, ...],
+    redact_attrs: tuple[str, ...],
+    redaction_file: str | None,
+) -> None:
+    """Import trace files: OTLP/JSON or protobuf, Collector file-exporter JSON lines,
+    Jaeger or Tempo JSON exports (gzip'd or not)."""
+    from tracesim.collector import (
+        Collector,
+        InvalidRedactionRule,
+        RedactionRule,
+        StoreLocked,
+        load_redaction_file,
+    )
+    from tracesim.collector.importers import TraceFileError, read_trace_file
+
+    try:
+        check_writable_file(db_path, what="--db")
+    except PathProblem as exc:
+        raise BadInput(str(exc), command="import") from None
+    read = []
+    for name in files:
+        try:
+            read.append(read_trace_file(name))
+        except TraceFileError as error:
+            raise BadInput(
+                f"{error}; nothing was imported (fix or leave out that file)", command="import"
+            ) from None
+    rules = [RedactionRule(preset=name) for name in presets]
+    if redact_attrs:
+        rules.append(RedactionRule(attributes=redact_attrs))
+    try:
+        if redaction_file:
+            rules.extend(load_redaction_file(redaction_file))
+        collector = Collector(db_path, grpc_port=None, http_port=None, redaction=rules)
+    except (InvalidRedactionRule, ValueError) as error:
+        raise click.UsageError(str(error)) from None
+    requests = [request for found in read for request in found.requests]
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    rejected = 0
+    try:
+        try:
+            collector.start()
+        except StoreLocked as error:
+            raise BadInput(
+                f"{error}; stop that process or import into another --db", command="import"
+            ) from None
+        for request in requests:
+            rejected += collector.ingest(request)[0]
+    finally:
+        collector.shutdown()
+    stats = collector.stats()
+    spans, logs, traces = _count(requests)
+    conversations, unkeyed = summarise(db_path, traces)
+    for found in read:
+        gz = ", gzip" if found.gzipped else ""
+        click.echo(f"{found.path}: {found.format}{gz}, {len(found.requests)} request(s)")
+        for note in found.skipped:
+            click.echo(f"{found.path}: not imported: {note}")
+    click.echo(
+        f"imported {len(read)} file(s): {spans} spans, {logs} logs, {len(traces)} traces, "
+        f"{conversations} conversations into {db_path}"
+    )
+    if unkeyed:
+        click.echo(
+            f"{unkeyed} trace(s) carry no conversation key (stored with chat_id NULL; "
+            "`tracesim inspect` lists them)"
+        )
+    if rejected or stats.dead_letters:
+        click.echo(
+            f"not stored: {rejected} rejected item(s), {stats.dead_letters} dead letter(s) "
+            f"(kept in {db_path}.deadletter.jsonl)"
+        )
