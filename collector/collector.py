@@ -462,15 +462,30 @@ class Collector:
         self, sql: str, params: list[Any] | None, inputs: dict[str, Any]
     ) -> Future[Any]:
         """Every row of a guarded read-only query as an Arrow table, on the query workers
-        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead)."""
+        (`collector.query.store_routes.arrow_answer`; never truncated, TooLarge instead),
+        under the same memory watch as the query endpoint."""
         if self._queries is None:
             raise Busy("collector is not running")
 
         def run(cursor: Any) -> Any:
             self.flush()
-            limit = self._query_max_bytes
-            return arrow_answer(
-                cursor, sql, params, inputs, max_bytes=limit, timeout=self._query_timeout
+            with self._query_memory.watching(cursor) as watched:
+                try:
+                    return arrow_answer(
+                        cursor,
+                        sql,
+                        params,
+                        inputs,
+                        max_bytes=self._query_max_bytes,
+                        timeout=self._query_timeout,
+                    )
+                except InvalidRequest:
+                    if not watched.tripped:
+                        raise
+            limit = self._query_memory.limit / (1 << 20)
+            raise InvalidRequest(
+                f"query stopped: it grew the collector's memory past its query limit "
+                f"({limit:,.0f} MiB); narrow it, or stop the collector"
             )
 
         return self._queries.submit(run)

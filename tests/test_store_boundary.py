@@ -53,7 +53,7 @@ def store_access_problems(path: Path) -> list[str]:
             if node.module.split(".")[0] in DRIVERS:
                 problems.append(f"{node.lineno}: imports from {node.module}")
             named = {alias.name for alias in node.names} & _URL_HELPERS
-            if "evaluator.store" in node.module and named:
+            if node.module.startswith("tracesim.evaluator.store") and named:
                 problems.append(f"{node.lineno}: parses store URLs ({', '.join(sorted(named))})")
         elif isinstance(node, ast.Compare) and any(
             isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in node.ops

@@ -2,9 +2,11 @@
 
 Every problem raises `ConfigError` naming the file, the key path, what is
 allowed and, for an unknown key, the closest valid one (difflib). Nothing
-runs before the whole config is valid. Relative paths resolve against the
-config file's directory. YAML aliases are bounded (`schemas.yaml_limits`): a small file
-that expands to millions of values is refused before anything copies it.
+runs before the whole config is valid. Relative paths inside the config
+resolve against the config file's directory; paths given on the command line
+(`--output_dir out`) against the current directory, as every CLI does. YAML
+aliases are bounded (`schemas.yaml_limits`): a small file that expands to
+millions of values is refused before anything copies it.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(raw).__name__}")
-    raw = apply_overrides(raw, overrides or {}, source=str(path))
+    raw = apply_overrides(raw, _cwd_paths(overrides or {}), source=str(path))
     base_dir = path.resolve().parent
     if "agent_config" not in raw and "simulation_file_path" in raw:
         raise ConfigError(
@@ -141,6 +143,23 @@ def _deep_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_deep_copy(v) for v in value]
     return value
+
+
+_PATH_KEYS = ("scenario_file_path", "output_dir", "db_path")
+"""Config keys holding a path (resolved against the config's folder when in the file)."""
+
+
+def _cwd_paths(overrides: Mapping[str, str]) -> dict[str, str]:
+    """Command-line overrides with relative paths made absolute against the current
+    directory (the config's folder is only for paths written in the config)."""
+    resolved = dict(overrides)
+    for key in _PATH_KEYS:
+        value = resolved.get(key)
+        if isinstance(value, str) and value.strip():
+            candidate = Path(value).expanduser()
+            if not candidate.is_absolute():
+                resolved[key] = str(Path.cwd() / candidate)
+    return resolved
 
 
 def _resolve_paths(config: RunConfig, base_dir: Path) -> RunConfig:

@@ -43,6 +43,11 @@ TOKEN_ENV = "TRACESIM_COLLECTOR_TOKEN"
 """The collector's bearer token, for commands that have no --auth-token-env."""
 _EVAL_TABLES = ("runs", "scores")
 _CHAT_TABLES = ("turns", "conversations", "tool_calls", "spans", "logs")
+LIVE_CHUNK_ROWS = 5_000
+"""Most stored rows one chunk of a live evaluation reads: each chunk is one answer of the
+collector, which refuses answers past its byte limit (`--query-max-bytes`)."""
+_COPY_CHATS = 200
+"""Chats whose rows one query of the report's copy reads (each answer stays small)."""
 
 
 def _read_sidecar(path: Path) -> dict[str, Any]:
@@ -129,6 +134,9 @@ class LiveStore(DuckDBStore):
     def prepare(self) -> None:
         return None  # the collector created every table when it opened the file
 
+    def plan(self, *, run_id: str | None, max_rows: int) -> Any:
+        return super().plan(run_id=run_id, max_rows=min(max_rows, LIVE_CHUNK_ROWS))
+
     def _write(self, writes: list[dict[str, Any]], tables: list[pa.Table]) -> None:
         self.client.write(writes, tables)
 
@@ -204,25 +212,39 @@ class LiveStore(DuckDBStore):
                 con.close()
 
     def _copy_evaluation(self, con: Any, eval_id: str | None) -> None:
-        """Copy the rows the readers of `eval_id` (None: the newest) query into `con`."""
+        """Copy the rows the readers of `eval_id` (None: the newest) query into `con`: its
+        `runs` and `scores`, then the scored chats' rows, a few chats per query."""
         if eval_id is None:
             latest = self.con.execute("SELECT eval_id FROM latest_eval").fetchall()
             if not latest:
                 return
             eval_id = latest[0][0]
-        chats = "chat_id IN (SELECT DISTINCT chat_id FROM scores WHERE eval_id = ?)"
-        for table in (*_EVAL_TABLES, *_CHAT_TABLES):
-            where = "eval_id = ?" if table in _EVAL_TABLES else chats
-            if table == "logs":
-                where = f"span_id IN (SELECT span_id FROM spans WHERE {chats})"
-            rows = self.con.execute(
-                f"SELECT * FROM {table} WHERE {where}", [eval_id]
-            ).to_arrow_table()
-            if rows.num_rows:
-                con.register("_tracesim_copy", rows)
-                names = ", ".join(f'"{n}"' for n in rows.column_names)
-                con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tracesim_copy")
-                con.unregister("_tracesim_copy")
+        for table in _EVAL_TABLES:
+            _insert(
+                con, table, self.con.execute(f"SELECT * FROM {table} WHERE eval_id = ?", [eval_id])
+            )
+        chats = [
+            row[0]
+            for row in self.con.execute(
+                "SELECT DISTINCT chat_id FROM scores WHERE eval_id = ? AND chat_id IS NOT NULL "
+                "ORDER BY chat_id",
+                [eval_id],
+            ).fetchall()
+        ]
+        keys = "chat_id IN (SELECT chat_id FROM _tracesim_report_chats)"
+        for at in range(0, len(chats), _COPY_CHATS):
+            part = pa.table({"chat_id": pa.array(chats[at : at + _COPY_CHATS], pa.string())})
+            self.con.register("_tracesim_report_chats", part)
+            try:
+                for table in _CHAT_TABLES:
+                    where = (
+                        keys
+                        if table != "logs"
+                        else f"span_id IN (SELECT span_id FROM spans WHERE {keys})"
+                    )
+                    _insert(con, table, self.con.execute(f"SELECT * FROM {table} WHERE {where}"))
+            finally:
+                self.con.unregister("_tracesim_report_chats")
 
     def close(self) -> None:
         cache = getattr(self, "_cache", None)
@@ -232,3 +254,16 @@ class LiveStore(DuckDBStore):
         if self.con is not None:
             self.con.close()
             self.con = None
+
+
+def _insert(con: Any, table: str, result: Any) -> None:
+    """Insert an answer's rows into `table` of the local DuckDB `con`, by column name."""
+    rows = result.to_arrow_table()
+    if not rows.num_rows:
+        return
+    con.register("_tracesim_copy", rows)
+    try:
+        names = ", ".join(f'"{n}"' for n in rows.column_names)
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tracesim_copy")
+    finally:
+        con.unregister("_tracesim_copy")
