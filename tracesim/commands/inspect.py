@@ -23,7 +23,8 @@ __all__ = ["command"]
     "db_path",
     required=True,
     help=(
-        "The DuckDB file a run or collector wrote (opened read-only, or through the collector holding it), or a ClickHouse store: "
+        "The DuckDB file a run or collector wrote (opened read-only, or through the "
+        "collector holding it), or a ClickHouse store: "
         "clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )
