@@ -28,6 +28,8 @@ __all__ = [
     "LLAMA_INDEX",
     "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
+    "MCP",
+    "TOOL_SPAN_NAME_SUFFIXES",
 ]
 
 
@@ -54,7 +56,7 @@ class TRACESIM:
     UNSTUBBED_CALLS = "tracesim.tool_stubs.unstubbed"  # JSON list of calls no stub matched
     # conversation record (on tracesim.conversation spans)
     CONVERSATION_INDEX = "tracesim.conversation.index"
-    CONVERSATION_STATUS = "tracesim.conversation.status"  # completed | error | max_turns
+    CONVERSATION_STATUS = "tracesim.conversation.status"  # completed | max_turns | error | interrupted
     NUM_TURNS = "tracesim.conversation.num_turns"
     SCENARIO = "tracesim.scenario"  # JSON of the scenario (goal, knowledge, assertions)
     # run record (on tracesim.run spans)
@@ -93,6 +95,24 @@ class GENAI:
     OP_INVOKE_AGENT = "invoke_agent"
     OP_CREATE_AGENT = "create_agent"
     EXECUTE_TOOL_SPAN_PREFIX = "execute_tool "
+    OP_CALL_LLM = "call_llm"  # any-agent's model-call operation (agno, google, langchain, ...)
+    INFERENCE_OPERATIONS: tuple[str, ...] = (
+        OP_CHAT,
+        OP_TEXT_COMPLETION,
+        OP_GENERATE_CONTENT,
+        OP_EMBEDDINGS,
+        OP_CALL_LLM,
+    )
+    """Operations whose span IS a model call (SPEC §5): `llm_calls` counts these only."""
+    CALL_BEARING_OPERATIONS: tuple[str, ...] = (
+        OP_EXECUTE_TOOL,
+        OP_CHAT,
+        OP_TEXT_COMPLETION,
+        OP_GENERATE_CONTENT,
+        OP_CALL_LLM,
+    )
+    """Operations of spans that may record or request tool calls: an unkeyed trace holding
+    one is evaluated as a conversation of its own (SPEC §3)."""
 
     CONVERSATION_ID = "gen_ai.conversation.id"
     PROVIDER_NAME = "gen_ai.provider.name"
@@ -173,7 +193,12 @@ class TRACELOOP:
     ENTITY_INPUT = "traceloop.entity.input"  # JSON {"args": [...], "kwargs": {...}}
     ENTITY_OUTPUT = "traceloop.entity.output"
     WORKFLOW_NAME = "traceloop.workflow.name"
-    LLM_REQUEST_TYPE = "llm.request.type"
+    LLM_REQUEST_TYPE = "llm.request.type"  # chat | completion | embedding (older releases)
+    REQUEST_TYPE_OPERATIONS = {
+        "chat": "chat",
+        "completion": "text_completion",
+        "embedding": "embeddings",
+    }
     LLM_USAGE_TOTAL_TOKENS = "llm.usage.total_tokens"
     ASSOCIATION_PREFIX = "traceloop.association.properties."  # + user keys (session_id, ...)
 
@@ -258,6 +283,10 @@ class AI_SDK:  # noqa: N801 - the Vercel AI SDK's own prefix
     TOOL_CALL_ARGS = "ai.toolCall.args"  # JSON text
     TOOL_CALL_RESULT = "ai.toolCall.result"  # JSON text (a string result is a JSON string)
     SETTINGS_CONTEXT_PREFIX = "ai.settings.context."  # AI SDK 7 runtimeContext (sessionId)
+    OPERATION_ID = "ai.operationId"  # `ai.generateText.doGenerate`: the provider call
+    # operation-id suffixes of the spans that ARE the model call (the outer `ai.generateText`
+    # span repeats the summed usage of its steps: a mirror, not a call)
+    INFERENCE_SUFFIXES = {".doGenerate": "chat", ".doStream": "chat", ".doEmbed": "embeddings"}
 
 
 class LANGCHAIN_MESSAGE:  # noqa: N801 - LangChain's serialised message shapes
@@ -317,6 +346,30 @@ class SMOLAGENTS:
     """smolagents through OpenInference."""
 
     FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
+
+
+class MCP:
+    """OTel MCP semantic conventions (client and server spans of one JSON-RPC request)."""
+
+    METHOD_NAME = "mcp.method.name"
+    TOOLS_CALL = "tools/call"  # the method of a tool invocation
+    SESSION_ID = "mcp.session.id"  # an MCP transport session: never a conversation (SPEC §3)
+    TOOL_ERROR = "tool_error"  # error.type of a tools/call whose result has isError=true
+
+
+TOOL_SPAN_NAME_SUFFIXES: tuple[str, ...] = (
+    ".__call__",  # OpenInference TOOL spans named after the callable (no tool.name)
+    ".call",
+    ".invoke",
+    ".ainvoke",
+    ".run",
+    ".arun",
+    ".forward",  # smolagents Tool.forward
+    ".execute",
+    ".tool",  # OpenLLMetry `@tool` spans: `<name>.tool`
+)
+"""Suffixes a tool span's name carries after the tool's own name, stripped when the span
+names the tool only by its span name (SPEC §5; OpenInference JS/Python, OpenLLMetry)."""
 
 
 class UIPATH:

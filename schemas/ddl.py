@@ -109,7 +109,7 @@ CREATE TABLE IF NOT EXISTS conversations (
     conversation_index INTEGER,           -- which repetition of the scenario
     agent_type VARCHAR,
     num_turns INTEGER,
-    status VARCHAR,                       -- completed | max_turns | error
+    status VARCHAR,                       -- completed | max_turns | error | interrupted
     error VARCHAR,
     scenario JSON,                        -- the scenario as run (goal, knowledge, assertions)
     start_time TIMESTAMP,
@@ -135,8 +135,23 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     span_id VARCHAR,
     start_time TIMESTAMP,
     duration_ms DOUBLE,
+    id_from VARCHAR,                      -- provenance (SPEC §5): the evidence each field came
+    arguments_from VARCHAR,               -- from: tool_span | mcp_span | model_request |
+    result_from VARCHAR,                  -- model_input | model_input_position |
+    error_from VARCHAR,                   -- execution_span | explicit (NULL: field empty)
+    conflicts VARCHAR,                    -- fields whose sources disagreed ('arguments,result')
     PRIMARY KEY (chat_id, turn_id, seq)
 )"""
+
+PROVENANCE_COLUMNS: tuple[str, ...] = (
+    "id_from",
+    "arguments_from",
+    "result_from",
+    "error_from",
+    "conflicts",
+)
+"""`tool_calls` columns added after schema version 1 files were written: `create_all` adds
+them to an older file."""
 
 SCORES_DDL = """
 CREATE TABLE IF NOT EXISTS scores (
@@ -201,6 +216,8 @@ def create_all(con: Any) -> None:
     """Create every table and view (idempotent) and record the schema version."""
     for ddl in ALL_DDL:
         con.execute(ddl)
+    for column in PROVENANCE_COLUMNS:
+        con.execute(f"ALTER TABLE tool_calls ADD COLUMN IF NOT EXISTS {column} VARCHAR")
     create_views(con)
     con.execute(
         "INSERT INTO tracesim_meta VALUES ('schema_version', ?) "

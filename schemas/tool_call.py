@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-__all__ = ["AgentResponse", "ToolCall", "ToolCallSource"]
+__all__ = ["EVIDENCE_KINDS", "AgentResponse", "ToolCall", "ToolCallSource"]
 
 
 class ToolCallSource(str, Enum):
@@ -57,6 +57,22 @@ class ToolCall(BaseModel):
     group: str | None = None
     """Calls requested together by one model message share it (e.g. that model span's id):
     a strict trajectory accepts them in any order."""
+    provenance: dict[str, str] | None = None
+    """Field (`id`, `name`, `arguments`, `result`, `error`) -> the evidence it was read
+    from (`EVIDENCE_KINDS`: a tool span, the model request, the next model input, ...)."""
+
+
+EVIDENCE_KINDS: dict[str, str] = {
+    "tool_span": "a tool span (any convention)",
+    "mcp_span": "an MCP tools/call client or server span",
+    "model_request": "the model's request for the call (output messages, choice events/logs)",
+    "model_input": "the tool message a later model input carried back, by call id",
+    "model_input_position": "a later model input's tool message, paired by position (ids differ)",
+    "execution_span": "a span named after the tool (no tool convention)",
+    "explicit": "reported by the agent (AgentResponse, chat completions, A2A)",
+}
+"""Evidence kinds a tool call's fields are read from (`ToolCall.provenance`, the
+`tool_calls.*_from` columns; SPEC §5)."""
 
 
 class AgentResponse(BaseModel):

@@ -15,10 +15,12 @@ are queried directly; the views add:
     alone) count their keyed tool spans as traced calls.
 `llm_calls`
     One row per model call: a span of a model operation (chat, completion,
-    generate_content, embeddings) or carrying a `model` without being an agent,
-    workflow or tool span, and counted once: the innermost one (a model span
-    with a model-span child, e.g. ADK's `call_llm` around `generate_content`,
-    is not counted again). Columns: trace_id, span_id, chat_id, turn_id,
+    generate_content, embeddings; from `gen_ai.operation.name` or the convention's
+    own operation field, `collector.routing.hot_fields`), counted once: the innermost
+    one (a model span with a model-span child, e.g. ADK's `call_llm` around
+    `generate_content`, is not counted again). Spans that only carry a model name or
+    mirror usage (agent, workflow, usage-record spans) are not calls; self-parented
+    spans and parent cycles are still counted. Columns: trace_id, span_id, chat_id, turn_id,
     service_name, operation, model, input_tokens, output_tokens, total_tokens,
     latency_ms, start_time, status_code.
 `latest_eval`
@@ -63,14 +65,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracesim.schemas.conventions import GENAI
+
 __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 
-_LLM_OPERATIONS = "('chat', 'text_completion', 'generate_content', 'embeddings')"
-_NOT_MODEL_OPERATIONS = "('invoke_agent', 'create_agent', 'execute_tool', 'invoke_workflow')"
-_MODEL_SPAN = (
-    f"(operation IN {_LLM_OPERATIONS} OR (model IS NOT NULL AND "
-    f"coalesce(operation, '') NOT IN {_NOT_MODEL_OPERATIONS}))"
-)
+_LLM_OPERATIONS = "(" + ", ".join(f"'{op}'" for op in GENAI.INFERENCE_OPERATIONS) + ")"
+_MODEL_SPAN = f"(operation IN {_LLM_OPERATIONS})"
 """A span of a model operation (SPEC §5: agent and workflow spans repeating usage are not)."""
 
 VIEWS: dict[str, str] = {
@@ -117,6 +117,9 @@ VIEWS: dict[str, str] = {
         WHERE NOT EXISTS (
             SELECT 1 FROM model_spans c
             WHERE c.trace_id = s.trace_id AND c.parent_span_id = s.span_id
+              -- a self-parented span, or two that parent each other, are still calls
+              AND c.span_id <> s.span_id
+              AND c.span_id IS DISTINCT FROM s.parent_span_id
         )
     """,
     "latest_eval": """

@@ -14,7 +14,8 @@ from tracesim.schemas import ToolCall
 __all__ = ["ConversationResult", "RunResult", "TurnResult"]
 
 TurnStatus = Literal["ok", "error", "timeout"]
-ConversationStatus = Literal["completed", "max_turns", "error"]
+ConversationStatus = Literal["running", "completed", "max_turns", "error", "interrupted"]
+"""`running` until it ends; `interrupted`: the run was stopped (Ctrl-C) before it ended."""
 
 
 @dataclass
@@ -39,7 +40,7 @@ class ConversationResult:
     chat_id: str
     scenario_id: str
     conversation_index: int
-    status: ConversationStatus = "completed"
+    status: ConversationStatus = "running"
     error: str | None = None
     turns: list[TurnResult] = field(default_factory=list)
 
@@ -47,6 +48,11 @@ class ConversationResult:
     def num_turns(self) -> int:
         """Turns sent to the agent."""
         return len(self.turns)
+
+    @property
+    def completed_turns(self) -> int:
+        """Turns the agent answered (status ok)."""
+        return sum(t.status == "ok" for t in self.turns)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready line for `run_summary.json`."""
@@ -76,6 +82,11 @@ class RunResult:
         return sum(c.num_turns for c in self.conversations)
 
     @property
+    def completed_turns(self) -> int:
+        """Turns the agent answered (status ok), all conversations."""
+        return sum(c.completed_turns for c in self.conversations)
+
+    @property
     def turn_errors(self) -> int:
         """Turns on which the agent raised."""
         return sum(t.status == "error" for c in self.conversations for t in c.turns)
@@ -98,6 +109,7 @@ class RunResult:
         return {
             "conversations": len(self.conversations),
             "turns": self.num_turns,
+            "turns_completed": self.completed_turns,
             "turn_errors": self.turn_errors,
             "turn_timeouts": self.turn_timeouts,
             **{f"conversations_{k}": v for k, v in sorted(by_status.items())},

@@ -13,7 +13,9 @@ recorded (`error` / `timeout`, exception type and message) and ENDS ITS
 CONVERSATION (status `error`): the agent's state after a failure is
 unknown, so later turns would test nothing meaningful. Every other
 conversation runs on. A failing simulated user also ends only its own
-conversation.
+conversation. A conversation's error names its source (`schemas.error_source`:
+the agent, the simulated user's LLM, tracesim). A run stopped (Ctrl-C, a
+cancelled task) records every unfinished conversation as `interrupted`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
 from opentelemetry.trace import Status, StatusCode, Tracer
 from tracesim.schemas.conventions import TRACESIM
+from tracesim.schemas.error_source import SOURCE_AGENT, SOURCE_USER, tag_error
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.connectors.base import AgentConnector, TurnContext
 from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
@@ -131,13 +134,21 @@ class Runner:
             chat_id="", scenario_id=scenario.scenario_id, conversation_index=repeat
         )
         user = None
+        source = SOURCE_AGENT
         try:
             conversation.chat_id = await connector.open()
+            source = SOURCE_USER
             user = self._user_factory.create(scenario, conversation_index=repeat)
             await self._turns(conversation, connector, user, scenario)
+        except asyncio.CancelledError:  # the run was stopped: never `completed`
+            conversation.status = "interrupted"
+            conversation.error = conversation.error or (
+                f"interrupted after {conversation.num_turns} turn(s): the run was stopped"
+            )
+            raise
         except Exception as exc:  # the agent's open() or the simulated user failed
             conversation.status = "error"
-            conversation.error = conversation.error or _describe(exc)
+            conversation.error = conversation.error or tag_error(source, _describe(exc))
         finally:
             if not conversation.chat_id:
                 conversation.chat_id = uuid.uuid4().hex
@@ -164,7 +175,12 @@ class Runner:
         max_turns = scenario.max_turns or self._max_turns
         book = None if scenario.tool_stubs is None else StubBook.of(scenario.tool_stubs)
         for turn_id in range(max_turns):
-            message = await user.next_message(tuple(history))
+            try:
+                message = await user.next_message(tuple(history))
+            except Exception as exc:  # noqa: BLE001 - the user simulator's failure, not the agent's
+                conversation.status = "error"
+                conversation.error = tag_error(SOURCE_USER, _describe(exc))
+                return
             if message is None:
                 conversation.status = "completed"
                 return
@@ -176,7 +192,9 @@ class Runner:
                 self._observer.on_turn_end(conversation, turn)
             if turn.status != "ok":
                 conversation.status = "error"
-                conversation.error = f"turn {turn_id} {turn.status}: {turn.error}"
+                conversation.error = tag_error(
+                    SOURCE_AGENT, f"turn {turn_id} {turn.status}: {turn.error}"
+                )
                 return
             history.append({"role": "user", "content": message})
             history.append({"role": "assistant", "content": turn.agent_message})

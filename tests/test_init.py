@@ -39,3 +39,29 @@ def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["init", str(tmp_path)])
     assert result.exit_code != 0 and "--force" in result.output
     assert (tmp_path / "config.yaml").read_text() == "mine"
+
+
+@pytest.mark.parametrize("agent_type", ["chat_completions", "a2a"])
+def test_init_never_takes_the_ports_a_running_collect_holds(
+    tmp_path: Path, agent_type: str
+) -> None:
+    """Issue 23 item 4: `tracesim collect` listens on 4317/4318 by default; a config from
+    `init` must not collide with it (a port free now, outside those two)."""
+    import socket
+
+    from tracesim.commands.init import COLLECT_PORTS, pick_collector_port
+
+    result = CliRunner().invoke(cli, ["init", str(tmp_path), "--agent-type", agent_type])
+    assert result.exit_code == 0, result.output
+    port = load_run_config(tmp_path / "config.yaml").config.collector.grpc_port
+    assert port not in COLLECT_PORTS and port >= 4327
+    with socket.socket() as holder:  # a busy port is skipped
+        holder.bind(("127.0.0.1", port))
+        assert pick_collector_port(port) != port
+
+
+def test_init_refusing_to_overwrite_is_bad_input_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("mine")
+    result = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"tracesim init: {tmp_path} already has config.yaml")

@@ -81,3 +81,32 @@ def test_ctrl_c_keeps_what_was_captured(tmp_path: Path) -> None:
     with duckdb.connect(str(tmp_path / "results" / "tracesim.duckdb"), read_only=True) as con:
         rows = con.execute("SELECT user_message, agent_message, status FROM turns").fetchall()
     assert ("hello", "ok: hello", "ok") in rows
+    # issue 23 item 1: the unfinished conversation is `interrupted`, never `completed`,
+    # and an evaluation of the file says so and cannot pass
+    with duckdb.connect(str(tmp_path / "results" / "tracesim.duckdb"), read_only=True) as con:
+        statuses = dict(con.execute("SELECT scenario_id, status FROM conversations").fetchall())
+    assert statuses == {"first": "completed", "second": "interrupted"}
+    evaluated = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from tracesim.cli import main; main()",
+            "evaluate",
+            "--db",
+            str(tmp_path / "results" / "tracesim.duckdb"),
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert evaluated.returncode == 3, evaluated.stdout + evaluated.stderr
+    assert "  second #0  [Interrupted]  run stopped: interrupted after 0 turn(s)" in (
+        evaluated.stdout
+    )
+    assert (
+        "incomplete: 1 conversation interrupted (the run was stopped before they ended); an "
+        "interrupted run cannot pass, run it again (exit code 3)" in evaluated.stdout
+    )

@@ -113,5 +113,5 @@ def test_run_writes_junit_with_the_failing_conversation_explained(evaluated: Run
 def test_run_appends_a_markdown_step_summary(evaluated: RunOutcome) -> None:
     text = (evaluated.extra["test_root"] / "step_summary.md").read_text()
     assert text.startswith("earlier step\n")  # appended, never overwritten
-    assert "no gates defined, 1 conversation(s) failed" in text
+    assert "no gates defined: 1 conversation did not pass, and nothing sets the exit code" in text
     assert "| money-back-phrasing #0 | Failed |" in text and "request_refund" in text

@@ -2,14 +2,17 @@
 
 Every problem raises `ConfigError` naming the file, the key path, what is
 allowed and, for an unknown key, the closest valid one (difflib). Nothing
-runs before the whole config is valid. Relative paths resolve against the
-config file's directory. YAML aliases are bounded (`schemas.yaml_limits`): a small file
-that expands to millions of values is refused before anything copies it.
+runs before the whole config is valid. Relative paths inside the config
+resolve against the config file's directory; paths given on the command line
+(`--output_dir out`) against the current directory, as every CLI does. YAML
+aliases are bounded (`schemas.yaml_limits`): a small file that expands to
+millions of values is refused before anything copies it.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -64,7 +67,7 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
         raw = {}
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(raw).__name__}")
-    raw = apply_overrides(raw, overrides or {}, source=str(path))
+    raw = apply_overrides(raw, _cwd_paths(overrides or {}), source=str(path))
     base_dir = path.resolve().parent
     if "agent_config" not in raw and "simulation_file_path" in raw:
         raise ConfigError(
@@ -143,6 +146,23 @@ def _deep_copy(value: Any) -> Any:
     return value
 
 
+_PATH_KEYS = ("scenario_file_path", "output_dir", "db_path")
+"""Config keys holding a path (resolved against the config's folder when in the file)."""
+
+
+def _cwd_paths(overrides: Mapping[str, str]) -> dict[str, str]:
+    """Command-line overrides with relative paths made absolute against the current
+    directory (the config's folder is only for paths written in the config)."""
+    resolved = dict(overrides)
+    for key in _PATH_KEYS:
+        value = resolved.get(key)
+        if isinstance(value, str) and value.strip():
+            candidate = Path(value).expanduser()
+            if not candidate.is_absolute():
+                resolved[key] = str(Path.cwd() / candidate)
+    return resolved
+
+
 def _resolve_paths(config: RunConfig, base_dir: Path) -> RunConfig:
     def resolve(p: str | None) -> str | None:
         if p is None:
@@ -182,6 +202,12 @@ def _describe(exc: ValidationError, *, source: str) -> str:
                 given = error["input"]
                 if not isinstance(given, (dict, list)):
                     message += f" (got {given!r})"
+                expected = (error.get("ctx") or {}).get("expected")
+                if error["type"] == "literal_error" and isinstance(given, str) and expected:
+                    choices = re.findall(r"'([^']*)'", str(expected))
+                    hint = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+                    if hint:
+                        message += f". Did you mean {hint[0]!r}?"
         lines.append(f"{source}: {key}: {message}")
     return "\n".join(lines)
 

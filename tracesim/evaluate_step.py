@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,27 @@ def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
         raise EvalConfigError(f"evaluation.baseline.db: {exc}") from None
     except EvaluationRefError as exc:
         raise EvalConfigError(f"evaluation.baseline: {exc}") from None
+
+
+_NOT_PASSED = ("Failed", "Partial Failure", "Error", "Interrupted")
+
+
+def _load_outcomes(store: Any, report: Any, *, needed: bool, console: Any) -> list[Any] | None:
+    """Each conversation's outcome (`tracesim.ci`) from the open store; None when not
+    `needed` and nothing failed, or when they cannot be read (said, never fatal: the
+    scores are stored)."""
+    from tracesim.ci import load_outcomes
+
+    counts = report.summary.status_counts
+    if not needed and not any(counts.get(status) for status in _NOT_PASSED):
+        return None
+    try:
+        return load_outcomes(store, report.eval_id)
+    except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
+        console.print(
+            f"failing conversations not listed: {type(exc).__name__}: {exc}", markup=False
+        )
+        return None
 
 
 def evaluate_and_report(
@@ -119,7 +141,8 @@ def _evaluate_store(
     workers: int | None,
     select: Any,
 ) -> EvaluationOutcome:
-    from tracesim.ci import write_ci_outputs
+    from tracesim.ci import failure_lines, write_ci_outputs
+    from tracesim.ci.step_summary import STEP_SUMMARY_ENV
     from tracesim.console import make_console
     from tracesim.evaluator.output.summary import print_summary
     from tracesim.evaluator.pipeline.pipeline import evaluate_db
@@ -141,13 +164,20 @@ def _evaluate_store(
         baseline=baseline,
         select=select,
     )
-    print_summary(result.report, console=console)
+    ci_wanted = junit_path is not None or bool(os.environ.get(STEP_SUMMARY_ENV))
+    outcomes = _load_outcomes(store, result.report, needed=ci_wanted, console=console)
+    print_summary(result.report, console=console, failures=failure_lines(outcomes or []))
     if result.report.comparison is not None:
         from tracesim.compare_format import comparison_text
 
         console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
+    from tracesim.evaluator.inspect.inspect import evidence_warning
+
+    unexplained = evidence_warning(result.report.unexplained_evidence, store.label)
+    if unexplained:
+        console.print(unexplained, style="yellow", markup=False, highlight=False)
     out_dir = (
         result.results_path.parent if result.results_path else store.default_report_path().parent
     )
@@ -164,9 +194,15 @@ def _evaluate_store(
         console.print(f"results: {result.results_path}", highlight=False, markup=False)
     if report_path:
         console.print(f"report:  {report_path}", highlight=False, markup=False)
-    write_ci_outputs(
-        store, result.report, report_path=report_path, junit_path=junit_path, console=console
-    )
+    if ci_wanted and outcomes is not None:
+        write_ci_outputs(
+            store,
+            result.report,
+            report_path=report_path,
+            junit_path=junit_path,
+            console=console,
+            outcomes=outcomes,
+        )
     return EvaluationOutcome(
         exit_code=int(result.exit_code), result=result, report_path=report_path
     )

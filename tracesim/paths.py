@@ -12,12 +12,29 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["DB_ENV", "DEFAULT_DB_PATH", "PathProblem", "check_writable_dir", "check_writable_file"]
+__all__ = [
+    "DB_ENV",
+    "DEFAULT_DB_PATH",
+    "PathProblem",
+    "check_writable_dir",
+    "check_writable_file",
+    "outputs_dir",
+]
 
 DEFAULT_DB_PATH = "results/tracesim.duckdb"
 """The DuckDB file every command uses when `--db` is not given."""
 DB_ENV = "TRACESIM_DB"
 """Environment variable overriding `DEFAULT_DB_PATH`."""
+
+
+def outputs_dir(db_path: str | Path) -> Path:
+    """Where `results.json` and `report.html` of `db_path` go by default: beside it for the
+    name runs write (`tracesim.duckdb`), else in `<stem>_results/` beside it, so two
+    databases in one folder never overwrite each other's outputs."""
+    path = Path(db_path)
+    if path.name == Path(DEFAULT_DB_PATH).name:
+        return path.parent
+    return path.parent / f"{path.stem}_results"
 
 
 class PathProblem(ValueError):

@@ -1,10 +1,16 @@
 """The `tracesim run` pipeline: validate, collect, simulate, settle, evaluate, report.
 
-    prepare(config)  -> everything checked before anything runs (exit 2 on error)
-    capture(...)     -> embedded (or remote) collector, the agent's server (when
+    prepare(config)  -> everything checked before anything runs (exit 2 on error),
+                        gate metric names included (a typo costs no LLM call)
+    capture(...)     -> embedded (or remote) collector (a locked DuckDB file or a busy
+                        port: one line, exit 2), the agent's server (when
                         `agent_config.server` says; exit 2 if its program is missing,
                         3 if it fails to start), simulator; spans in DuckDB
-    evaluate(...)    -> tool calls, scores, gates, results.json, report.html (exit 1 on a gate)
+    evaluate(...)    -> tool calls, scores, gates, results.json, report.html (the
+                        verdict's exit code: `evaluator.scoring.verdict`)
+
+A run that completed no turn exits 3 whatever the gates say; Ctrl-C exits 130
+(the unfinished conversations are stored `interrupted`).
 
 `run_from_file` is what the CLI calls; `run(loaded)` returns a `RunOutcome`
 (run id, DuckDB path, output dir, counts, exit code) for the next step.
@@ -37,10 +43,12 @@ from tracesim.console import make_console
 from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 from tracesim.progress import RunProgress
 from tracesim.run_summary import (
+    busy_port_message,
     count_earlier_runs,
     count_spans,
     missing_conversations,
     print_run_summary,
+    run_failure_lines,
     write_run_summary,
 )
 from tracesim.schemas.agent_config import CustomAgentConfig
@@ -135,7 +143,7 @@ def run(
             f"warning: {note}", markup=False, highlight=False, soft_wrap=True
         )
     try:
-        scenarios, users = _prepare(config, loaded.base_dir)
+        scenarios, users = _prepare(config, loaded.base_dir, str(loaded.path))
     except (ConfigError, ScenarioError, UserConfigError) as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
@@ -147,6 +155,10 @@ def run(
     except AgentServerError as exc:  # exit 2 when its command is missing, else 3
         _print_error(console, "agent server error", exc)
         return RunOutcome(exit_code=exc.exit_code, error=str(exc), config=config)
+    except _CollectorUnavailable as exc:  # one line: the file or port, and the fix
+        err = console if console.stderr else make_console(stderr=True)
+        err.print(f"tracesim run: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
     except KeyboardInterrupt:  # the collector was shut down (drained, committed) on the way out
         db_path = Path(config.resolved_db_path) if config.collector.mode == "embedded" else None
         _print_error(
@@ -155,7 +167,8 @@ def run(
             RuntimeError(
                 "The run was stopped. Everything captured so far is stored"
                 + (f" in {db_path}" if db_path else " in the remote collector")
-                + "; score it with `tracesim evaluate --db <file>`."
+                + "; its unfinished conversations are marked interrupted (an evaluation of "
+                "it says so and cannot pass). Score it with `tracesim evaluate --db <file>`."
             ),
         )
         return RunOutcome(
@@ -166,6 +179,19 @@ def run(
         return RunOutcome(exit_code=EXIT_INTERNAL, error=f"{type(exc).__name__}: {exc}")
     if evaluate:
         _evaluate(outcome, loaded, console, show_progress, junit_path=junit_path)
+    else:
+        for line in run_failure_lines(outcome.result):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if outcome.result is not None and outcome.result.completed_turns == 0:
+        outcome.error = (
+            f"the run completed no turn ({outcome.result.num_turns} turn(s) sent to the "
+            "agent, none answered): nothing was tested"
+        )
+        first = next((c.error for c in outcome.result.conversations if c.error), None)
+        if first:
+            outcome.error += f"; first error: {first}"
+        _print_error(console, "nothing ran", RuntimeError(outcome.error))
+        outcome.exit_code = EXIT_INTERNAL
     missing = outcome.extra.get("missing_conversations")
     if missing:  # after the evaluation, so its gates cannot turn this into a pass
         outcome.error = (
@@ -244,8 +270,29 @@ class _AgentLoadFailed(RuntimeError):
     """The agent class could not be loaded (a config problem found after start)."""
 
 
-def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFactory]:
-    """Everything that can fail without running anything."""
+class _CollectorUnavailable(RuntimeError):
+    """The embedded collector could not start: its DuckDB file is locked or a port is
+    busy (bad input: one line naming the file or port and the fix, exit 2)."""
+
+
+def _check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
+    """Every gate names a known metric (custom metrics included) and a failure-label gate
+    labels its judge answers, before anything runs; `source` (the config file) prefixes."""
+    from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
+    from tracesim.evaluator.scoring.gates import EvalConfigError, check_gate_names
+
+    evaluation = config.evaluation
+    try:
+        custom = load_custom_metrics(evaluation.custom_metrics_file_paths, base_dir=base_dir)
+        check_gate_names(evaluation, extra=[m.name for m in custom])
+    except (CustomMetricError, EvalConfigError) as exc:
+        raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
+
+
+def _prepare(
+    config: RunConfig, base_dir: Path, source: str = ""
+) -> tuple[list[Scenario], UserFactory]:
+    """Everything that can fail without running anything (`source`: the config file)."""
     scenarios = load_scenarios(config.scenario_file_path)
     if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
         from tracesim.evaluator.checks.assertions import parse_assertions
@@ -261,6 +308,7 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
                 parse_assertions(scenario.assertions, where=where)
             except ValueError as exc:
                 raise ScenarioError(str(exc)) from None
+    _check_gate_names(config, base_dir, source)
     users = UserFactory(config.user, config.llm, seed=config.seed)
     users.check(scenarios)
     if isinstance(config.agent_config, CustomAgentConfig) and config.agent_config.module_path:
@@ -379,11 +427,21 @@ def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dic
         yield None, settings.endpoint or "", headers
         return
     from tracesim.collector.collector import Collector
+    from tracesim.collector.errors import StoreLocked
 
     collector = Collector(
         db_path, host=settings.host, grpc_port=settings.grpc_port, http_port=settings.http_port
     )
-    collector.start()
+    try:
+        collector.start()
+    except StoreLocked:
+        raise _CollectorUnavailable(
+            f"{db_path} is in use by another process (another `tracesim run` on the same "
+            "output_dir, or a `tracesim collect`): wait for it to finish, or give this run "
+            "its own file (`--output_dir results-2`, or `--db_path other.duckdb`)"
+        ) from None
+    except OSError as exc:
+        raise _CollectorUnavailable(busy_port_message(settings, exc)) from None
     try:
         yield collector, collector.grpc_endpoint or "", {}
     finally:

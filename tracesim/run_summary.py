@@ -23,12 +23,17 @@ if TYPE_CHECKING:
     from tracesim.simulator.results import RunResult
 
 __all__ = [
+    "busy_port_message",
     "count_earlier_runs",
     "count_spans",
     "missing_conversations",
     "print_run_summary",
+    "run_failure_lines",
     "write_run_summary",
 ]
+
+RUN_FAILURE_LIMIT = 10
+"""Conversations ended by an error the terminal lists after a capture-only run."""
 
 
 def count_spans(collector: Any, run_id: str) -> tuple[int | None, int | None]:
@@ -120,7 +125,9 @@ def print_run_summary(console: Console, outcome: RunOutcome) -> None:
         ("  completed", counts.get("conversations_completed", 0)),
         ("  max turns reached", counts.get("conversations_max_turns", 0)),
         ("  ended by an error", counts.get("conversations_error", 0)),
+        ("  interrupted", counts.get("conversations_interrupted", 0)),
         ("turns", counts["turns"]),
+        ("  answered", counts.get("turns_completed", 0)),
         ("turn errors", counts["turn_errors"]),
         ("turn timeouts", counts["turn_timeouts"]),
         ("spans stored", "-" if outcome.spans_stored is None else outcome.spans_stored),
@@ -138,3 +145,54 @@ def print_run_summary(console: Console, outcome: RunOutcome) -> None:
         )
         console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
     console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)
+
+
+def run_failure_lines(result: RunResult | None, *, limit: int = RUN_FAILURE_LIMIT) -> list[str]:
+    """The conversations a run could not finish (error, interrupted), each with its error and
+    whose it is, at most `limit` then `... and N more`; printed after a capture-only run
+    (an evaluation lists them itself, with the failing checks)."""
+    from tracesim.schemas.error_source import split_error
+
+    if result is None:
+        return []
+    bad = [c for c in result.conversations if c.status in ("error", "interrupted")]
+    if not bad:
+        return []
+    lines = [f"Conversations that did not finish ({len(bad)}):"]
+    for conversation in bad[:limit]:
+        source, message = split_error(conversation.error)
+        if conversation.status == "interrupted":
+            source = "run stopped"
+        lines.append(
+            f"  {conversation.scenario_id} #{conversation.conversation_index}  "
+            f"[{conversation.status}]  {source}: {' '.join(message.split())}"
+        )
+    if len(bad) > limit:
+        lines.append(f"  ... and {len(bad) - limit} more (see run_summary.json)")
+    return lines
+
+
+def busy_port_message(settings: Any, error: OSError) -> str:
+    """One line for an embedded collector that could not listen: which configured port is
+    taken and the fix in the config's own words (never a flag `run` does not have)."""
+    import socket
+
+    for setting in ("collector.grpc_port", "collector.http_port"):  # the config's words
+        port = getattr(settings, setting.partition(".")[2], 0)
+        if not port:
+            continue
+        probe = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
+        try:
+            probe.bind((settings.host, port))
+        except OSError:
+            return (
+                f"{setting}: {settings.host}:{port} is already in use (by a running "
+                "`tracesim collect`, another run or another collector?): stop that process, "
+                f"or set {setting} to a free port (0 picks one: `--{setting} 0`)"
+            )
+        finally:
+            probe.close()
+    return (
+        f"the embedded collector could not listen on {settings.host}: {error}; set "
+        "collector.grpc_port and collector.http_port to 0 (free ports) or to ports not in use"
+    )

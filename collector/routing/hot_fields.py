@@ -44,6 +44,8 @@ _MLFLOW_OPS = {
 HOT_ATTRIBUTES: frozenset[str] = frozenset(
     (
         GENAI.OPERATION_NAME,
+        AI_SDK.OPERATION_ID,
+        TRACELOOP.LLM_REQUEST_TYPE,
         OPENINFERENCE.SPAN_KIND,
         TRACELOOP.SPAN_KIND,
         GENAI.TOOL_NAME,
@@ -148,6 +150,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             or get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE
         ):
             operation = GENAI.OP_EXECUTE_TOOL
+        if operation is None:
+            operation = _inference_operation(get)
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -178,6 +182,24 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
     )
     return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _inference_operation(get: Any) -> str | None:
+    """The model operation a span without `gen_ai.operation.name` records, from the
+    convention's own operation field: the Vercel AI SDK's provider-call spans
+    (`ai.operationId` ending `.doGenerate` / `.doStream` / `.doEmbed`; Node 4.x-7.x) and
+    OpenLLMetry's `llm.request.type` (Python and Node). Spans that only carry a model name
+    or usage (agent, workflow, usage-record spans) record no call (SPEC §5)."""
+    operation_id = get(AI_SDK.OPERATION_ID)
+    if isinstance(operation_id, str):
+        for suffix, operation in AI_SDK.INFERENCE_SUFFIXES.items():
+            if operation_id.endswith(suffix):
+                return operation
+        return None
+    request_type = get(TRACELOOP.LLM_REQUEST_TYPE)
+    if isinstance(request_type, str):
+        return TRACELOOP.REQUEST_TYPE_OPERATIONS.get(request_type)
+    return None
 
 
 def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracesim.schemas.conventions import MCP
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = [
@@ -87,7 +88,10 @@ def explicit_key(attrs: dict[str, Any]) -> tuple[str | None, int | None]:
 
 
 def session_key(attrs: dict[str, Any]) -> str | None:
-    """Rule 4: the first conversation id of the GenAI / framework conventions (chat id only)."""
+    """Rule 4: the first conversation id of the GenAI / framework conventions (chat id only).
+    An MCP request's span names its transport session, never a conversation (SPEC §3)."""
+    if MCP.METHOD_NAME in attrs or MCP.SESSION_ID in attrs:
+        return None
     for key in CONVERSATION_ID_KEYS:
         value = attrs.get(key)
         if value is not None:

@@ -31,11 +31,20 @@ def backfill_sql(table: str) -> str:
 
 
 def session_backfill_sql(table: str) -> str:
-    """UPDATE giving rows of a trace without any chat id the conversation id seen on another
-    span of that trace (SPEC §3 rule 4 across a trace); rows keyed otherwise keep theirs."""
+    """UPDATE giving rows of a trace the conversation id that keys the trace (SPEC §3 rule
+    4 across a trace): rows without any chat id, and rows keyed by a nested agent's own
+    session (no turn, no explicit chat key) once the outer conversation is known; rows
+    keyed otherwise keep theirs."""
+    explicit = ", ".join(
+        f"nullif({table}.{column} ->> '$.\"{key}\"', '')"
+        for column in ("attributes", "resource_attributes")
+        for key in _EXPLICIT_CHAT_KEYS
+    )
     return (
         f"UPDATE {table} SET chat_id = m.chat_id FROM batch_sessionmap m "
-        f"WHERE {table}.trace_id = m.trace_id AND {table}.chat_id IS NULL"
+        f"WHERE {table}.trace_id = m.trace_id AND ({table}.chat_id IS NULL OR "
+        f"({table}.turn_id IS NULL AND {table}.chat_id <> m.chat_id "
+        f"AND coalesce({explicit}) IS NULL))"
     )
 
 

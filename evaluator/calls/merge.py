@@ -34,6 +34,7 @@ from tracesim.schemas import ToolCall
 __all__ = ["merge_tool_calls"]
 
 _FILLED = ("result", "error", "span_id", "start_time", "duration_ms", "group")
+_PROVENANCE_FIELDS = ("id", "arguments", "result", "error")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -45,7 +46,31 @@ def _absorb(explicit: ToolCall, traced: ToolCall) -> ToolCall:
     }
     if not explicit.id and traced.id:
         update["id"] = traced.id
-    return explicit.model_copy(update=update) if update else explicit
+    # provenance: the agent's own fields, then what the traced twin filled; a field both
+    # report differently is a conflict (the explicit value is kept, the conflict recorded)
+    if (
+        not update
+        and args_equal(explicit.arguments, traced.arguments)
+        and (explicit.result == traced.result or not (explicit.result and traced.result))
+    ):
+        return explicit  # nothing filled, nothing disagrees: the agent's call as it is
+    taken = traced.provenance or {}
+    provenance = {f: "explicit" for f in _PROVENANCE_FIELDS if getattr(explicit, f)}
+    for field in _PROVENANCE_FIELDS:
+        if field in update:
+            provenance[field] = taken.get(field, "tool_span")
+    conflicts = [
+        field
+        for field, same in (
+            ("arguments", args_equal(explicit.arguments, traced.arguments)),
+            ("result", explicit.result == traced.result),
+        )
+        if not same and getattr(explicit, field) and getattr(traced, field)
+    ]
+    if conflicts:
+        provenance["conflicts"] = ",".join(conflicts)
+    update["provenance"] = provenance
+    return explicit.model_copy(update=update)
 
 
 def _time_key(call: ToolCall) -> tuple[bool, float]:

@@ -88,6 +88,9 @@ class PendingCall:
     """The bare input when the span's input was not an object of arguments, else None."""
     order: tuple = ()
     """The tool span's sort key: a call answers a request made before it."""
+    request_id: str = ""
+    """The id of the request the call was paired with when it differs from `call_id` (ids
+    rewritten between the model's request and the tool span): tool messages may name it."""
 
 
 def _named(request: RequestedCall, name: str) -> bool:
@@ -132,14 +135,18 @@ def assign_requests(
         if call.call_id:
             choice = next((r for r in requested if r.id == call.call_id), None)
             found[index] = choice
+            if choice is not None:
+                used.add(choice.id)
+    # Calls whose id names no request (missing, a placeholder, or the framework's own id:
+    # ADK's `adk-...`, rewritten ids) pair by arguments, bare input, then name and position.
     for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id and call.bare is None:
+        if found[index] is None and call.bare is None:
             arguments = call.arguments
             fits = [r for r in requested if _named(r, call.name) and r.id not in used]
             same = [r for r in fits if r.same_arguments(arguments)]
             take(index, _pick(same, call.order, latest=latest))
     for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id and call.bare is not None:
+        if found[index] is None and call.bare is not None:
             fits = [
                 r
                 for r in requested
@@ -147,7 +154,7 @@ def assign_requests(
             ]
             take(index, _pick(fits, call.order, latest=latest))
     for index, call in enumerate(pending):
-        if found[index] is None and not call.call_id:
+        if found[index] is None:
             fits = [r for r in requested if _named(r, call.name) and r.id not in used]
             take(index, _pick(fits, call.order, latest=latest))
     return found

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
+from tracesim.evaluator.extract.audit import IGNORED_SPAN, SKIPPED_SPAN, Unexplained, audit_turn
 from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
 from tracesim.evaluator.extract.fields import (
     FIELD_KEYS,
@@ -30,11 +31,14 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from tracesim.evaluator.extract.messages import calls_from_messages, tool_responses
+from tracesim.evaluator.extract.messages import calls_from_messages
+from tracesim.evaluator.extract.nested import merge_nested
+from tracesim.evaluator.extract.provenance import INPUT, MCP_SPAN, REQUEST, TOOL_SPAN, note
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.results import fill_results
 from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN, SMOLAGENTS
+from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
 
 __all__ = ["extract_tool_calls"]
 
@@ -71,8 +75,9 @@ def _event_fields(span: SpanView) -> dict[str, Any]:
     return merged
 
 
-def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
-    """The tool call a span records (and what it lacks), or None when it is not a tool span.
+def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
+    """The tool call a span records (and what it lacks), None when it is not a tool span, or
+    (kind, why) for a tool span that is no call (`audit`: skipped or ignored).
 
     The span was screened by `row_may_be_tool_span` (the text test `may_be_tool_span`
     would repeat): `is_tool_span` decides."""
@@ -80,17 +85,30 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         return None
     name = tool_name(span)
     if name == ADK.MERGED_TOOLS_NAME:
-        return None  # ADK's summary of parallel calls: each call has its own span
+        # ADK's summary of parallel calls: each call has its own span
+        return IGNORED_SPAN, "ADK's summary of parallel calls (each has its own span)", name
     if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
-        return None  # smolagents answers through a tool: the answer, not a tool call
+        # smolagents answers through a tool: the answer, not a tool call
+        why = "smolagents' answer tool (the agent's answer, not a call)"
+        return IGNORED_SPAN, why, name or span.name
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
-        return None
+        return SKIPPED_SPAN, "no tool name in any convention, nor in the span name", span.name
     attributes = _event_fields(span)
     arguments, is_object, args_id = read_arguments(attributes)
     result, result_id, failed = read_output(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
     error = tool_error(span) or (result or "error" if failed else None)
+    kind = MCP_SPAN if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL else TOOL_SPAN
+    provenance = {"name": kind}
+    if call_id:
+        provenance["id"] = kind
+    if arguments:
+        provenance["arguments"] = kind
+    if error is not None:
+        provenance["error"] = kind
+    elif result is not None:
+        provenance["result"] = kind
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,
@@ -102,52 +120,36 @@ def _tool_call(span: SpanView) -> tuple[ToolCall, PendingCall | None] | None:
         span_id=span.span_id or None,
         start_time=span.start_time,
         duration_ms=span.duration_ms,
+        provenance=provenance,
     )
-    if call_id and is_object and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
+    if call_id and is_object and arguments and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return call, None  # nothing to recover (a missing result is looked up separately)
+    # No id, a bare input, or empty `{}` arguments under an id of the span's own (ADK's
+    # `adk-...` ids): the model request it answers holds the rest (SPEC §5).
     bare = None if is_object else arguments.get("input")
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
 
-def _merge_nested(
-    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
-) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
-    """One call per tool execution: a tool span whose parent is a tool span of the same
-    tool is the same call seen by a second instrumentation (OpenInference around
-    autogen-core's `execute_tool`); the child's fields complete the parent's, a failure on
-    either is the call's."""
-    by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
-    dropped: set[int] = set()
-    for index, (view, call, _) in enumerate(calls):
-        parent_index = by_span.get(view.parent_span_id) if view.parent_span_id else None
-        if parent_index is None or parent_index in dropped:
-            continue
-        parent_view, parent, pending = calls[parent_index]
-        if parent.name != call.name:
-            continue
-        parent.id = parent.id or call.id
-        parent.arguments = parent.arguments or call.arguments
-        parent.error = parent.error or call.error
-        parent.result = None if parent.error else (parent.result or call.result)
-        if pending is not None and parent.id and pending.bare is None and parent.arguments:
-            pending = None
-        elif pending is not None:
-            pending.call_id = parent.id
-        calls[parent_index] = (parent_view, parent, pending)
-        dropped.add(index)
-    return [item for index, item in enumerate(calls) if index not in dropped]
-
-
 def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
-    """Fill what `pending` lacked from the model request it answers; True when done."""
+    """Fill what `pending` lacked from the model request it answers; True when done. The
+    request's id, when it differs from the span's own, names the call in tool messages."""
     if request is None:
         return False
+    provenance = call.provenance if call.provenance is not None else {}
     if not call.id:
         call.id = request.id
+        if request.id:
+            provenance["id"] = REQUEST
+    elif request.id and request.id != call.id:
+        pending.request_id = request.id
     if call.name in LANGCHAIN.GENERIC_TOOL_CLASSES:
         call.name = request.name  # the span named the tool's class; the request names the tool
+        provenance["name"] = REQUEST
     if pending.bare is not None or not call.arguments:
         call.arguments = dict(request.arguments)
+        if call.arguments:
+            provenance["arguments"] = REQUEST
+    call.provenance = provenance
     return True
 
 
@@ -181,24 +183,11 @@ def _recover(
         _apply(call, p, request)
 
 
-def _fill_results(
-    calls: list[ToolCall], models: list[SpanView], context: ConversationSpans
-) -> None:
-    """Results of calls that lack one, from the tool messages later model requests carried
-    (same trace first, then the conversation), in place."""
-    missing = [c for c in calls if c.result is None and c.error is None and c.id]
-    if not missing:
-        return
-    found = tool_responses(models)
-    if context.given and any(c.id not in found for c in missing):
-        for call_id, result in context.responses().items():
-            found.setdefault(call_id, result)
-    for call in missing:
-        call.result = found.get(call.id)
-
-
 def extract_tool_calls(
-    spans: Iterable[Any], *, context: Iterable[Any] | None = None
+    spans: Iterable[Any],
+    *,
+    context: Iterable[Any] | None = None,
+    audit: list[Unexplained] | None = None,
 ) -> list[ToolCall]:
     """Tool calls recorded by `spans`, ordered by start time, then span id.
 
@@ -210,9 +199,11 @@ def extract_tool_calls(
     conversation without any tool span, the calls the model requested are the
     calls (`messages`). Pass one `ConversationSpans` for every turn of a
     conversation: its spans are then viewed and parsed once, not once per turn.
+    `audit`, when given, receives the turn's evidence no call explains (`extract.audit`).
     """
     calls: list[tuple[SpanView, ToolCall, PendingCall | None]] = []
     others: list[Any] = []  # not tool calls: read again only to recover ids
+    skipped: list[Unexplained] = []  # tool spans that are no call, and why
     for span in spans:
         if not row_may_be_tool_span(span):
             others.append(span)
@@ -222,17 +213,46 @@ def extract_tool_calls(
             found = _tool_call(view)
         except Exception as exc:  # one bad span must not stop extraction
             logger.warning("skipping unreadable span %r: %s", span_label(span), exc)
+            skipped.append(_skipped(span, SKIPPED_SPAN, f"unreadable: {exc}"))
             continue
         if found is None:
             others.append(view)
+        elif type(found[0]) is str:
+            others.append(view)
+            kind, why, name = found
+            skipped.append(Unexplained(kind, view.trace_id, view.span_id, name, why))
         else:
             calls.append((view, *found))
     scope = context if isinstance(context, ConversationSpans) else ConversationSpans(context)
+    found_calls, aliases = _derive(calls, others, scope)
+    if audit is not None:
+        audit.extend(skipped)
+        audit.extend(
+            audit_turn(others, found_calls, aliases=aliases, context=scope, skipped=skipped)
+        )
+    return found_calls
+
+
+def _skipped(span: Any, kind: str, why: str) -> Unexplained:
+    get = span.get if isinstance(span, dict) else lambda key: getattr(span, key, None)
+    return Unexplained(
+        kind, str(get("trace_id") or ""), str(get("span_id") or ""), str(get("name") or ""), why
+    )
+
+
+def _derive(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]],
+    others: list[Any],
+    scope: ConversationSpans,
+) -> tuple[list[ToolCall], list[str]]:
+    """The calls of the tool spans `calls`, completed from `others` and the conversation
+    (or read from the model messages when there is no tool span), and the request ids
+    calls answered under ids of their own."""
     if not calls:
-        return _from_messages(others, scope)
+        return _from_messages(others, scope), []
     calls.sort(key=lambda item: item[0].sort_key())
     if len(calls) > 1:
-        calls = _merge_nested(calls)
+        calls = merge_nested(calls, others)
     pending = any(p is not None for _, _, p in calls)
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
@@ -245,16 +265,20 @@ def extract_tool_calls(
         )
         if pending:
             _recover(calls, models, scope)
+        aliases = [p.request_id for _, _, p in calls if p is not None and p.request_id]
         if needs_result:
-            _fill_results([c for _, c, _ in calls], models, scope)
+            fill_results(
+                [(c, p.request_id if p is not None else "") for _, c, p in calls], models, scope
+            )
         if pending and scope.given and all(c.id for _, c, _ in calls):
             found = [call for _, call, _ in calls]
             extra = _unspanned(found, models, scope, others)
             if extra or any(call.start_time is None for call in found):
                 found.extend(extra)
                 found.sort(key=_start_key)  # (calls in span order are in start order already)
-            return found
-    return [call for _, call, _ in calls]
+            return found, aliases
+        return [call for _, call, _ in calls], aliases
+    return [call for _, call, _ in calls], []
 
 
 def _start_key(call: ToolCall) -> tuple[bool, Any]:
@@ -295,6 +319,7 @@ def _unspanned(
         call = derived[0]
         if call.error is None:
             call.result = answered[request.id]
+            note(call, "result", INPUT)
         extra.append(call)
     return extra
 

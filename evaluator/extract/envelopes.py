@@ -14,7 +14,7 @@ What real instrumentations emit, as the conformance corpus shows:
   OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
   (LlamaIndex, OpenLLMetry) are the kwargs;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
-- placeholders (`<not specified>`, empty) are no value at all.
+- placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all.
 Pure functions over decoded values.
 """
 
@@ -110,6 +110,8 @@ def unwrap_value(value: Any) -> Unwrapped:
             value, peeled = decoded, True  # a JSON-encoded string
             continue
         value = decoded
+        if (type(value) is dict or type(value) is list) and not value:
+            return Unwrapped(None, call_id, failed)  # `{}` / `[]`: empty counts as missing
         if type(value) is list or isinstance(value, list):
             text = _text_blocks(value)
             if text is None:

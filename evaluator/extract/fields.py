@@ -18,13 +18,23 @@ import orjson
 from tracesim.evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
-from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LANGSMITH, LLAMA_INDEX
+from tracesim.schemas.conventions import (
+    AI_SDK,
+    HAYSTACK,
+    LANGFUSE,
+    LANGSMITH,
+    LLAMA_INDEX,
+    MCP,
+    TOOL_SPAN_NAME_SUFFIXES,
+)
 
 __all__ = [
     "coerce_arguments",
     "encode_result",
+    "error_output",
     "is_tool_span",
     "mlflow_span_type",
+    "name_from_span_name",
     "parse_arguments",
     "read_arguments",
     "read_output",
@@ -48,6 +58,7 @@ _ARGUMENT_KEYS = (
     LANGSMITH.TOOL_INPUT,
     LLAMA_INDEX.TOOL_ARGUMENTS,
     LANGFUSE.INPUT,
+    OPENINFERENCE.TOOL_CALL_FUNCTION_ARGUMENTS,  # arksim's documented tool-span convention
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -73,6 +84,7 @@ _NAME_KEYS = (
     TRACELOOP.ENTITY_NAME,
     AI_SDK.TOOL_CALL_NAME,
     HAYSTACK.TOOL_NAME,
+    OPENINFERENCE.TOOL_CALL_FUNCTION_NAME,  # arksim's documented tool-span convention
 )
 _MODEL_OPERATIONS = frozenset(
     (GENAI.OP_CHAT, GENAI.OP_TEXT_COMPLETION, GENAI.OP_GENERATE_CONTENT, GENAI.OP_EMBEDDINGS)
@@ -83,9 +95,21 @@ _JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TO
 FIELD_KEYS = frozenset((*_ARGUMENT_KEYS, *_RESULT_KEYS, *_ID_KEYS))
 """Attributes a tool call's fields are read from (events may carry them instead)."""
 _EXCEPTION_LINE = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
-    r"(?:\[[^\]]*\])?: (.+)$"
+    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
+    r"(?: ?\[[^\]]*\])?: (.+)$",
+    re.DOTALL,
 )
+_JS_FRAME = re.compile(r"^\s+at\s")
+"""A JavaScript stack frame line (`    at fn (file.js:1:2)`): Node's `error.stack` puts the
+`Type: message` line first, then the frames (OpenInference JS, OpenLLMetry Node, Vercel AI)."""
+_ERROR_OUTPUT_KEYS = (
+    ADK.TOOL_RESPONSE,  # ADK: the tool's {"error": message} response
+    GENAI.TOOL_CALL_RESULT,  # MCP tools/call isError content, provider SDKs' tool results
+    OPENINFERENCE.OUTPUT_VALUE,
+    AI_SDK.TOOL_CALL_RESULT,
+    LOGFIRE.TOOL_RESPONSE,
+)
+"""Attributes where a failed tool's own error output may be the only message (SPEC §5)."""
 _TRACEBACK_HEAD = "Traceback (most recent call last)"
 
 
@@ -127,6 +151,10 @@ def is_tool_span(span: SpanView) -> bool:
         return True
     if AI_SDK.TOOL_CALL_NAME in attributes or HAYSTACK.TOOL_NAME in attributes:
         return True
+    if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL:
+        return True  # an MCP client or server span of a tool call (one call with its parent)
+    if OPENINFERENCE.TOOL_CALL_FUNCTION_NAME in attributes:
+        return True  # arksim's tool spans: `tool_call.function.name` / `.arguments`
     kind = attributes.get(OPENINFERENCE.SPAN_KIND)
     if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
         return True
@@ -134,8 +162,23 @@ def is_tool_span(span: SpanView) -> bool:
     return isinstance(kind, str) and kind.lower() == TRACELOOP.KIND_TOOL
 
 
+def name_from_span_name(name: str) -> str:
+    """The tool's name in a span name that is only the tool's: `execute_tool t`,
+    `tools/call t` (MCP), `t.__call__` (OpenInference), `t.tool` (OpenLLMetry) -> `t`."""
+    name = name.strip()
+    for prefix in (GENAI.EXECUTE_TOOL_SPAN_PREFIX, MCP.TOOLS_CALL + " "):
+        if name.startswith(prefix):
+            return name[len(prefix) :].strip()
+    for suffix in TOOL_SPAN_NAME_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
 def tool_name(span: SpanView) -> str:
-    """gen_ai.tool.name > tool.name > traceloop.entity.name > span name minus `execute_tool `."""
+    """gen_ai.tool.name > tool.name > traceloop.entity.name > ... > the span name minus
+    `execute_tool ` / call suffixes (a tool span that names its tool nowhere else: MLflow,
+    Langfuse, OpenInference TOOL spans without `tool.name`, MCP `tools/call t`)."""
     attributes = span.attributes
     for key in _NAME_KEYS:
         value = attributes.get(key)
@@ -147,6 +190,14 @@ def tool_name(span: SpanView) -> str:
         return span.name  # MLflow names a tool span after the function
     if attributes.get(LANGFUSE.OBSERVATION_TYPE) == LANGFUSE.TYPE_TOOL:
         return span.name  # so does Langfuse's @observe(as_type="tool")
+    if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL:
+        return name_from_span_name(span.name)
+    kind = attributes.get(OPENINFERENCE.SPAN_KIND)
+    if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
+        return name_from_span_name(span.name)
+    kind = attributes.get(TRACELOOP.SPAN_KIND)
+    if isinstance(kind, str) and kind.lower() == TRACELOOP.KIND_TOOL:
+        return name_from_span_name(span.name)
     return ""
 
 
@@ -368,7 +419,12 @@ def _exception_message(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     if not lines:
         return text
-    last = lines[-1].strip() if _TRACEBACK_HEAD in text else text.strip()
+    if _TRACEBACK_HEAD in text:
+        last = lines[-1].strip()
+    elif len(lines) > 1 and any(_JS_FRAME.match(line) for line in lines[1:]):
+        last = "\n".join(line for line in lines if not _JS_FRAME.match(line)).strip()
+    else:
+        last = text.strip()
     match = _EXCEPTION_LINE.match(last)
     if match:
         return match.group(1)
@@ -418,6 +474,37 @@ def tool_error(span: SpanView) -> str | None:
     if attributes.get(HAYSTACK.TOOL_ERROR) in (True, "true"):
         return _haystack_error(attributes.get(HAYSTACK.TOOL_OUTPUT))
     error_type = attributes.get(OTEL.ERROR_TYPE)
-    if _present(error_type):
-        return str(error_type)
-    return "error" if failed else None
+    if not failed and not _present(error_type):
+        return None
+    # Only a bare type (`tool_error`, `TOOL_ERROR`) or none: the tool's own error output,
+    # when a result attribute holds one, is the message (MCP isError, ADK, provider SDKs).
+    output = error_output(attributes)
+    if output is not None:
+        return output
+    return str(error_type) if _present(error_type) else "error"
+
+
+def error_output(attributes: Mapping[str, Any]) -> str | None:
+    """The error message a failed call's result attributes hold (`{"error": msg}`, an
+    `{"error": {"message": msg}}` object, or the plain text output), else None."""
+    for key in _ERROR_OUTPUT_KEYS:
+        value = attributes.get(key)
+        if value is None or not _present(value):
+            continue
+        decoded: Any = value
+        if isinstance(value, (str, bytes)):
+            ok, parsed = _parse_text(value)
+            decoded = parsed if ok else value
+        if isinstance(decoded, Mapping) and len(decoded) == 1 and "result" in decoded:
+            decoded = decoded["result"]  # ADK's {"result": x} envelope
+        if isinstance(decoded, Mapping):
+            message = decoded.get("error")
+            if isinstance(message, Mapping):
+                message = message.get("message")
+            if isinstance(message, str) and _present(message):
+                return _exception_message(message)
+            continue
+        text = unwrap_value(decoded).value
+        if isinstance(text, str) and _present(text):
+            return _exception_message(text)
+    return None

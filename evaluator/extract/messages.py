@@ -27,10 +27,10 @@ import orjson
 from tracesim.evaluator.extract.envelopes import unwrap_value
 from tracesim.evaluator.extract.fields import is_tool_span, tool_error
 from tracesim.evaluator.extract.recover import safe_requested_calls
-from tracesim.evaluator.extract.span import SpanView, json_or_none
+from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
-__all__ = ["calls_from_messages", "tool_responses"]
+__all__ = ["calls_from_messages", "row_may_hold_responses", "tool_responses"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,20 @@ _MARKERS = (
     f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
     f'"{GENAI.PROMPT_PREFIX}',
 )
+
+
+def row_may_hold_responses(span: Any) -> bool:
+    """False only for a `spans` row (dict with JSON text) that certainly carries no tool
+    message (no input-message attribute, no events)."""
+    if type(span) is not dict:
+        return True
+    raw = span.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    events = span.get("events")
+    if isinstance(events, str) and len(events) > 2:
+        return True
+    return has_marker(raw, _MARKERS)
 
 
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
@@ -141,6 +155,11 @@ def calls_from_messages(
             if request.id and request.id in seen:
                 continue
             seen.add(request.id)
+            provenance = {"name": "model_request"}
+            if request.id:
+                provenance["id"] = "model_request"
+            if request.arguments:
+                provenance["arguments"] = "model_request"
             call = ToolCall(
                 id=request.id,
                 name=request.name,
@@ -148,16 +167,21 @@ def calls_from_messages(
                 source=ToolCallSource.TRACING_PROCESSOR,
                 span_id=view.span_id or None,
                 start_time=view.start_time,
+                provenance=provenance,
             )
             execution = _execution(call, view.sort_key(), list(spans), used)
             if execution is not None:
                 used.add(execution.span_id)
                 call.span_id, call.start_time = execution.span_id, execution.start_time
                 call.error = tool_error(execution)
+                if call.error is not None:
+                    provenance["error"] = "execution_span"
             calls.append(call)
     if calls:
         results = tool_responses(conversation) if responses is None else responses
         for call in calls:
             if call.error is None:
                 call.result = results.get(call.id) if call.id else None
+                if call.result is not None:
+                    call.provenance["result"] = "model_input"  # type: ignore[index]
     return calls

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from tracesim.schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE
+from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE, MCP
 
 __all__ = ["has_marker", "json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -46,6 +46,8 @@ _TOOL_MARKERS = tuple(
         LANGFUSE.OBSERVATION_TYPE,
         LOGFIRE.AGENTS_FUNCTION_TEMPLATE,  # a value of logfire.msg_template
         LLAMA_INDEX.TOOL_CALL_EVENT,  # a value of llamaindex.step.input_event
+        MCP.TOOLS_CALL,  # a value of mcp.method.name
+        OPENINFERENCE.TOOL_CALL_FUNCTION_NAME,  # arksim's tool spans
     )
 )
 

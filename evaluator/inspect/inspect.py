@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracesim.evaluator.extract import extract_tool_calls
+from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.extract.audit import KINDS, WARNED_KINDS, Unexplained, settle
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
@@ -27,6 +28,7 @@ __all__ = [
     "Inspection",
     "UnkeyedToolSpan",
     "count_unkeyed_tool_spans",
+    "evidence_warning",
     "format_inspection",
     "unkeyed_warning",
     "inspect_db",
@@ -94,6 +96,11 @@ class Inspection:
 
     groups: list[GroupReport]
     unkeyed: list[UnkeyedToolSpan]
+    unexplained: list[Unexplained] = field(default_factory=list)
+    """Tool evidence that did not become a call (`evaluator.extract.audit`)."""
+    unkeyed_traces: list[str] = field(default_factory=list)
+    """Traces with tool or model calls that no conversation key reached (each evaluated as a
+    conversation of its own)."""
 
     @property
     def tool_spans(self) -> int:
@@ -157,6 +164,20 @@ def unkeyed_warning(count: int, db_path: str) -> str | None:
     )
 
 
+def evidence_warning(counts: Mapping[str, int], db_path: str) -> str | None:
+    """The one-line warning `tracesim evaluate` prints when tool evidence did not become a
+    call (`evaluator.extract.audit`; None when nothing it warns about was found)."""
+    warned = [(KINDS[kind], counts[kind]) for kind in WARNED_KINDS if counts.get(kind)]
+    if not warned:
+        return None
+    total = sum(n for _, n in warned)
+    parts = ", ".join(f"{n} {what}" for what, n in warned)
+    return (
+        f"warning: {total} piece(s) of tool evidence did not become a tool call ({parts}); "
+        f"the calls scored may be incomplete. See `tracesim inspect --db {db_path}`."
+    )
+
+
 def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
     """Inspect the capture open on `con` (a DuckDB connection with the tracesim tables, or
     anything with its `execute` / `fetchall` / `description`, given its dialect's `sql`)."""
@@ -177,13 +198,20 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
         if key in groups:
             groups[key].conventions = sorted(labels)
     unkeyed: list[UnkeyedToolSpan] = []
+    unexplained: list[Unexplained] = []
     candidates = _tool_rows(con, sql)
     # content in log records, as the evaluation reads it (DuckDB files: `logs`)
     if candidates and sql is INSPECT_SQL and has_span_logs(con):
         attach_logs(con, [row for rows in candidates.values() for row in rows])
-    for rows in candidates.values():
-        by_span = {row["span_id"]: row for row in rows}
-        for call in extract_tool_calls(rows):
+    for turns in _conversations(candidates):
+        audit: list[Unexplained] = []
+        calls: list[tuple[dict[str, Any], Any]] = []
+        for rows, context in turns:
+            by_span = {row["span_id"]: row for row in rows}
+            found = extract_tool_calls(rows, context=context, audit=audit)
+            calls.extend((by_span, call) for call in found)
+        unexplained.extend(settle(audit, (call for _, call in calls)))
+        for by_span, call in calls:
             row = by_span.get(call.span_id or "")
             if row is None:
                 continue
@@ -212,7 +240,28 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
                         row["scope_name"],
                     )
                 )
-    return Inspection(sorted(groups.values(), key=_order), unkeyed)
+    traces = [row[0] for row in con.execute(sql["unkeyed_traces"]).fetchall()]
+    order = {kind: index for index, kind in enumerate(KINDS)}
+    unexplained.sort(key=lambda item: (order.get(item.kind, len(order)), item.trace_id))
+    return Inspection(sorted(groups.values(), key=_order), unkeyed, unexplained, traces)
+
+
+def _conversations(
+    candidates: dict[str, list[dict[str, Any]]],
+) -> list[list[tuple[list[dict[str, Any]], ConversationSpans]]]:
+    """The candidate rows as the evaluation sees them: per conversation (chat id, else the
+    trace), its turns (turn id, else the trace), each with the conversation as context."""
+    chats: dict[Any, dict[Any, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for trace_id, rows in candidates.items():
+        for row in rows:
+            chat = row["chat_id"] if row["chat_id"] is not None else trace_id
+            turn = row["turn_id"] if row["turn_id"] is not None else trace_id
+            chats[chat][turn].append(row)
+    conversations = []
+    for by_turn in chats.values():
+        context = ConversationSpans([row for rows in by_turn.values() for row in rows])
+        conversations.append([(rows, context) for rows in by_turn.values()])
+    return conversations
 
 
 def _order(group: GroupReport) -> tuple[str, str]:
@@ -248,6 +297,16 @@ def format_inspection(inspection: Inspection, *, limit: int = 20) -> str:
             if g.model_calls_without_usage:
                 models += f" ({g.model_calls_without_usage} calls without usage)"
         lines.append(models)
+    _format_unexplained(inspection, lines, limit)
+    if inspection.unkeyed_traces:
+        lines.append("")
+        lines.append(
+            f"unkeyed traces (tool or model calls, no conversation key; each evaluated as a "
+            f"conversation of its own): {len(inspection.unkeyed_traces)}"
+        )
+        lines.extend(f"  trace {trace_id}" for trace_id in inspection.unkeyed_traces[:limit])
+        if len(inspection.unkeyed_traces) > limit:
+            lines.append(f"  ... and {len(inspection.unkeyed_traces) - limit} more")
     if inspection.unkeyed:
         lines.append("")
         lines.append(f"unkeyed tool spans: {len(inspection.unkeyed)}")
@@ -261,3 +320,22 @@ def format_inspection(inspection: Inspection, *, limit: int = 20) -> str:
         if len(inspection.unkeyed) > limit:
             lines.append(f"  ... and {len(inspection.unkeyed) - limit} more")
     return "\n".join(lines)
+
+
+def _format_unexplained(inspection: Inspection, lines: list[str], limit: int) -> None:
+    """The evidence that did not become a call, per kind, `limit` items each."""
+    by_kind: dict[str, list[Unexplained]] = defaultdict(list)
+    for item in inspection.unexplained:
+        by_kind[item.kind].append(item)
+    for kind, what in KINDS.items():
+        items = by_kind.get(kind)
+        if not items:
+            continue
+        lines.append("")
+        lines.append(f"{what}: {len(items)}")
+        for item in items[:limit]:
+            name = f"{item.name} " if item.name else ""
+            detail = f": {item.detail}" if item.detail else ""
+            lines.append(f"  {name}(trace {item.trace_id}, span {item.span_id}){detail}")
+        if len(items) > limit:
+            lines.append(f"  ... and {len(items) - limit} more")

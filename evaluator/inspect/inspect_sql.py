@@ -5,7 +5,11 @@ Every statement reads the tables and views of SPEC §4 only (`spans`, `llm_calls
 
 from __future__ import annotations
 
+from tracesim.schemas.conventions import GENAI
+
 __all__ = ["INSPECT_SQL"]
+
+_CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
 
 INSPECT_SQL: dict[str, str] = {
     # per service and scope: spans, spans without a conversation key
@@ -34,16 +38,29 @@ INSPECT_SQL: dict[str, str] = {
         SELECT count(*) FROM spans
         WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
     """,
-    # the spans that may record tool calls, with what extraction reads, per trace
-    "tool_candidates": """
-        SELECT trace_id, span_id, name, start_time, end_time, duration_ms, status_code,
-               status_message, attributes, events, chat_id, turn_id, service_name, scope_name
+    # the spans of traces that may record tool calls (tool spans, or model calls whose
+    # messages request them), with what extraction reads, per trace
+    "tool_candidates": f"""
+        SELECT trace_id, span_id, parent_span_id, name, start_time, end_time, duration_ms,
+               status_code, status_message, attributes, events, chat_id, turn_id,
+               service_name, scope_name
         FROM spans
         WHERE trace_id IN (
             SELECT DISTINCT trace_id FROM spans
-            WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+            WHERE operation IN ({_CALL_OPERATIONS})
+               OR tool_name IS NOT NULL
         )
         ORDER BY trace_id, start_time, span_id
+    """,
+    # traces no conversation key reached that hold tool or model calls: each is evaluated
+    # as a conversation of its own
+    "unkeyed_traces": f"""
+        SELECT DISTINCT trace_id FROM spans
+        WHERE chat_id IS NULL AND trace_id NOT IN (
+            SELECT trace_id FROM spans WHERE chat_id IS NOT NULL
+        ) AND (operation IN ({_CALL_OPERATIONS})
+               OR tool_name IS NOT NULL)
+        ORDER BY trace_id
     """,
 }
 """Statement name -> SELECT."""

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 from tracesim.evaluator.load.load_logs import has_span_logs
 from tracesim.evaluator.load.traced import derive_trace_turns
 from tracesim.schemas import ToolCall
+from tracesim.schemas.conventions import GENAI
 
 __all__ = [
     "EXTRACTION_SPAN_COLUMNS",
@@ -67,13 +69,15 @@ EXTRACTION_SPAN_COLUMNS = (
 """The span columns extraction (and the agent's usage, `evaluator.metrics.usage`) reads: what a chunk loads when no custom metric may read more
 (every column read costs: a timestamp ~1.5 us a value, a row dict ~0.1 us a key)."""
 
-UNKEYED_TRACES_SQL = """
+_CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
+UNKEYED_TRACES_SQL = f"""
     SELECT trace_id, count(*) FROM spans WHERE chat_id IS NULL AND trace_id IN (
         SELECT DISTINCT trace_id FROM spans
-        WHERE chat_id IS NULL AND (operation = 'execute_tool' OR tool_name IS NOT NULL)
+        WHERE chat_id IS NULL AND (operation IN ({_CALL_OPERATIONS}) OR tool_name IS NOT NULL)
     ) GROUP BY trace_id
 """
-"""Traces with tool spans and no conversation key, and their span counts."""
+"""Traces with tool spans or model calls (whose messages may hold the calls: SPEC §3) and
+no conversation key, and their span counts."""
 
 
 @dataclass
@@ -148,7 +152,9 @@ class DecodedSpans(Sequence):
 
 
 def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:
-    """The turn's explicit tool calls; entries that are not valid ToolCalls are skipped and logged."""
+    """The turn's explicit tool calls; entries that are not valid ToolCalls are skipped and
+    logged. A call whose only fault is an unknown `source` (a newer or foreign writer) is kept
+    with source None (NULL in `tool_calls`), with a warning: the call happened."""
     raw = turn.get("explicit_tool_calls")
     if not raw:
         return []
@@ -157,6 +163,26 @@ def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:
     for index, item in enumerate(items):
         try:
             calls.append(ToolCall.model_validate(item))
+        except ValidationError as exc:
+            kept = _without_unknown_source(item, exc)
+            if kept is not None:
+                log.warning(
+                    "chat %s turn %s: explicit_tool_calls[%d] has an unknown source %r; "
+                    "kept with source NULL",
+                    turn.get("chat_id"),
+                    turn.get("turn_id"),
+                    index,
+                    item.get("source"),
+                )
+                calls.append(kept)
+                continue
+            log.warning(
+                "chat %s turn %s: explicit_tool_calls[%d] skipped: %s",
+                turn.get("chat_id"),
+                turn.get("turn_id"),
+                index,
+                exc,
+            )
         except Exception as exc:  # noqa: BLE001 - one bad entry never drops the turn
             log.warning(
                 "chat %s turn %s: explicit_tool_calls[%d] skipped: %s",
@@ -166,6 +192,18 @@ def explicit_calls(turn: dict[str, Any]) -> list[ToolCall]:
                 exc,
             )
     return calls
+
+
+def _without_unknown_source(item: Any, exc: ValidationError) -> ToolCall | None:
+    """`item` as a ToolCall with source None when its `source` was its only fault."""
+    if not isinstance(item, dict) or "source" not in item:
+        return None
+    if any(error["loc"][:1] != ("source",) for error in exc.errors()):
+        return None
+    try:
+        return ToolCall.model_validate({**item, "source": None})
+    except ValidationError:
+        return None
 
 
 def _run_filter(run_id: str | None) -> tuple[str, list[Any]]:

@@ -58,7 +58,10 @@ ORDERS: tuple[str, ...] = ("strict", "unordered", "in_order", "contains", "withi
 
 ORDER_ALIASES: dict[str, str] = {
     "exact": "strict",
-    "any_order": "unordered",
+    # Google ADK's ToolTrajectoryCriterion ANY_ORDER ("any order", "any-order"): every
+    # expected call present, in any order, extra calls allowed. That is `contains`, not
+    # `unordered` (same multiset): agentevals' and ADK's own evaluators agree.
+    "any_order": "contains",
     "superset": "contains",
     "subset": "within",
     "ordered": "in_order",

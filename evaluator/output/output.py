@@ -47,6 +47,11 @@ TOOL_CALLS_SCHEMA = pa.schema(
         ("span_id", pa.string()),
         ("start_time", pa.timestamp("us")),
         ("duration_ms", pa.float64()),
+        ("id_from", pa.string()),
+        ("arguments_from", pa.string()),
+        ("result_from", pa.string()),
+        ("error_from", pa.string()),
+        ("conflicts", pa.string()),
     ]
 )
 
@@ -68,6 +73,8 @@ SCORES_SCHEMA = pa.schema(
 )
 
 _TRACED = ToolCallSource.TRACING_PROCESSOR
+_EXPLICIT = {"id": "explicit", "arguments": "explicit", "result": "explicit", "error": "explicit"}
+_NONE: dict[str, str] = {}
 
 
 def _naive(value: datetime | None) -> datetime | None:
@@ -110,7 +117,18 @@ class ToolCallColumns:
         ids, names, arguments = c["id"], c["name"], c["arguments"]
         results, errors, sources, traced = c["result"], c["error"], c["source"], c["traced"]
         span_ids, starts, durations = c["span_id"], c["start_time"], c["duration_ms"]
+        id_from, args_from = c["id_from"], c["arguments_from"]
+        result_from, error_from, conflicts = c["result_from"], c["error_from"], c["conflicts"]
         for call in calls:
+            provenance = call.provenance
+            if provenance is None:  # an explicit call, or one built by hand
+                provenance = _NONE if call.source == _TRACED else _EXPLICIT
+            get = provenance.get
+            id_from.append(get("id") if call.id else None)
+            args_from.append(get("arguments") if call.arguments else None)
+            result_from.append(get("result") if call.result is not None else None)
+            error_from.append(get("error") if call.error is not None else None)
+            conflicts.append(get("conflicts"))
             source = call.source
             span_id = call.span_id
             ids.append(call.id)

@@ -83,6 +83,17 @@ class TurnResult(BaseModel):
     """Merged tool calls of the turn."""
     metrics: list[MetricSummary] = Field(default_factory=list)
     """Turn-level results: judges, tool checks, custom metrics (`turn_success` is `success`)."""
+    source: str | None = None
+    """`traced` for a collected turn (a trace), its messages read from its spans; None for a
+    simulated turn (its messages are the `turns` row's)."""
+    trace_id: str | None = None
+    """The trace a traced turn was cut from."""
+    user_message: str | None = None
+    """A traced turn's user message, from its spans (None when they carry none)."""
+    agent_message: str | None = None
+    """A traced turn's agent reply, from its spans."""
+    message_convention: str | None = None
+    """The span convention the traced turn's messages came from."""
 
 
 class ConversationResult(BaseModel):
@@ -101,7 +112,7 @@ class ConversationResult(BaseModel):
     final_score: float | None
     """0.75 x turn success ratio + 0.25 x goal completion (see evaluator.scoring.scoring)."""
     status: str
-    """Done | Partial Failure | Failed | Not graded."""
+    """Done | Partial Failure | Failed | Not graded | Error | Interrupted."""
     turn_success_ratio: float | None
     """Successful turns / graded turns."""
     goal_completion: float | None
@@ -114,6 +125,10 @@ class ConversationResult(BaseModel):
     """How the final score was computed."""
     turn_success: list[bool | None] = Field(default_factory=list)
     """Each turn's success, in turn order (None: nothing graded the turn)."""
+    error: str | None = None
+    """What made it ungradeable (status Error or Interrupted): `turn 2 timeout: ...`."""
+    error_source: str | None = None
+    """Whose error: agent | simulated user | judge | tracesim (`run stopped`: interrupted)."""
     metrics: list[MetricSummary] = Field(default_factory=list)
     """Conversation-level results: goal completion, tool checks, custom metrics, scores
     (in results.json; empty in memory)."""
@@ -165,7 +180,10 @@ class EvaluationReport(BaseModel):
     gates_passed: bool
     """False when any gate failed (skipped gates do not fail)."""
     exit_code: int
-    """0 ok, 1 gate failed (2 bad config and 3 internal error never write a report)."""
+    """0 passed, 1 a gate failed, 3 nothing graded or incomplete (`verdict` says which;
+    2 bad input and 3 internal error never write a report)."""
+    verdict: str = ""
+    """The one line every output says the outcome with (`evaluator.scoring.verdict`)."""
     llm_usage: LLMUsage
     """Judge requests, cache hits, tokens and cost."""
     custom_metrics: list[str] = Field(default_factory=list)
@@ -185,3 +203,7 @@ class EvaluationReport(BaseModel):
     was configured."""
     conversations: list[ConversationResult] = Field(default_factory=list)
     """Per conversation, in chat_id order (summaries only in memory, see the module)."""
+    unexplained_evidence: dict[str, int] = Field(default_factory=dict)
+    """Tool evidence no call explains, per kind (`evaluator.extract.audit.KINDS`: requests
+    never answered, results with no call, skipped tool spans, conflicts, ignored spans);
+    `tracesim inspect` lists the items."""

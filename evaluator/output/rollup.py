@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from tracesim.evaluator.output.results_model import ConversationResult, RunSummary
 from tracesim.evaluator.scoring.scoring import (
     STATUS_DONE,
+    STATUS_ERROR,
     STATUS_FAILED,
+    STATUS_INTERRUPTED,
     STATUS_NOT_GRADED,
     STATUS_PARTIAL,
     status_of,
@@ -43,7 +45,14 @@ def run_summary(
     """Aggregates over the run, from the conversations' summaries and the tally of values."""
     finals = [c.final_score for c in conversations if c.final_score is not None]
     mean_final = sum(finals) / len(finals) if finals else None
-    counts = {STATUS_DONE: 0, STATUS_PARTIAL: 0, STATUS_FAILED: 0, STATUS_NOT_GRADED: 0}
+    counts = {
+        STATUS_DONE: 0,
+        STATUS_PARTIAL: 0,
+        STATUS_FAILED: 0,
+        STATUS_NOT_GRADED: 0,
+        STATUS_ERROR: 0,
+        STATUS_INTERRUPTED: 0,
+    }
     for conv in conversations:
         counts[conv.status] = counts.get(conv.status, 0) + 1
     names = sorted({*all_metric_names, *tally.counts})

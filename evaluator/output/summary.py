@@ -4,12 +4,19 @@ scenario when there are many), then the gates and the judges' usage."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport
-from tracesim.evaluator.scoring.scoring import STATUS_DONE, STATUS_FAILED, STATUS_PARTIAL
+from tracesim.evaluator.scoring.scoring import (
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_FAILED,
+    STATUS_INTERRUPTED,
+    STATUS_PARTIAL,
+)
 
 __all__ = ["MAX_CONVERSATION_ROWS", "gate_verdict", "print_summary"]
 
@@ -26,7 +33,14 @@ def _worst_first(conv: ConversationResult) -> tuple[int, float]:
     return (_RANK.get(conv.status, 1), score)
 
 
-_STYLE = {STATUS_DONE: "green", STATUS_PARTIAL: "yellow", STATUS_FAILED: "red"}
+_STYLE = {
+    STATUS_DONE: "green",
+    STATUS_PARTIAL: "yellow",
+    STATUS_FAILED: "red",
+    STATUS_ERROR: "red",
+    STATUS_INTERRUPTED: "red",
+}
+_TONE = {"ok": "green", "warn": "yellow", "fail": "red"}
 
 
 def _score(value: float | None) -> str:
@@ -125,8 +139,11 @@ def _per_scenario(conversations: list[ConversationResult]) -> Table:
     return table
 
 
-def print_summary(report: EvaluationReport, *, console: Console | None = None) -> None:
-    """Print the summary table, the gates and the judges' usage."""
+def print_summary(
+    report: EvaluationReport, *, console: Console | None = None, failures: Sequence[str] = ()
+) -> None:
+    """Print the summary table, the gates, the judges' usage, `failures` (the failing
+    conversations with their first reason, worst first) and the verdict line."""
     console = console or Console(highlight=False, emoji=False)
     convs = report.conversations
     console.print(
@@ -175,10 +192,13 @@ def print_summary(report: EvaluationReport, *, console: Console | None = None) -
         console.print(Text(f"judges not run: {usage.reason}", style="dim"))
     for line in trial_lines(report):
         console.print(Text(line))
+    for line in failures:
+        console.print(Text(line), soft_wrap=True)
     console.print(
         Text.assemble(
             gate_verdict(report), f" (exit code {report.exit_code}); eval_id {report.eval_id}"
-        )
+        ),
+        soft_wrap=True,
     )
 
 
@@ -213,7 +233,14 @@ def trial_lines(report: EvaluationReport) -> list[str]:
 
 
 def gate_verdict(report: EvaluationReport) -> Text:
-    """`gates passed` / `a gate failed` / `no gates defined` (never green without a gate)."""
+    """The verdict line (`evaluator.scoring.verdict`): `gates passed` (green), `a gate
+    failed: ...`, `nothing graded: ...`, `no gates defined` (never green without a gate)."""
+    if report.verdict:
+        tone = "ok" if report.exit_code == 0 else "fail"
+        if tone == "ok" and (not report.gates) and report.verdict != "no gates defined":
+            tone = "warn"
+        style = _TONE[tone] if report.gates or tone != "ok" else ""
+        return Text(report.verdict, style=style)
     if not report.gates:
         counts = report.summary.status_counts
         failed = counts.get(STATUS_FAILED, 0) + counts.get(STATUS_PARTIAL, 0)

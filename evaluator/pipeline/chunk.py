@@ -18,7 +18,7 @@ import gc
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -110,6 +110,8 @@ class ChunkResult:
     """CPU time the worker process spent on the chunk (0 when evaluated in-process)."""
     max_rss_mb: float = 0.0
     """The worker process's peak RSS so far (0 when evaluated in-process)."""
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Tool evidence no call explains, per kind, over the chunk (`evaluator.extract.audit`)."""
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
@@ -120,6 +122,7 @@ class ChunkResult:
             self.conversations,
             self.entries,
             self.tally,
+            evidence=self.evidence,
         )
 
 
@@ -155,7 +158,11 @@ def score_chunk(
         conversation, entry = score_conversation(work, config, scores=scores, tally=tally)
         conversations.append(conversation)
         entries.append(encode_entry(entry))
-    return ChunkResult(tool_calls, scores, conversations, entries, tally)
+    evidence: dict[str, int] = {}
+    for work in works:
+        for kind, count in work.evidence.items():
+            evidence[kind] = evidence.get(kind, 0) + count
+    return ChunkResult(tool_calls, scores, conversations, entries, tally, evidence=evidence)
 
 
 def evaluate_chunk(

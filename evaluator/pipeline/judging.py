@@ -148,7 +148,6 @@ class JudgeStage:
             else:
                 works[w].turn_results[index].append(result)
 
-
     def _judge_within_budget(self, tasks: list[JudgeTask], advance: Callable[[], None]) -> list:
         """Judge `tasks`, in batches of the model's concurrency when a budget is set: once
         `max_judge_cost` is spent, the rest are not run (the evaluation itself goes on)."""

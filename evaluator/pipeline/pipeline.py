@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
@@ -81,10 +82,17 @@ from tracesim.evaluator.scoring.gates import (
     check_gate_names,
     check_trial_rule,
     evaluate_gates,
-    exit_code_for,
 )
 from tracesim.evaluator.scoring.regression import regression_gate
+from tracesim.evaluator.scoring.scoring import (
+    STATUS_ERROR,
+    STATUS_FAILED,
+    STATUS_INTERRUPTED,
+    STATUS_NOT_GRADED,
+    STATUS_PARTIAL,
+)
 from tracesim.evaluator.scoring.tally import MetricTally
+from tracesim.evaluator.scoring.verdict import Verdict, decide
 from tracesim.evaluator.stats.compare import EvaluationDigest, compare_evaluations
 from tracesim.evaluator.store import EvalStore, StoreError, open_store
 from tracesim.schemas.eval_config import RUN_USAGE_METRICS, USAGE_METRICS, EvalConfig
@@ -95,7 +103,7 @@ DEFAULT_CHUNK_ROWS = 20_000
 Measured at 100k turns: 40k rows cost ~500 MB at the peak of a chunk that checks 7
 assertions per turn, 20k rows about half; smaller chunks cost <10% in speed."""
 
-__all__ = ["EvaluationResult", "evaluate_db"]
+__all__ = ["EvaluationResult", "evaluate_db", "verdict_of"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +114,8 @@ class EvaluationResult:
 
     eval_id: str
     exit_code: int
-    """0 ok, 1 a gate failed (2 and 3 are raised as errors, never returned)."""
+    """0 passed, 1 a gate failed, 3 nothing graded or incomplete (`verdict`); bad input
+    is raised (exit 2), never returned."""
     gates: list[GateResult]
     summary: RunSummary
     report: EvaluationReport
@@ -174,6 +183,7 @@ def evaluate_db(
     # Custom metrics may read any span column; extraction reads a few.
     span_columns = None if custom else EXTRACTION_SPAN_COLUMNS
     tally = MetricTally(config)
+    evidence: dict[str, int] = {}  # tool evidence no call explains, per kind
     conversations: list[ConversationResult] = []
     bar = Progress(enabled=progress)
     owned = not isinstance(db_path, EvalStore)
@@ -226,6 +236,8 @@ def evaluate_db(
                             for entry in result.entries:
                                 writer.add_encoded(entry)
                             tally.merge(result.tally)
+                            for kind, count in result.evidence.items():
+                                evidence[kind] = evidence.get(kind, 0) + count
                             store.write_chunk(
                                 eval_id=eval_id,
                                 created_at=started,
@@ -264,7 +276,8 @@ def evaluate_db(
                 comparison = compare_evaluations(baseline, this, alpha=alpha)
                 if config.fail_on_regression:
                     gates.append(regression_gate(comparison))
-            exit_code = exit_code_for(gates)
+            verdict = verdict_of(gates, summary, usage)
+            exit_code = verdict.exit_code
             report = EvaluationReport(
                 eval_id=eval_id,
                 run_id=report_run_id,
@@ -276,6 +289,7 @@ def evaluate_db(
                 gates=gates,
                 gates_passed=exit_code == ExitCode.OK,
                 exit_code=int(exit_code),
+                verdict=verdict.headline,
                 llm_usage=usage,
                 custom_metrics=[m.name for m in custom],
                 trials=trials,
@@ -283,6 +297,7 @@ def evaluate_db(
                 agent_usage=agent_usage_totals(tally).model_dump(),
                 comparison=comparison.model_dump(mode="json") if comparison else None,
                 conversations=conversations,
+                unexplained_evidence=evidence,
             )
             store.write_run(
                 {
@@ -307,6 +322,7 @@ def evaluate_db(
                             "scenarios",
                             "agent_usage",
                             "comparison",
+                            "unexplained_evidence",
                         }
                     ),
                     "tracesim_version": _version(),
@@ -327,3 +343,19 @@ def evaluate_db(
         if not frozen_before:
             gc.unfreeze()
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)
+
+
+def verdict_of(gates: list[GateResult], summary: RunSummary, usage: Any = None) -> Verdict:
+    """The evaluation's verdict from its gates, its conversations' statuses and the judges'
+    usage (failed judge requests are named as the judge's errors)."""
+    counts = summary.status_counts
+    return decide(
+        gates,
+        conversations=summary.num_conversations,
+        graded=summary.num_conversations
+        - sum(counts.get(s, 0) for s in (STATUS_NOT_GRADED, STATUS_ERROR, STATUS_INTERRUPTED)),
+        errored=counts.get(STATUS_ERROR, 0),
+        interrupted=counts.get(STATUS_INTERRUPTED, 0),
+        not_passed=counts.get(STATUS_FAILED, 0) + counts.get(STATUS_PARTIAL, 0),
+        judge_errors=int(getattr(usage, "failed", 0) or 0),
+    )

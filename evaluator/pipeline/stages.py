@@ -19,13 +19,19 @@ import orjson
 from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 from tracesim.evaluator.output.results_file import summarize
 from tracesim.evaluator.output.results_model import ConversationResult
 from tracesim.evaluator.pipeline.usage import metric_means, usage_results
-from tracesim.evaluator.scoring.scoring import conversation_scores, turn_success
+from tracesim.evaluator.scoring.errors import conversation_end
+from tracesim.evaluator.scoring.scoring import (
+    FAILED_TURN_STATUSES,
+    conversation_scores,
+    turn_success,
+)
 from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.schemas import MetricResult, ToolCall
 from tracesim.schemas.eval_config import EvalConfig
@@ -50,6 +56,8 @@ class ConversationWork:
     calls: list[list[ToolCall]] = field(default_factory=list)
     turn_results: list[list[MetricResult]] = field(default_factory=list)
     conv_results: list[MetricResult] = field(default_factory=list)
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Tool evidence no call explains, per kind (`evaluator.extract.audit`)."""
 
     def context(self, index: int | None) -> MetricContext:
         """The MetricContext of turn `index` (by position), or of the conversation (None).
@@ -110,10 +118,13 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     # One view of the conversation's spans for all its turns: parsed once, not per turn
     # (a fresh context per turn made long conversations quadratic).
     context = ConversationSpans(chain.from_iterable(spans_by_turn.values()))
+    audit: list[Unexplained] = []
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(spans_by_turn.get(turn_id, ()), context=context)
+            traced = extract_tool_calls(
+                spans_by_turn.get(turn_id, ()), context=context, audit=audit
+            )
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
@@ -121,6 +132,8 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
         work.calls.append(merged)
         work.turn_results.append([])
         rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
+    if audit:
+        work.evidence = count_kinds(settle(audit, chain.from_iterable(work.calls)))
 
 
 _PARSED_LIMIT = 1024
@@ -191,32 +204,42 @@ def tool_checks(
     for turn_id, result in checked:
         result = tag(result, "check")
         if turn_id is None or turn_id not in by_id:
+            if turn_id is None and ended_by is not None:  # the whole conversation was cut short
+                _ungradeable(result, "not_graded", f"the conversation was cut short: {ended_by}")
             if turn_id is not None:
                 result.details["missing_turn"] = turn_id
                 if ended_by is not None and turn_id >= size:
-                    _not_reached(result, turn_id, ended_by)
+                    _ungradeable(
+                        result, "not_reached", f"turn {turn_id} was never reached: {ended_by}"
+                    )
             work.conv_results.append(result)
         else:
+            turn = data.turns[by_id[turn_id]]
+            if turn.get("status") in FAILED_TURN_STATUSES:
+                _ungradeable(
+                    result,
+                    "not_graded",
+                    f"turn {turn_id} ended with {turn.get('status')}: the agent gave no answer",
+                )
             work.turn_results[by_id[turn_id]].append(result)
 
 
 def _ending_error(data: ConversationData) -> str | None:
-    """How the conversation was cut short by the agent (its error), or None."""
+    """How the conversation was cut short (the agent's error, an interruption), or None."""
     last = data.turns[-1] if data.turns else {}
-    if last.get("status") in ("error", "timeout"):
+    if last.get("status") in FAILED_TURN_STATUSES:
         return f"turn {last.get('turn_id')} ended with {last.get('status')}"
-    if data.conversation.get("status") == "error":
+    if data.conversation.get("status") in ("error", "interrupted"):
         return str(data.conversation.get("error") or "the conversation ended with an error")
     return None
 
 
-def _not_reached(result: MetricResult, turn_id: int, ended_by: str) -> None:
-    """An assertion on a turn the agent's error kept from happening fails (it counts); its
-    details keep what was expected (checked against no calls)."""
-    result.value, result.passed, result.label = 0.0, False, "not_reached"
-    result.reason = f"turn {turn_id} was never reached: {ended_by}" + (
-        f"; {result.reason}" if result.reason else ""
-    )
+def _ungradeable(result: MetricResult, label: str, why: str) -> None:
+    """A check on a turn that errored or never happened is not graded (an error is not the
+    agent's mistake, and no call is not a pass of `expected: []`); its details keep what
+    was expected."""
+    result.value, result.passed, result.label = None, None, label
+    result.reason = f"not graded: {why}" + (f"; {result.reason}" if result.reason else "")
 
 
 def _record(
@@ -272,26 +295,39 @@ def score_conversation(
         passed, total = passed + p, total + t
         flag = None if success.value is None else bool(success.passed)
         flags.append(flag)
-        turns.append(
-            {
-                "turn_id": turn_id,
-                "status": turn.get("status"),
-                "success": flag,
-                "num_tool_calls": len(work.calls[index]),
-                "metrics": summaries,
-            }
-        )
+        entry = {
+            "turn_id": turn_id,
+            "status": turn.get("status"),
+            "success": flag,
+            "num_tool_calls": len(work.calls[index]),
+            "metrics": summaries,
+        }
+        if turn.get("source") == "traced":  # messages read from the spans (SPEC §14)
+            entry.update(
+                source="traced",
+                trace_id=turn.get("trace_id"),
+                user_message=turn.get("user_message"),
+                agent_message=turn.get("agent_message"),
+                message_convention=turn.get("message_convention"),
+            )
+        turns.append(entry)
     goal = next((r for r in work.conv_results if r.name == "goal_completion" and r.graded), None)
     num_calls = sum(len(calls) for calls in work.calls)
     if config.tool_checks and num_calls:
         all_calls = [c for calls in work.calls for c in calls]
         work.conv_results.append(tag(tool_error_rate(all_calls), "check_info"))
+    end = conversation_end(data.conversation, data.turns)
+    checks = [r for r in work.conv_results if r.details.get("kind") in ("check", "custom")]
     ratio, final = conversation_scores(
         successes,
         goal,
         goal_completion_weight=config.goal_completion_weight,
         partial_failure_threshold=config.partial_failure_threshold,
+        checks=checks,
+        ended=(end.status, end.text) if end is not None else None,
     )
+    if end is not None:
+        final.details["error_source"] = end.source
     work.conv_results.extend([ratio, final])
     work.conv_results.extend(usage_results(work, config, num_calls))
     summaries, p, t = _record(work.conv_results, None, keys, scores, tally)
@@ -312,6 +348,8 @@ def score_conversation(
         assertions_total=total,
         reason=final.reason,
         turn_success=flags,
+        error=end.message if end is not None else None,
+        error_source=end.source if end is not None else None,
     )
     if conversation.scenario_id is not None:  # a trial of its scenario (evaluator.stats)
         conversation.metric_means = metric_means(work)

@@ -194,9 +194,14 @@ function expectRows(d) {  // [expected, actual, note] rows from a failed check's
 // scores computed from the others: they say that a turn failed, the checks say why
 const DERIVED = new Set(["turn_success", "turn_success_ratio", "final_score"]);
 function failedChecks(scores) {  // why it failed, visible without hovering
-  const failed = scores.filter(([metric, , passed]) => passed === false && !DERIVED.has(metric));
+  // checks an agent's error kept from being graded say so too (issue 23 item 2)
+  const UNGRADED = new Set(["not_reached", "not_graded"]);
+  const failed = scores.filter(([metric, , passed, label]) => !DERIVED.has(metric)
+    && (passed === false || (passed === null && UNGRADED.has(label))));
   if (!failed.length) return null;
-  const box = el("div", "checks", el("h4", null, `Why it failed (${failed.length})`));
+  const ungraded = failed.some(([, , passed]) => passed !== false);
+  const title = ungraded ? "Why it failed or was not graded" : "Why it failed";
+  const box = el("div", "checks", el("h4", null, `${title} (${failed.length})`));
   for (const [metric, value, , label, reason, details] of failed) {
     const item = el("div", "check", el("strong", null, metric), ` ${fmt(value, 2)}`,
       label ? ` (${label})` : null, sevBadge(details), el("span", "why", reason || ""));

@@ -31,6 +31,7 @@ from tracesim.evaluator.report.aggregate import (
 )
 from tracesim.evaluator.report.shape import clip_sql
 from tracesim.evaluator.report.title import run_title
+from tracesim.schemas.error_source import split_error
 
 __all__ = ["ReportData", "choose_eval", "load_report_data"]
 
@@ -210,9 +211,27 @@ def load_report_data(con: Any, *, db_path: str, eval_id: str | None = None) -> R
                 "turns": sum(r["turns"] for r in index),
                 "tool_calls": sum(r["calls"] for r in index),
                 "tool_errors": sum(r["tool_errors"] for r in index),
+                "errors_by_source": _turn_errors(con),
             },
         )
     finally:
         for table in ("_report_failures", "_report_final", "_report_chats"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return data
+
+
+def _turn_errors(con: Any) -> dict[str, int]:
+    """Conversations the report's run could not grade because of an error, by source
+    (agent: an errored or timed-out turn; simulated user, tracesim: from the stored error)."""
+    rows = con.execute(
+        "SELECT c.status, c.error, EXISTS (SELECT 1 FROM turns t WHERE t.chat_id = c.chat_id "
+        "AND t.status IN ('error', 'timeout')) FROM conversations c "
+        "WHERE c.chat_id IN (SELECT chat_id FROM _report_chats) "
+        "AND (c.status = 'error' OR EXISTS (SELECT 1 FROM turns t WHERE t.chat_id = c.chat_id "
+        "AND t.status IN ('error', 'timeout')))"
+    ).fetchall()
+    counts: dict[str, int] = {}
+    for _, error, turn_failed in rows:
+        source = "agent" if turn_failed else split_error(error)[0]
+        counts[source] = counts.get(source, 0) + 1
+    return counts

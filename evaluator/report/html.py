@@ -20,6 +20,7 @@ from tracesim.evaluator.report.assets import CSS
 from tracesim.evaluator.report.charts import Chart
 from tracesim.evaluator.report.data import ReportData
 from tracesim.evaluator.report.embed import gzip_script, json_script
+from tracesim.evaluator.report.evidence import evidence_section
 from tracesim.evaluator.report.failures import failures_html
 from tracesim.evaluator.report.methodology import methodology_html
 from tracesim.evaluator.report.summary_html import e, summary_html, tables_html
@@ -99,6 +100,7 @@ def _compact_index(rows: list[dict[str, Any]]) -> tuple[list[str], list[dict[str
 
 SECTIONS: list[Section] = [
     Section("summary", "Summary", lambda data, charts: summary_html(data)),
+    Section("evidence", "Unexplained evidence", lambda data, charts: evidence_section(data.run)),
     Section("trials", "Trials", lambda data, charts: trials_section(data.run)),
     Section("failures", "Failures", lambda data, charts: failures_html(data)),
     Section("charts", "Charts", lambda data, charts: _charts(charts)),

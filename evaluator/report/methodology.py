@@ -27,10 +27,16 @@ STATUS_ROWS = (
     ("Failed", "final score below {partial}"),
     (
         "Evaluation Failed",
-        "no final score could be computed: no turn was graded and goal completion was not "
-        "graded (judges not run or every judge request failed). tracesim stores it as "
-        "`Not graded`; it is never counted as 0",
+        "no final score could be computed: no turn was graded (zero turns included) and goal "
+        "completion was not graded (judges not run or every judge request failed). tracesim "
+        "stores it as `Not graded`; it is never counted as 0",
     ),
+    (
+        "Error",
+        "a turn errored or timed out, or the simulated user's LLM failed: the conversation is "
+        "ungradeable (its checks are not graded) and the error names its source",
+    ),
+    ("Interrupted", "the run was stopped before the conversation ended: ungradeable"),
 )
 """Final statuses and how each is reached (`{partial}`: the threshold used)."""
 
@@ -53,6 +59,19 @@ def _text(text: str) -> str:
 
 def _num(value: Any, default: float) -> str:
     return f"{value if isinstance(value, (int, float)) else default:g}"
+
+
+def _bands(partial: str) -> str:
+    """The score bands' rows (`evaluator.scoring.methodology.score_bands`)."""
+    try:
+        module = importlib.import_module("tracesim.evaluator.scoring.methodology")
+        bands = module.score_bands(float(partial))
+    except (ImportError, AttributeError, ValueError):
+        return ""
+    return "".join(
+        f"<tr><td>{escape(band)}</td><td>{escape(span)}</td><td>{escape(text)}</td></tr>"
+        for band, span, text in bands
+    )
 
 
 def methodology_html(config: dict[str, Any] | None, metrics: list[MetricSummary]) -> str:
@@ -89,7 +108,8 @@ def methodology_html(config: dict[str, Any] | None, metrics: list[MetricSummary]
     scope = escape(str(config.get("gate_scope") or "mean"))
     gate_text = (
         f"Gates of this evaluation: {', '.join(gates)}; compared with the {scope} of the "
-        "graded values. A failed gate makes the exit code 1."
+        "graded values. A failed gate makes the exit code 1; nothing graded, every gate "
+        "skipped, an interrupted run or conversations ended by an error make it 3."
         if gates
         else _text(
             "No gate was defined for this evaluation (`evaluation.thresholds` / "
@@ -106,17 +126,23 @@ When goal completion is not graded the final score is the turn success ratio alo
 turn is graded it is goal completion alone; when neither is graded there is no final score.
 </p>
 <p><strong>Turn success ratio</strong> = successful turns / graded turns.
-<strong>Turn success</strong>: a turn whose agent call raised or timed out fails. Otherwise
-every <em>deciding</em> result of the turn (graded, with a pass/fail) must pass: tool checks
+<strong>Turn success</strong>: a turn whose agent call raised or timed out is not graded
+(its conversation is an Error). Otherwise every <em>deciding</em> result of the turn (graded, with a pass/fail) must pass: tool checks
 (scenario assertions) by their own verdict, LLM judges at a value of at least
 {turn_threshold} (<code>turn_success_threshold</code>){overrides}, label judges by their
 label, custom metrics by their pass/fail. A turn nothing decided is not graded and left out
-of the ratio. An assertion about a turn the agent's error kept from happening fails.</p>
+of the ratio. An assertion about a turn the agent's error kept from happening is not graded.
+Conversation-level checks cap the final score at the share of them that passed: one failed
+check fails the conversation. Zero turns: no graded turn, so no turn success ratio (arksim
+counts 1.0).</p>
 <p><strong>Not graded</strong> (a judge with no model, nothing to compare) is its own outcome,
 shown as &ndash;, never counted as 0 in means, ratios or gates. Behaviour-failure labels carry
 a severity: {severities}.</p>
 <table class="statuses"><thead><tr><th>status</th><th>when</th></tr></thead>
 <tbody>{statuses}</tbody></table>
+<h3>Score bands</h3>
+<table class="bands"><thead><tr><th>band</th><th>range</th><th>meaning</th></tr></thead>
+<tbody>{_bands(partial)}</tbody></table>
 <p>{gate_text}</p>
 <h3>Metrics in this evaluation</h3>
 <table><thead><tr><th>metric</th><th>level</th><th>how it is computed</th></tr></thead>

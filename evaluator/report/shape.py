@@ -68,21 +68,29 @@ def span_tree(rows: list[tuple[Any, ...]], details: list[Any] | None = None) -> 
     for r in rows:
         children[r[1] if r[1] in ids else None].append(r)
     out: list[list[Any]] = []
-    stack = [(r, 0) for r in reversed(children[None])]
     seen: set[str] = set()
-    while stack and len(out) < MAX_SPANS_PER_TURN:
-        r, depth = stack.pop()
-        if r[0] in seen:
+    # roots first; then spans only reachable through a parent cycle or a self-parent (SPEC
+    # §5: tolerated wherever a tree is walked), each as a root, in start order
+    for root in (None, *rows):
+        if root is None:
+            stack = [(r, 0) for r in reversed(children[None])]
+        elif root[0] in seen:
             continue
-        seen.add(r[0])
-        cols = r[:-1] if details is not None else r
-        entry = [cols[2], cols[3], cols[4], depth, *cols[5:]]
-        if details is not None:
-            details.append(r[-1])
-        while entry[-1] is None:  # trailing nulls cost bytes at 30k spans
-            entry.pop()
-        out.append(entry)
-        kids = children.get(r[0])
-        if kids:
-            stack.extend((c, depth + 1) for c in reversed(kids))
+        else:
+            stack = [(root, 0)]
+        while stack and len(out) < MAX_SPANS_PER_TURN:
+            r, depth = stack.pop()
+            if r[0] in seen:
+                continue
+            seen.add(r[0])
+            cols = r[:-1] if details is not None else r
+            entry = [cols[2], cols[3], cols[4], depth, *cols[5:]]
+            if details is not None:
+                details.append(r[-1])
+            while entry[-1] is None:  # trailing nulls cost bytes at 30k spans
+                entry.pop()
+            out.append(entry)
+            kids = children.get(r[0])
+            if kids:
+                stack.extend((c, depth + 1) for c in reversed(kids))
     return out

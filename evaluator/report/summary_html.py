@@ -67,6 +67,10 @@ def summary_html(data: ReportData) -> str:
     cards.append(card("turns", e(totals["turns"])))
     errors = totals["tool_errors"]
     cards.append(card(f"tool calls ({errors} errors)", e(totals["tool_calls"])))
+    by_source = totals.get("errors_by_source") or {}
+    if by_source:  # ungradeable conversations, by whose error (issue 23 item 2)
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(by_source.items()))
+        cards.append(card(f"turn errors ({sources})", e(sum(by_source.values())), "fail"))
     counts: dict[str, int] = {}
     for _, label, n in data.status_by_scenario:
         counts[label] = counts.get(label, 0) + n

@@ -9,12 +9,14 @@ a conversation-level one, both when a metric exists at both levels); with
 left out. A gate with no graded value is skipped (`passed` None), or fails
 when `fail_ungraded_gates` is set.
 
-Exit codes: 0 every gate passed (or none), 1 a gate failed, 2 bad
-configuration, 3 internal error.
+Exit codes (`ExitCode`; the verdict rules are in `evaluator.scoring.verdict`):
+0 passed, 1 a gate failed, 2 bad input or usage, 3 nothing graded, incomplete
+(interrupted, ungradeable errors) or internal error.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
 from typing import Literal
@@ -54,12 +56,16 @@ TOOL_METRICS: tuple[str, ...] = (
 
 
 class ExitCode(IntEnum):
-    """Process exit codes of `tracesim run` and `tracesim evaluate`."""
+    """Process exit codes of every tracesim command (the README's table)."""
 
     OK = 0
     GATE_FAILED = 1
     BAD_CONFIG = 2
+    """Bad input or usage: config, paths, a locked file, a busy port (nothing ran)."""
+    INCOMPLETE = 3
+    """Nothing graded, an interrupted run, ungradeable errors under gates."""
     INTERNAL_ERROR = 3
+    """A tracesim failure (a traceback was printed): an alias of INCOMPLETE."""
 
 
 class EvalConfigError(ValueError):
@@ -90,14 +96,46 @@ class GateResult(BaseModel):
 
 
 def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
-    """Raise EvalConfigError when a gate names no known metric."""
+    """Raise EvalConfigError when a gate names no known metric (with a did-you-mean)."""
     known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *extra}
     for key in ("thresholds", "max_thresholds", "turn_thresholds", "failure_labels"):
         for name in getattr(config, key):
             if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}? " if close else ""
                 raise EvalConfigError(
-                    f"evaluation.{key}.{name}: unknown metric; known metrics: {', '.join(sorted(known))}"
+                    f"evaluation.{key}.{name}: unknown metric; {hint}"
+                    f"known metrics: {', '.join(sorted(known))}"
                 )
+    for name, labels in config.failure_labels.items():
+        _check_labels(name, labels)
+
+
+def _judge_labels(name: str) -> list[str] | None:
+    """The labels the built-in label judge `name` answers (None: not a label judge)."""
+    from tracesim.evaluator.judges import BUILTIN_JUDGES, TOOL_JUDGES
+
+    judge = BUILTIN_JUDGES.get(name) or TOOL_JUDGES.get(name)
+    if judge is None:
+        return None
+    enum = judge.schema.get("properties", {}).get("label", {}).get("enum")
+    return [str(label) for label in enum] if enum else None
+
+
+def _check_labels(name: str, labels: Iterable[str]) -> None:
+    """Each label of a `failure_labels` gate is one its judge can answer (a typo would make
+    the gate pass forever), with a did-you-mean."""
+    known = _judge_labels(name)
+    if known is None:  # a custom metric: its labels are its own
+        return
+    for label in labels:
+        if label not in known:
+            close = difflib.get_close_matches(label, known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise EvalConfigError(
+                f"evaluation.failure_labels.{name}: {label!r} is not a label of {name}; "
+                f"{hint}its labels: {', '.join(known)}"
+            )
 
 
 def check_trial_rule(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
@@ -212,5 +250,6 @@ def _label_gate(name: str, labels: list[str], tally: MetricTally, config: EvalCo
 
 
 def exit_code_for(gates: Sequence[GateResult]) -> ExitCode:
-    """GATE_FAILED when any gate failed, else OK (skipped gates do not fail)."""
+    """GATE_FAILED when any gate failed, else OK (skipped gates do not fail); the gates
+    alone: an evaluation's exit code is `evaluator.scoring.verdict.decide`'s."""
     return ExitCode.GATE_FAILED if any(g.passed is False for g in gates) else ExitCode.OK

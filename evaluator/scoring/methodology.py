@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["METHODOLOGY", "SEVERITY_LEVELS", "methodology_for"]
+__all__ = ["METHODOLOGY", "SEVERITY_LEVELS", "methodology_for", "score_bands"]
 
 SEVERITY_LEVELS: tuple[str, ...] = ("critical", "high", "medium", "low")
 """Severity of failure labels, most severe first (`details["severity"]`)."""
@@ -109,19 +109,28 @@ METHODOLOGY: Mapping[str, str] = {
     "tool_latency": "Deterministic: duration of the tool spans in ms, against `max_ms`.",
     "turn_success": (
         "Per turn: 1.0 when every deciding result of the turn passed (judges by threshold or "
-        "label, assertions, custom metrics with a pass/fail), 0.0 when one failed or the turn "
-        "errored or timed out; not graded when nothing decided."
+        "label, assertions, custom metrics with a pass/fail), 0.0 when one failed; not graded "
+        "when nothing decided, and when the turn errored or timed out (no answer to grade: "
+        "its conversation is an Error instead)."
     ),
-    "turn_success_ratio": "Per conversation: successful turns / graded turns.",
+    "turn_success_ratio": (
+        "Per conversation: successful turns / graded turns. A conversation of zero turns has "
+        "no graded turn: not graded (arksim counts it 1.0; tracesim never scores what did not "
+        "happen), so its final score comes from goal completion or its checks, else none."
+    ),
     "final_score": (
         "Per conversation (arksim's formula): 0.75 x turn success ratio + 0.25 x goal "
         "completion (weights from `goal_completion_weight`), clamped to [0, 1]; the other term "
-        "alone when one is not graded."
+        "alone when one is not graded. Conversation-level checks (assertions without a turn, "
+        "custom metrics with a pass/fail) cap it at the share of them that passed, so a "
+        "failed one fails the conversation. None for a conversation ended by an error or "
+        "interrupted."
     ),
     "status": (
         "Per conversation, from the final score: Done at 1.0, Partial Failure at >= 0.6 "
         "(`partial_failure_threshold`), Failed below; Not graded (arksim: Evaluation Failed) "
-        "when no final score could be computed."
+        "when no final score could be computed; Error when a turn errored or timed out or the "
+        "simulated user failed (the source is named), Interrupted when the run was stopped."
     ),
 }
 """What each built-in metric, derived score and status means and how it is computed."""
@@ -130,3 +139,20 @@ METHODOLOGY: Mapping[str, str] = {
 def methodology_for(metric: str) -> str | None:
     """The methodology text of `metric`, None for a custom metric."""
     return METHODOLOGY.get(metric)
+
+
+def score_bands(partial_failure_threshold: float = 0.6) -> list[tuple[str, str, str]]:
+    """(band, range, meaning) of the final score and of the judges' 1-5 scale, for the
+    report's methodology (arksim shows its bands there too)."""
+    p = f"{partial_failure_threshold:g}"
+    return [
+        ("Done", "final score = 1.0", "every graded turn succeeded, goal complete"),
+        ("Partial Failure", f"{p} <= final score < 1.0", "mostly right, some turn or goal missed"),
+        ("Failed", f"0.0 <= final score < {p}", "most turns or the goal failed"),
+        ("Not graded", "no final score", "nothing could be graded; never counted as 0"),
+        ("judge 5", "value 1.0", "fully meets the criterion"),
+        ("judge 4", "value 0.75", "passes"),
+        ("judge 3", "value 0.5", "passes at the default turn_success_threshold 0.5"),
+        ("judge 2", "value 0.25", "fails the turn"),
+        ("judge 1", "value 0.0", "fails the turn"),
+    ]

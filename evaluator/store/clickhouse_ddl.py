@@ -23,6 +23,7 @@ from tracesim.evaluator.store.clickhouse_routing import (
 )
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, quote, string_literal
 from tracesim.schemas.conventions import GENAI
+from tracesim.schemas.ddl import PROVENANCE_COLUMNS
 
 __all__ = ["TABLES", "VIEW_NAMES", "create_statements"]
 
@@ -42,7 +43,12 @@ TABLES: dict[str, str] = {
     span_id Nullable(String),
     start_time Nullable(DateTime64(6, 'UTC')),
     duration_ms Nullable(Float64),
-    written_at DateTime64(6, 'UTC') DEFAULT now64(6)
+    written_at DateTime64(6, 'UTC') DEFAULT now64(6),
+    id_from Nullable(String),
+    arguments_from Nullable(String),
+    result_from Nullable(String),
+    error_from Nullable(String),
+    conflicts Nullable(String)
 ) ENGINE = ReplacingMergeTree(written_at) ORDER BY (chat_id, turn_id, seq)""",
     "scores": """(
     eval_id String,
@@ -77,23 +83,13 @@ TABLES: dict[str, str] = {
 }
 """tracesim's tables: name -> column list and engine."""
 
-_LLM_OPS = (
-    "("
-    + ", ".join(
-        string_literal(op)
-        for op in (
-            GENAI.OP_CHAT,
-            GENAI.OP_TEXT_COMPLETION,
-            GENAI.OP_GENERATE_CONTENT,
-            GENAI.OP_EMBEDDINGS,
-        )
-    )
-    + ")"
-)
+_LLM_OPS = "(" + ", ".join(string_literal(op) for op in GENAI.INFERENCE_OPERATIONS) + ")"
 
 
 def _result_views(schema: ExporterSchema) -> dict[str, str]:
-    is_llm = f"(model IS NOT NULL OR operation IN {_LLM_OPS})"
+    # SPEC §5: a model call is an inference span by operation; spans that only carry a model
+    # name or mirror usage are not calls (the innermost rule is DuckDB's only, for now)
+    is_llm = f"(operation IN {_LLM_OPS})"
     return {
         "tool_stats": f"""
 SELECT tc.name AS name, count() AS calls, countIf(tc.error IS NOT NULL) AS errors,
@@ -208,6 +204,11 @@ def create_statements(schema: ExporterSchema) -> list[str]:
     statements = [
         f"CREATE TABLE IF NOT EXISTS {db}.{quote(name)} {body}" for name, body in TABLES.items()
     ]
+    # provenance columns (SPEC §5) on a database created before them
+    statements.extend(
+        f"ALTER TABLE {db}.tool_calls ADD COLUMN IF NOT EXISTS {column} Nullable(String)"
+        for column in PROVENANCE_COLUMNS
+    )
     for name, select in _views(schema).items():
         # Unqualified names inside a view resolve in the database the query runs in:
         # qualify ours so `tracesim sql` works from any default database.

@@ -18,7 +18,7 @@ new convention there applies here too.
 from __future__ import annotations
 
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, string_literal
-from tracesim.schemas.conventions import GENAI, OPENINFERENCE, TRACELOOP, TRACESIM
+from tracesim.schemas.conventions import AI_SDK, GENAI, MCP, OPENINFERENCE, TRACELOOP, TRACESIM
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = ["conversations_sql", "routed_spans_sql", "span_counts_sql", "turns_sql"]
@@ -48,10 +48,15 @@ def _key_columns(schema: ExporterSchema) -> str:
     chats = [schema.attr(col, chat) for col in (span, res) for chat, _ in EXPLICIT_KEYS]
     turns = [_turn(schema.attr(col, turn)) for col in (span, res) for _, turn in EXPLICIT_KEYS]
     sessions = [schema.attr(col, key) for col in (span, res) for key in CONVERSATION_ID_KEYS]
+    mcp = " OR ".join(f"{schema.attr(span, key)} IS NOT NULL" for key in _MCP_KEYS)
     return (
         f"{_first(*chats)} AS own_chat, {_first(*turns)} AS own_turn, "
-        f"{_first(*sessions)} AS own_session"
+        f"if({mcp}, NULL, {_first(*sessions)}) AS own_session"
     )
+
+
+_MCP_KEYS = (MCP.METHOD_NAME, MCP.SESSION_ID)
+"""An MCP request's span names its transport session, never a conversation (SPEC §3)."""
 
 
 def _attributes_json(schema: ExporterSchema, column: str) -> str:
@@ -94,11 +99,23 @@ def _hot_columns(schema: ExporterSchema) -> str:
     is_tl_tool = f"{a(TRACELOOP.SPAN_KIND)} = {string_literal(TRACELOOP.KIND_TOOL)}"
     named_tool = f"startsWith(SpanName, {string_literal(prefix)})"
     kind = f"upper({a(OPENINFERENCE.SPAN_KIND)})"
+    operation_id, request_type = a(AI_SDK.OPERATION_ID), a(TRACELOOP.LLM_REQUEST_TYPE)
+    inference = (
+        ", ".join(
+            f"endsWith({operation_id}, {string_literal(suffix)}), {string_literal(op)}"
+            for suffix, op in AI_SDK.INFERENCE_SUFFIXES.items()
+        )
+        + ", "
+        + ", ".join(
+            f"{request_type} = {string_literal(kind)}, {string_literal(op)}"
+            for kind, op in TRACELOOP.REQUEST_TYPE_OPERATIONS.items()
+        )
+    )
     operation = (
         f"coalesce({a(GENAI.OPERATION_NAME)}, multiIf("
         f"{kind} = 'TOOL', {tool}, {kind} = 'LLM', {string_literal(GENAI.OP_CHAT)}, "
         f"{kind} = 'AGENT', {string_literal(GENAI.OP_INVOKE_AGENT)}, "
-        f"{is_tl_tool} OR {named_tool}, {tool}, NULL))"
+        f"{is_tl_tool} OR {named_tool}, {tool}, {inference}, NULL))"
     )
     tool_name = (
         f"coalesce({a(GENAI.TOOL_NAME)}, {a(OPENINFERENCE.TOOL_NAME)}, "
@@ -134,10 +151,17 @@ _TRACE_KEYS = """argMinIf(own_chat, Timestamp, is_turn) AS turn_chat,
 
 def _routed_chat(own_chat: str, turn_chat: str, own_session: str, trace_session: str) -> str:
     """A span's conversation key from its own keys and its trace's (rules 1-4, in order)."""
+    # rule 4: the trace's outermost (earliest-starting) conversation id keys every span of
+    # it, the span's own nested session included (it stays an attribute)
     return (
         f"multiIf({own_chat} IS NOT NULL, {own_chat}, {turn_chat} IS NOT NULL, {turn_chat}, "
-        f"{own_session} IS NOT NULL, {own_session}, {trace_session})"
+        f"{trace_session} IS NOT NULL, {trace_session}, {own_session})"
     )
+
+
+_CALL_OPERATIONS = "(" + ", ".join(string_literal(op) for op in GENAI.CALL_BEARING_OPERATIONS) + ")"
+"""Operations of spans that make an unkeyed trace worth evaluating: tool spans, and model
+calls whose messages may hold the calls (SPEC §3)."""
 
 
 def span_counts_sql(schema: ExporterSchema) -> str:
@@ -158,7 +182,7 @@ FROM (
             SELECT TraceId, Timestamp, {_key_columns(schema)},
                 SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL
                     AS is_turn,
-                operation = {string_literal(GENAI.OP_EXECUTE_TOOL)} OR tool_name IS NOT NULL AS tool
+                operation IN {_CALL_OPERATIONS} OR tool_name IS NOT NULL AS tool
             FROM (SELECT *, {_hot_columns(schema)} FROM {schema.traces})
         )
         GROUP BY TraceId

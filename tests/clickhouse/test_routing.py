@@ -19,7 +19,7 @@ SEC = 1_000_000_000
 
 def _routing_request():  # noqa: ANN202 - a protobuf request
     turn_trace, session_trace, split_trace, arksim_trace, lone = (new_trace_id() for _ in range(5))
-    turn_span = new_span_id()
+    turn_span, orphan = new_span_id(), new_span_id()
     agent = {"service.name": "agent"}
     spans = [
         # rule 3: the tool span arrives before its turn span and carries no key
@@ -62,6 +62,20 @@ def _routing_request():  # noqa: ANN202 - a protobuf request
             start=T0 + 4 * SEC,
             attrs={"gen_ai.conversation.id": "prod-9", "gen_ai.operation.name": "invoke_agent"},
         ),
+        # a nested agent's own session (starts later): an attribute, the trace stays prod-9
+        span(
+            "invoke_agent delegate",
+            trace_id=session_trace,
+            start=T0 + 4 * SEC + 10,
+            attrs={"session.id": "delegate-7", "gen_ai.operation.name": "invoke_agent"},
+        ),
+        # an MCP transport session keys nothing; the MCP span is its parent tool's call
+        span(
+            "tools/call mcp_only",
+            trace_id=lone,
+            parent=orphan,
+            attrs={"mcp.method.name": "tools/call", "session.id": "mcp-s", "mcp.session.id": "s"},
+        ),
         # arksim keys on the span
         span(
             "execute_tool ping",
@@ -74,7 +88,7 @@ def _routing_request():  # noqa: ANN202 - a protobuf request
             },
         ),
         # no key anywhere: stored, never evaluated
-        span("execute_tool orphan", trace_id=lone, attrs={"gen_ai.tool.name": "orphan"}),
+        span("execute_tool orphan", trace_id=lone, span_id=orphan, attrs={"gen_ai.tool.name": "orphan"}),
     ]
     # conversation key on the resource, turn key on the span (each at its own first match)
     split = [
@@ -97,7 +111,9 @@ def test_spans_view_routes_like_the_collector(exporter_db: Callable[..., str], l
         "tracesim.turn": ("sim-1", 2),
         "execute_tool lookup": ("sim-1", 2),
         "invoke_agent": ("prod-9", None),
+        "invoke_agent delegate": ("prod-9", None),
         "execute_tool refund": ("prod-9", None),
+        "tools/call mcp_only": (None, None),
         "execute_tool ping": ("ark-1", 3),
         "execute_tool split": ("res-1", 4),
         "execute_tool orphan": (None, None),

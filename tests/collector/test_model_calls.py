@@ -85,3 +85,57 @@ def test_hot_fields_of_mlflow_and_ai_sdk_spans() -> None:
     )
     helper = {"openinference.span.kind": "LLM", "llm.model_name": "m", "input.value": "{}"}
     assert hot_fields("OpenAILike._prepare_chat_with_tools", helper) == (None,) * 5
+
+
+def test_usage_mirrors_and_model_names_alone_are_not_calls(
+    collector: Collector, client: GrpcClient
+) -> None:
+    """A usage-record sibling next to every chat span (model + usage, no operation) and an
+    orchestrator stamping `gen_ai.request.model` on every span count nothing (SPEC §5)."""
+    trace_id = new_trace_id()
+    client.export(
+        trace_request(
+            [
+                span("chat m", trace_id=trace_id, attrs={"gen_ai.operation.name": "chat", **USAGE}),
+                span("usage", trace_id=trace_id, attrs={"gen_ai.request.model": "m", **USAGE}),
+                span("step", trace_id=trace_id, attrs={"gen_ai.request.model": "m"}),
+                span(
+                    "execute_tool t",
+                    trace_id=trace_id,
+                    attrs={"gen_ai.request.model": "m", "gen_ai.tool.name": "t"},
+                ),
+            ]
+        )
+    )
+    _, rows = collector.query("SELECT count(*), sum(input_tokens) FROM llm_calls")
+    assert rows == [[1, 100]]
+
+
+def test_self_parented_and_cyclic_model_spans_are_counted(
+    collector: Collector, client: GrpcClient
+) -> None:
+    trace_id, lone, a, b = new_trace_id(), new_span_id(), new_span_id(), new_span_id()
+    chat = {"gen_ai.operation.name": "chat", **USAGE}
+    client.export(
+        trace_request(
+            [
+                span("chat self", trace_id=trace_id, span_id=lone, parent=lone, attrs=chat),
+                span("chat a", trace_id=trace_id, span_id=a, parent=b, attrs=chat),
+                span("chat b", trace_id=trace_id, span_id=b, parent=a, attrs=chat),
+            ]
+        )
+    )
+    _, rows = collector.query("SELECT count(*) FROM llm_calls")
+    assert rows == [[3]]
+
+
+def test_inference_operation_from_the_conventions_own_field() -> None:
+    """AI SDK provider-call spans are calls, the outer `ai.generateText` (summed usage) is
+    not; OpenLLMetry's `llm.request.type` names the operation."""
+    inner = hot_fields(
+        "ai.generateText.doGenerate", {"ai.operationId": "ai.generateText.doGenerate"}
+    )
+    outer = hot_fields("ai.generateText", {"ai.operationId": "ai.generateText", "ai.model.id": "m"})
+    stream = hot_fields("ai.streamText.doStream", {"ai.operationId": "ai.streamText.doStream"})
+    legacy = hot_fields("openai.chat", {"llm.request.type": "chat", "gen_ai.request.model": "m"})
+    assert (inner[0], outer[0], stream[0], legacy[0]) == ("chat", None, "chat", "chat")

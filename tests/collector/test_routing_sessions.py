@@ -12,6 +12,7 @@ from tests.collector.otlp import (
     GrpcClient,
     log_record,
     logs_request,
+    new_span_id,
     new_trace_id,
     span,
     trace_request,
@@ -106,9 +107,11 @@ def test_conversation_id_arriving_later_backfills_spans_and_logs(
     assert logs == [["conv-42"]]
 
 
-def test_first_conversation_id_of_a_trace_wins_and_own_keys_stay(
+def test_first_conversation_id_of_a_trace_keys_the_whole_trace(
     collector: Collector, client: GrpcClient
 ) -> None:
+    """SPEC §3: a nested agent's own session id stays an attribute (same start: the first
+    seen is the outermost)."""
     trace_id = new_trace_id()
     client.export(
         trace_request(
@@ -121,9 +124,81 @@ def test_first_conversation_id_of_a_trace_wins_and_own_keys_stay(
     )
     assert _keys(collector) == {
         "agent": ["first", None],
-        "inner": ["second", None],
+        "inner": ["first", None],
         "tool": ["first", None],
     }
+
+
+def test_outer_conversation_arriving_after_a_nested_one_rekeys_the_trace(
+    collector: Collector, client: GrpcClient
+) -> None:
+    """A delegate agent's spans end (and are exported) before the orchestrator's root: the
+    earliest-starting span's conversation id wins and re-keys what was stored."""
+    trace_id, root = new_trace_id(), new_span_id()
+    t0 = 1_700_000_000_000_000_000
+    client.export(
+        trace_request(
+            [
+                span(
+                    "delegate",
+                    trace_id=trace_id,
+                    parent=root,
+                    start=t0 + 2_000,
+                    attrs={"session.id": "delegate-session"},
+                ),
+                span("delegate tool", trace_id=trace_id, parent=root, start=t0 + 3_000),
+            ]
+        )
+    )
+    client.export_logs(logs_request([log_record("delegate log", trace_id=trace_id)]))
+    assert collector.flush(10)
+    assert _keys(collector)["delegate"] == ["delegate-session", None]
+    client.export(
+        trace_request(
+            [
+                span(
+                    "orchestrator",
+                    trace_id=trace_id,
+                    span_id=root,
+                    start=t0,
+                    attrs={"gen_ai.conversation.id": "outer"},
+                )
+            ]
+        )
+    )
+    client.export(
+        trace_request(
+            [span("late", trace_id=trace_id, start=t0 + 4_000, attrs={"session.id": "x"})]
+        )
+    )
+    assert _keys(collector) == {
+        "delegate": ["outer", None],
+        "delegate tool": ["outer", None],
+        "orchestrator": ["outer", None],
+        "late": ["outer", None],
+    }
+    _, logs = collector.query("SELECT chat_id FROM logs")
+    assert logs == [["outer"]]
+
+
+def test_mcp_session_ids_never_key_a_conversation(collector: Collector, client: GrpcClient) -> None:
+    trace_id = new_trace_id()
+    client.export(
+        trace_request(
+            [
+                span(
+                    "tools/call get_weather",
+                    trace_id=trace_id,
+                    attrs={
+                        "mcp.method.name": "tools/call",
+                        "session.id": "mcp-transport",
+                        "mcp.session.id": "mcp-transport",
+                    },
+                ),
+            ]
+        )
+    )
+    assert _keys(collector) == {"tools/call get_weather": [None, None]}
 
 
 def test_turn_span_beats_conversation_id_for_the_whole_trace(

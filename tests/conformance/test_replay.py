@@ -129,6 +129,23 @@ def _check_keyed(recording: Recording, outcome: Outcome) -> None:
         assert all(c["chat_id"] for c in outcome.tool_calls), recording.variant
 
 
+def test_every_piece_of_evidence_is_explained(recording: Recording, outcome: Outcome) -> None:
+    """What tracesim understands of a recording it explains whole: no request left
+    unanswered, no result without a call, no tool span skipped, no conflict (SPEC §5),
+    except what the truth lists under `expected_unexplained` (kind -> count)."""
+    from tracesim.evaluator.extract.audit import WARNED_KINDS
+
+    with _known_gap(recording, "explained"):
+        counts: dict[str, int] = {}
+        for item in outcome.inspection.unexplained:
+            if item.kind in WARNED_KINDS:
+                counts[item.kind] = counts.get(item.kind, 0) + 1
+        assert counts == (recording.truth.get("expected_unexplained") or {}), (
+            recording.variant,
+            [i for i in outcome.inspection.unexplained if i.kind in WARNED_KINDS][:5],
+        )
+
+
 def _turn_rows(db: Path) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
     """(turn's span rows, conversation's span rows) as stored: attributes/events JSON text."""
     import duckdb

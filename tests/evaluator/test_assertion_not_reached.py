@@ -1,4 +1,5 @@
-"""An assertion on a turn the agent's error kept from happening fails and is counted."""
+"""An assertion on a turn the agent's error kept from happening is not graded (issue 23
+item 2: an error is not the agent's mistake; the conversation is an error instead)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ def _work(turn_status: str, conversation_status: str) -> ConversationWork:
     return ConversationWork(data, calls=[[ToolCall(name="x")]], turn_results=[[]])
 
 
-def test_a_turn_after_an_agent_error_is_a_failed_assertion() -> None:
+def test_a_turn_after_an_agent_error_is_not_graded() -> None:
     work = _work("error", "error")
     tool_checks(work)
     [result] = work.conv_results
-    assert result.value == 0.0 and result.passed is False and result.label == "not_reached"
+    assert result.value is None and result.passed is None and result.label == "not_reached"
     assert result.name == "trajectory" and result.details["missing"] == ["refund(...)"]
     assert "turn 1 was never reached" in result.reason and "error" in result.reason
 

@@ -399,7 +399,9 @@ def test_a_bad_span_is_skipped_with_a_warning(caplog) -> None:
     good = _row("00000000000000a1", "execute_tool ok", {})
     broken = _row("00000000000000a2", "execute_tool broken", {})
     broken["attributes"] = '{"gen_ai.tool.name": '  # truncated JSON
-    nameless = _row("00000000000000a3", "step", {"openinference.span.kind": "TOOL"})
+    # a TOOL span names its tool by its span name when nothing else does; with no name at
+    # all it cannot be a call
+    nameless = _row("00000000000000a3", "", {"openinference.span.kind": "TOOL"})
     with caplog.at_level(logging.WARNING):
         calls = extract_tool_calls([good, broken, 42, nameless])
     assert [c.name for c in calls] == ["ok"]

@@ -56,7 +56,7 @@ def test_plain_names_and_unknown_keys(metric) -> None:
 
 def test_vocabulary_and_aliases() -> None:
     assert resolve_arg_mode("partial") == "subset"  # arksim's word (issue 11)
-    assert resolve_order("any_order") == "unordered" and resolve_order("subset") == "within"
+    assert resolve_order("any_order") == "contains" and resolve_order("subset") == "within"
     with pytest.raises(ValueError, match="one of exact, subset, superset"):
         resolve_arg_mode("loose")
     # old spellings keep working

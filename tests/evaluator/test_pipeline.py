@@ -167,8 +167,9 @@ def test_deterministic_evaluation_writes_tables_and_results(tmp_path: Path) -> N
     assert by_metric[("chat-ok", 1, "tool_call_args")][0] == 1.0
     assert by_metric[("chat-ok", None, "final_score")] == (1.0, "Done")
     assert by_metric[("chat-bad", None, "trajectory")][0] == 0.0
-    # no turn-level check and no judge: the final score is not graded, not 0
-    assert by_metric[("chat-bad", None, "final_score")][0] is None
+    # no turn-level check and no judge, but a failed conversation-level check: it fails
+    # the conversation (issue 23 item 2), never "Not graded, assertions 0/1"
+    assert by_metric[("chat-bad", None, "final_score")] == (0.0, "Failed")
     # judges not configured: one not_run per judge and conversation, value NULL
     not_run = [k for k, (v, lab) in by_metric.items() if lab == "not_run"]
     assert len(not_run) == 2 * 7 and all(by_metric[k][0] is None for k in not_run)
@@ -217,30 +218,46 @@ def test_judged_evaluation_uses_cache_on_second_pass(tmp_path: Path) -> None:
     ok = next(c for c in first.report.conversations if c.chat_id == "chat-ok")
     bad = next(c for c in first.report.conversations if c.chat_id == "chat-bad")
     assert ok.final_score == 1.0 and ok.status == "Done"
-    assert (
-        bad.goal_completion == 0.0 and bad.final_score == 0.75 and bad.status == "Partial Failure"
-    )
+    # its failed conversation-level trajectory check caps the formula's 0.75 (issue 23 item 2)
+    assert bad.goal_completion == 0.0 and bad.final_score == 0.0 and bad.status == "Failed"
     assert first.report.llm_usage.requests == made and first.report.llm_usage.cost_usd > 0
     assert second.report.llm_usage.cached == made and second.report.llm_usage.requests == 0
     assert [c.final_score for c in first.report.conversations] == [
         c.final_score for c in second.report.conversations
     ]
     gates = {g.metric: g for g in first.gates}
-    assert gates["final_score"].passed is True and gates["goal_completion"].passed is False
+    assert gates["final_score"].passed is False and gates["goal_completion"].passed is False
     assert first.exit_code == 1
 
 
-def test_errored_turn_counts_as_failed(tmp_path: Path) -> None:
+def test_errored_turn_is_an_error_not_an_agent_mistake(tmp_path: Path) -> None:
+    """Issue 23 item 2: a timed-out turn is ungradeable: its conversation's checks are not
+    graded (never a trajectory failure), the conversation is an Error of the agent."""
     db = build_db(tmp_path / "t.duckdb", extra_turn_status="timeout")
     result = evaluate_db(
-        db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "o", progress=False
+        db,
+        config=EvalConfig(metrics=[], thresholds={"trajectory": 1.0}),
+        output_dir=tmp_path / "o",
+        progress=False,
     )
     bad = next(c for c in result.report.conversations if c.chat_id == "chat-bad")
-    assert bad.turn_success[0] is False and bad.final_score == 0.0 and bad.status == "Failed"
+    assert bad.turn_success[0] is None and bad.final_score is None and bad.status == "Error"
+    assert bad.error == "turn 0 timeout" and bad.error_source == "agent"
     entry = next(
         c for c in read_results(result.results_path).conversations if c.chat_id == "chat-bad"
     )
-    assert entry.turns[0].success is False and entry.turns[0].status == "timeout"
+    assert entry.turns[0].success is None and entry.turns[0].status == "timeout"
+    (trajectory,) = [m for m in entry.metrics if m.name == "trajectory"]
+    assert trajectory.value is None and trajectory.label == "not_graded"
+    # the trajectory gate saw only chat-ok's graded values: passed, but an errored
+    # conversation under gates cannot pass silently (exit 3, the verdict says why)
+    (gate,) = result.gates
+    assert gate.passed is True and gate.graded == 1
+    assert result.exit_code == 3
+    assert result.report.verdict == (
+        "incomplete: gates passed on 1 graded conversation, but 1 conversation ended by an "
+        "error could not be graded"
+    )
 
 
 def test_run_id_filter_and_missing_file(tmp_path: Path) -> None:

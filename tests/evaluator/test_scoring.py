@@ -40,9 +40,10 @@ def test_turn_success_needs_every_deciding_result() -> None:
 
 
 @pytest.mark.parametrize("status", ["error", "timeout"])
-def test_errored_or_timed_out_turn_fails(status: str) -> None:
+def test_errored_or_timed_out_turn_is_not_graded(status: str) -> None:
+    """No answer to grade: neither a success nor an agent mistake."""
     result = turn_success(status, [_r("helpfulness", 1.0, True)])
-    assert result.value == 0.0 and status in result.reason
+    assert result.value is None and result.passed is None and status in result.reason
 
 
 def test_final_score_formula() -> None:

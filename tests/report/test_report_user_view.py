@@ -45,7 +45,7 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def collected_report(collected: Path) -> Path:
     result = CliRunner().invoke(cli, ["report", "--db", str(collected)])
     assert result.exit_code == 0, result.output
-    return collected.parent / "report.html"  # next to the DuckDB file by default
+    return collected.parent / "traces_results" / "report.html"  # beside traces.duckdb
 
 
 def _chat(db: Path, scenario: str) -> str:
@@ -81,7 +81,9 @@ def test_failed_check_details_and_stack_trace_are_embedded(failing: RunOutcome) 
     stack = crash["turns"][0]["stack"]
     assert "charge_card" in stack and "ValueError: database exploded" in stack
     (not_reached,) = [s for s in crash["scores"] if s[3] == "not_reached"]
-    assert not_reached[2] is False  # the turn-1 assertion counts, as a failure
+    # the turn-1 assertion is kept with what it expected, not graded: the crash is the
+    # agent's error, not a trajectory mistake (issue 23 item 2)
+    assert not_reached[2] is None
 
 
 def test_the_methodology_states_formula_statuses_and_gates(failing: RunOutcome) -> None:

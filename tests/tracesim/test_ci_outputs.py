@@ -115,9 +115,9 @@ def test_evaluate_writes_a_junit_file_ci_tools_accept(tmp_path: Path, status: st
     assert set(cases) == {"refund #0", "cancel #0"}
     assert cases["refund #0"].find("failure") is None
     bad = cases["cancel #0"]
-    if status == "error":  # the agent's error is an <error>, naming the turn
+    if status == "error":  # the agent's error is an <error>, naming its source and the turn
         (error,) = bad.findall("error")
-        assert error.get("message").startswith("turn 0 error")
+        assert error.get("message").startswith("agent: turn 0 error")
     else:
         (failure,) = bad.findall("failure")
         assert "check(s) failed" in failure.get("message")
@@ -159,7 +159,7 @@ def test_the_step_summary_keeps_table_cells_intact() -> None:
     (row,) = [line for line in text.splitlines() if line.startswith("| pipe")]
     assert row.startswith("| pipe\\|s #0 | Failed | ")
     assert "line1 line2 &lt;b&gt;" in row and "expected, not found: x()" in row
-    assert "no gates defined, 1 conversation(s) failed" in text
+    assert "no gates defined: 1 conversation did not pass" in text
 
 
 def test_a_not_graded_conversation_is_skipped_with_a_reason() -> None:

@@ -5,7 +5,8 @@ Read from the DuckDB file (the `scores` of the evaluation, the simulator's
 say the same as the report: which checks failed, why, and the expected and
 actual calls from the failed check's `details`.
 
-Verdicts: `error` (the agent raised or timed out on a turn), `failure` (a
+Verdicts: `error` (an errored or timed-out turn, a failing simulated user,
+an interrupted run: ungradeable, with the error's source), `failure` (a
 check failed or the final status is not Done), `skipped` (nothing could be
 graded), `passed`.
 """
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from tracesim.schemas.error_source import split_error
 
 __all__ = [
     "DERIVED_METRICS",
@@ -37,6 +40,8 @@ class FailedCheck:
     turn_id: int | None
     reason: str
     details: dict[str, Any]
+    label: str | None = None
+    """A judge's label (`false information`), None for a check without one."""
 
     @property
     def where(self) -> str:
@@ -57,8 +62,10 @@ class ConversationOutcome:
     """Done | Partial Failure | Failed | Not graded (the final_score label)."""
     seconds: float
     error: str | None
-    """The agent's error or timeout that ended the conversation."""
+    """What ended the conversation ungradeable: the agent's error or timeout, ..."""
     failed: list[FailedCheck] = field(default_factory=list)
+    error_source: str | None = None
+    """Whose error: agent | simulated user | judge | tracesim | run stopped."""
 
     @property
     def name(self) -> str:
@@ -70,7 +77,7 @@ class ConversationOutcome:
     @property
     def verdict(self) -> str:
         """error | failure | skipped | passed."""
-        if self.error:
+        if self.error or self.status in ("Error", "Interrupted"):
             return "error"
         if self.failed or self.status in ("Failed", "Partial Failure"):
             return "failure"
@@ -80,8 +87,9 @@ class ConversationOutcome:
 
     def message(self) -> str:
         """One line: which checks failed and why (or the error)."""
-        if self.error:
-            return self.error
+        if self.error or self.verdict == "error":
+            error = self.error or f"final status {self.status}"
+            return f"{self.error_source}: {error}" if self.error_source else error
         if not self.failed:
             return f"final status {self.status} (score {_score(self.final_score)})"
         parts = [f"{check.where}: {check.reason}" for check in self.failed]
@@ -133,9 +141,10 @@ def describe_details(details: dict[str, Any]) -> list[str]:
 _OUTCOMES = """
 WITH chats AS (SELECT DISTINCT chat_id FROM scores WHERE eval_id = $eval_id
                AND chat_id IS NOT NULL),
-final AS (SELECT DISTINCT ON (chat_id) chat_id, value, label FROM scores
+final AS (SELECT DISTINCT ON (chat_id) chat_id, value, label,
+                 json_extract_string(details, '$.error_source') AS source FROM scores
           WHERE eval_id = $eval_id AND metric = 'final_score' AND turn_id IS NULL)
-SELECT ch.chat_id, c.scenario_id, c.conversation_index, f.value, f.label,
+SELECT ch.chat_id, c.scenario_id, c.conversation_index, f.value, f.label, f.source,
        coalesce(c.duration_ms, 0) / 1000.0,
        coalesce(c.error, (SELECT 'turn ' || t.turn_id || ' ' || t.status
                                  || coalesce(': ' || t.error, '')
@@ -146,7 +155,7 @@ FROM chats ch LEFT JOIN conversations c USING (chat_id) LEFT JOIN final f USING 
 ORDER BY c.start_time NULLS LAST, c.scenario_id, c.conversation_index, ch.chat_id
 """
 _FAILED = """
-SELECT chat_id, turn_id, metric, coalesce(reason, ''), details FROM scores
+SELECT chat_id, turn_id, metric, coalesce(reason, ''), details, label FROM scores
 WHERE eval_id = $eval_id AND passed = false AND chat_id IS NOT NULL
   AND metric NOT IN ('turn_success', 'turn_success_ratio', 'final_score')
 ORDER BY chat_id, turn_id NULLS LAST, metric
@@ -164,19 +173,20 @@ def load_outcomes(store: Any, eval_id: str) -> list[ConversationOutcome]:
     with store.report_connection(eval_id) as con:
         rows = con.execute(_OUTCOMES, {"eval_id": eval_id}).fetchall()
         failed = con.execute(_FAILED, {"eval_id": eval_id}).fetchall()
-    outcomes = {
-        chat_id: ConversationOutcome(
+    outcomes = {}
+    for chat_id, scenario, index, value, label, source, seconds, error in rows:
+        found, message = split_error(error) if error else (None, None)
+        outcomes[chat_id] = ConversationOutcome(
             chat_id=chat_id,
             scenario_id=scenario,
             repetition=index,
             final_score=value,
             status=label,
             seconds=float(seconds or 0),
-            error=error,
+            error=message,
+            error_source=source or found,
         )
-        for chat_id, scenario, index, value, label, seconds, error in rows
-    }
-    for chat_id, turn_id, metric, reason, details in failed:
+    for chat_id, turn_id, metric, reason, details, label in failed:
         outcome = outcomes.get(chat_id)
         if outcome is None:
             continue
@@ -185,6 +195,6 @@ def load_outcomes(store: Any, eval_id: str) -> list[ConversationOutcome]:
         except orjson.JSONDecodeError:
             parsed = {}
         outcome.failed.append(
-            FailedCheck(metric, turn_id, reason, parsed if isinstance(parsed, dict) else {})
+            FailedCheck(metric, turn_id, reason, parsed if isinstance(parsed, dict) else {}, label)
         )
     return list(outcomes.values())

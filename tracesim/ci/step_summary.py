@@ -12,10 +12,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tracesim.ci.failures import worst_first
 from tracesim.ci.outcomes import ConversationOutcome, describe_details
 from tracesim.ci.trials_summary import trials_markdown
 
-__all__ = ["MAX_LISTED", "STEP_SUMMARY_ENV", "step_summary_markdown", "write_step_summary"]
+__all__ = [
+    "MAX_LISTED",
+    "STEP_SUMMARY_ENV",
+    "headline",
+    "step_summary_markdown",
+    "write_step_summary",
+]
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 MAX_LISTED = 50
@@ -39,16 +46,10 @@ def step_summary_markdown(
 ) -> str:
     """The Markdown text for one evaluation (`report`: the evaluator's EvaluationReport)."""
     s = report.summary
-    failed = [o for o in outcomes if o.verdict in ("failure", "error")]
-    if not report.gates:
-        verdict = "no gates defined" + (f", {len(failed)} conversation(s) failed" if failed else "")
-        icon = "⚠️" if failed else "ℹ️"
-    elif report.gates_passed:
-        verdict, icon = "quality gates passed", "✅"
-    else:
-        verdict, icon = "a quality gate failed", "❌"
+    failed = worst_first(outcomes)
+    verdict, icon = headline(report, failed)
     lines = [
-        f"## {icon} tracesim: {verdict}",
+        f"## {icon} tracesim: {_md(verdict)} (exit code {report.exit_code})",
         "",
         "| conversations | turns | tool calls | assertions | mean final score | status |",
         "|---:|---:|---:|---:|---:|---|",
@@ -70,7 +71,7 @@ def step_summary_markdown(
     lines += trials_markdown(report)
     if failed:
         lines += [
-            f"### Failing conversations ({len(failed)})",
+            f"### Failing conversations ({len(failed)}, worst first)",
             "",
             "| conversation | status | why |",
             "|---|---|---|",
@@ -95,6 +96,20 @@ def step_summary_markdown(
         f"eval_id `{report.eval_id}`" + (f", report `{report_path}`" if report_path else "")
     )
     return "\n".join(lines) + "\n"
+
+
+def headline(report: Any, failed: list[ConversationOutcome]) -> tuple[str, str]:
+    """(the verdict line the terminal prints, its icon)."""
+    verdict = getattr(report, "verdict", "") or ""
+    if not verdict:  # a report written before verdicts existed: decide it now
+        from tracesim.evaluator.pipeline.pipeline import verdict_of
+
+        verdict = verdict_of(report.gates, report.summary).headline
+    if report.exit_code != 0:
+        return verdict, "❌"
+    if not report.gates:
+        return verdict, "⚠️" if failed else "ℹ️"
+    return verdict, "✅"
 
 
 def write_step_summary(

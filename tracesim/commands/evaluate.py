@@ -6,8 +6,11 @@ run config is not needed here); a missing `llm:` means the same default model
 as in `tracesim run`. By default it scores the newest run in the file (and
 says so when the file holds several): `--run-id ID` picks one, `--all-runs`
 scores every conversation. `results.json` and `report.html` go next to the
-DuckDB file, where `tracesim run` put its own. Exit code: 0 gates passed,
-1 a gate failed, 2 bad configuration or file, 3 internal error.
+DuckDB file, where `tracesim run` put its own (in `<stem>_results/` beside a
+file not named `tracesim.duckdb`, so two files in one folder keep theirs).
+`--config DIR/config.yaml` without `--db` evaluates the file that config's run
+wrote. Exit codes: the README's table (0 passed, 1 a gate failed, 2 bad input,
+3 nothing graded, incomplete or internal error).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import click
 
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
 
 __all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
 
@@ -110,6 +113,13 @@ def db_of_config(path: Path) -> Path:
     )
     candidate = Path(str(target)).expanduser()
     return candidate if candidate.is_absolute() else base / candidate
+
+
+def _outputs_dir(store: Any) -> Path:
+    """Where results.json and report.html go by default: `tracesim.paths.outputs_dir` of a
+    DuckDB file (two files in one folder keep their own), else the store's default."""
+    path = getattr(store, "path", None)
+    return outputs_dir(path) if isinstance(path, Path) else store.default_report_path().parent
 
 
 def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
@@ -289,11 +299,11 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         given = click.get_current_context().get_parameter_source("db_path")
-        if config_file is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path = db_of_config(config_file)
+        if config_path is not None and given == click.core.ParameterSource.DEFAULT:
+            db_path = db_of_config(config_path)  # where that config's run wrote
         with open_store(db_path) as store:  # a file, its running collector, ClickHouse
             try:
-                default_dir = store.default_report_path().parent
+                default_dir = _outputs_dir(store)
                 out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
                 if junit_path is not None:
                     check_writable_file(junit_path, what="--junit-xml")

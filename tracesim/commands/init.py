@@ -11,9 +11,32 @@ from pathlib import Path
 
 import click
 
-__all__ = ["command", "write_project"]
+from tracesim.commands.errors import BadInput
+
+__all__ = ["COLLECT_PORTS", "command", "pick_collector_port", "write_project"]
 
 AGENT_TYPES = ("custom", "chat_completions", "a2a")
+COLLECT_PORTS = (4317, 4318)
+"""The ports `tracesim collect` listens on by default: a config never takes them."""
+FIRST_PORT = 4327
+"""Where the search for a free embedded-collector port starts (OTLP's 4317 + 10)."""
+
+
+def pick_collector_port(first: int = FIRST_PORT, *, host: str = "127.0.0.1") -> int:
+    """The first port from `first` that is free now and is not one of `COLLECT_PORTS`, for an
+    embedded collector an agent started outside tracesim exports to."""
+    import socket
+
+    for port in range(first, first + 200):
+        if port in COLLECT_PORTS:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+        return port
+    raise BadInput(f"no free port in {first}-{first + 199} on {host}", command="init")
 
 
 def _template(name: str) -> str:
@@ -23,15 +46,18 @@ def _template(name: str) -> str:
 def write_project(directory: Path, *, agent_type: str, force: bool = False) -> list[Path]:
     """Write the project files into `directory`; refuse to overwrite unless `force`."""
     files = {
-        "config.yaml": _template(f"config.{agent_type}.yaml.tmpl").replace("{dir}", str(directory)),
+        "config.yaml": _template(f"config.{agent_type}.yaml.tmpl")
+        .replace("{dir}", str(directory))
+        .replace("{grpc_port}", str(pick_collector_port()) if agent_type != "custom" else ""),
         "scenarios.json": _template("scenarios.json.tmpl"),
     }
     if agent_type == "custom":
         files["agent.py"] = _template("agent.py.tmpl")
     existing = [name for name in files if (directory / name).exists()]
     if existing and not force:
-        raise click.ClickException(
-            f"{directory} already has {', '.join(existing)}; pick another folder or pass --force"
+        raise BadInput(
+            f"{directory} already has {', '.join(existing)}; pick another folder or pass --force",
+            command="init",
         )
     directory.mkdir(parents=True, exist_ok=True)
     written = []

@@ -14,6 +14,8 @@ from typing import Any
 import click
 import orjson
 
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+
 __all__ = ["command"]
 
 
@@ -21,10 +23,12 @@ __all__ = ["command"]
 @click.option(
     "--db",
     "db_path",
-    required=True,
+    default=DEFAULT_DB_PATH,
+    show_default=True,
+    envvar=DB_ENV,
     help=(
-        "The DuckDB file a run or collector wrote (opened read-only, or through the "
-        "collector holding it), or a ClickHouse store: "
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}; opened read-only, or "
+        "through the collector holding it), or a ClickHouse store: "
         "clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
 
 __all__ = ["command"]
 
@@ -27,7 +29,8 @@ __all__ = ["command"]
     "--out",
     "out_path",
     default=None,
-    help="Where to write the HTML file  [default: report.html next to the DuckDB file]",
+    help="Where to write the HTML file  [default: report.html next to the DuckDB file, or "
+    "in <stem>_results/ beside a file not named tracesim.duckdb]",
 )
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
 def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
@@ -38,8 +41,13 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
 
     try:
         with open_store(db_path, read_only=True) as store:
-            if out_path is None:
-                out_path = str(store.default_report_path())
+            if out_path is None:  # where `tracesim evaluate` put its results.json
+                path_of = getattr(store, "path", None)
+                out_path = str(
+                    outputs_dir(path_of) / "report.html"
+                    if isinstance(path_of, Path)
+                    else store.default_report_path()
+                )
             check_writable_file(out_path, what="--out")
             path = write_report(store, out_path, eval_id=eval_id)
     except (StoreError, ValueError, PathProblem) as exc:

@@ -2,8 +2,11 @@
 
 Any config key can be overridden on the command line, dotted for nested
 keys (`--max_turns 3`, `--agent_config.module_path x.py`), or with
-`--set key=value`; values are parsed as YAML scalars. Exit codes: 0 done and
-every gate passed, 1 a gate failed, 2 bad config or scenarios, 3 internal error.
+`--set key=value`; values are parsed as YAML scalars (a path given here is
+relative to the current directory). Exit codes (the README's table): 0 passed,
+1 a gate failed, 2 bad input (config, scenarios, a locked file, a busy port),
+3 nothing graded or incomplete (no turn answered, interrupted conversations,
+errors under gates) or an internal error, 130 Ctrl-C.
 """
 
 from __future__ import annotations

@@ -1,28 +1,34 @@
-"""arksim's command names as thin aliases of `tracesim run` (same overrides and exit codes)."""
+"""arksim's command names as thin aliases of `tracesim run` (same options, overrides and
+exit codes, so `--help` lists everything they accept)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 __all__ = ["run_alias"]
 
 
-def run_alias(name: str, *, help_text: str, extra_args: tuple[str, ...] = ()) -> click.Command:
-    """A command `name CONFIG [overrides...]` that runs `tracesim run` with `extra_args` added."""
+def run_alias(name: str, *, help_text: str, capture_only: bool = False) -> click.Command:
+    """A command `name CONFIG [options] [--key value ...]` that is `tracesim run` with the
+    same options (less `--capture-only` when `capture_only` forces it)."""
+    from tracesim.commands.run import command as run_command
 
-    @click.command(
+    # capture only: no evaluation, so no JUnit file either
+    forced: dict[str, Any] = {"capture_only": True, "junit_path": None} if capture_only else {}
+    params = [p for p in run_command.params if p.name not in forced]
+
+    @click.pass_context
+    def callback(ctx: click.Context, **kwargs: Any) -> None:
+        ctx.invoke(run_command.callback, **kwargs, **forced)  # type: ignore[arg-type]
+
+    return click.Command(
         name,
-        help=help_text,
+        help=help_text
+        + "\n\nExtra `--key value` pairs override config keys (dotted for nested keys), "
+        "e.g. `--max_turns 3`; exit codes as `tracesim run`.",
+        params=params,
+        callback=callback,
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     )
-    @click.argument("config", type=click.Path(dir_okay=False))
-    @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
-    @click.pass_context
-    def command(ctx: click.Context, config: str, no_progress: bool) -> None:
-        from tracesim.commands.run import command as run_command
-
-        args = [config, *ctx.args, *extra_args, *(["--no-progress"] if no_progress else [])]
-        with run_command.make_context(run_command.name, args, parent=ctx) as sub:
-            run_command.invoke(sub)
-
-    return command

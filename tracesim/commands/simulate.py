@@ -13,5 +13,5 @@ __all__ = ["command"]
 command = run_alias(
     "simulate",
     help_text="Drive CONFIG's scenarios and capture, without evaluating (arksim's `simulate`).",
-    extra_args=("--capture-only",),
+    capture_only=True,
 )

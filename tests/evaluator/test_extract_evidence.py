@@ -1,0 +1,287 @@
+"""One evidence model per turn (SPEC §5): the failure classes of issue 24 on hand-built
+rows shaped like what real instrumentations emit. Each test names the frameworks behind
+the rule it checks."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from tracesim.evaluator.extract import extract_tool_calls
+
+TRACE = "0" * 31 + "1"
+
+
+def _row(span_id: str, name: str, attributes: dict, *, second: int, **extra) -> dict:
+    row = {
+        "trace_id": TRACE,
+        "span_id": span_id,
+        "parent_span_id": None,
+        "name": name,
+        "start_time": datetime(2025, 1, 1, 12, 0, second),
+        "end_time": None,
+        "duration_ms": 5.0,
+        "status_code": "UNSET",
+        "status_message": None,
+        "attributes": json.dumps(attributes),
+        "events": "[]",
+    }
+    row.update(extra)
+    return row
+
+
+def _model(span_id: str, second: int, *, calls=(), answers=()) -> dict:
+    """A GenAI chat span: tool_call parts it requested, tool_call_response parts it sent."""
+    attributes: dict = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+    if calls:
+        parts = [{"type": "tool_call", "id": i, "name": n, "arguments": a} for i, n, a in calls]
+        attributes["gen_ai.output.messages"] = json.dumps([{"role": "assistant", "parts": parts}])
+    if answers:
+        parts = [{"type": "tool_call_response", "id": i, "response": r} for i, r in answers]
+        attributes["gen_ai.input.messages"] = json.dumps([{"role": "tool", "parts": parts}])
+    return _row(span_id, "chat m", attributes, second=second)
+
+
+def test_openinference_tool_span_named_only_by_its_span_name() -> None:
+    """OpenInference Python/JS TOOL spans without `tool.name` (`get_weather.__call__`)."""
+    row = _row(
+        "00000000000000a1",
+        "get_weather.__call__",
+        {
+            "openinference.span.kind": "TOOL",
+            "input.value": '{"city": "Paris"}',
+            "output.value": "Sunny",
+        },
+        second=1,
+    )
+    [call] = extract_tool_calls([row])
+    assert (call.name, call.arguments, call.result) == ("get_weather", {"city": "Paris"}, "Sunny")
+    assert call.provenance == {"name": "tool_span", "arguments": "tool_span", "result": "tool_span"}
+
+
+def test_arksim_tool_call_function_arguments() -> None:
+    """arksim's documented tool-span convention (specific: arksim)."""
+    row = _row(
+        "00000000000000a1",
+        "tool",
+        {"tool_call.function.name": "lookup", "tool_call.function.arguments": '{"k": 1}'},
+        second=1,
+    )
+    [call] = extract_tool_calls([row])
+    assert (call.name, call.arguments) == ("lookup", {"k": 1})
+
+
+def test_javascript_stack_is_removed_from_the_error() -> None:
+    """Node instrumentations (OpenInference JS, OpenLLMetry Node) put `error.stack` in the
+    status message: the message line first, then `    at ...` frames."""
+    stack = (
+        "Error: city not found: Atlantis\n"
+        "    at getWeather (file:///app/agent.mjs:12:11)\n"
+        "    at async Promise.all (index 0)"
+    )
+    row = _row(
+        "00000000000000a1",
+        "get_weather",
+        {"openinference.span.kind": "TOOL", "tool.name": "get_weather", "input.value": "{}"},
+        second=1,
+        status_code="ERROR",
+        status_message=stack,
+    )
+    [call] = extract_tool_calls([row])
+    assert call.error == "city not found: Atlantis"
+    assert call.result is None
+
+
+def test_bare_error_type_takes_the_tools_error_output() -> None:
+    """MCP `error.type=tool_error` with the isError content as the result; ADK's
+    `gcp.vertex.agent.tool_response` {"error": message}: the message, not the type."""
+    mcp = _row(
+        "00000000000000a1",
+        "tools/call lookup_order",
+        {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "lookup_order",
+            "gen_ai.tool.call.arguments": '{"order_id": "A1"}',
+            "gen_ai.tool.call.result": '[{"type": "text", "text": "order A1 not found"}]',
+            "error.type": "tool_error",
+        },
+        second=1,
+    )
+    adk = _row(
+        "00000000000000a2",
+        "execute_tool lookup_order",
+        {
+            "gen_ai.tool.name": "lookup_order",
+            "gen_ai.tool.call.id": "c2",
+            "gcp.vertex.agent.tool_call_args": '{"order_id": "B2"}',
+            "gcp.vertex.agent.tool_response": '{"error": "order B2 not found"}',
+            "error.type": "TOOL_ERROR",
+        },
+        second=2,
+    )
+    first, second = extract_tool_calls([mcp, adk])
+    assert first.error == "order A1 not found" and first.result is None
+    assert second.error == "order B2 not found" and second.result is None
+
+
+def test_tool_span_mcp_client_and_server_spans_are_one_call() -> None:
+    """A framework tool span, the MCP client span below it and the MCP server span below
+    that (through an HTTP hop) are one call (OTel MCP semconv; LangChain MCP adapters,
+    OpenAI Agents MCP). The MCP span may name the tool without the adapter's prefix."""
+    tool = _row(
+        "00000000000000a1",
+        "execute_tool weather__get_weather",
+        {
+            "gen_ai.tool.name": "weather__get_weather",
+            "gen_ai.tool.call.id": "call_1",
+            "gen_ai.tool.call.arguments": '{"city": "Paris"}',
+        },
+        second=1,
+    )
+    client = _row(
+        "00000000000000a2",
+        "tools/call get_weather",
+        {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "get_weather",
+            "mcp.session.id": "s-1",
+        },
+        second=2,
+        parent_span_id="00000000000000a1",
+    )
+    http = _row(
+        "00000000000000a3",
+        "POST /mcp",
+        {"http.method": "POST"},
+        second=3,
+        parent_span_id="00000000000000a2",
+    )
+    server = _row(
+        "00000000000000a4",
+        "tools/call get_weather",
+        {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.result": "Sunny",
+        },
+        second=4,
+        parent_span_id="00000000000000a3",
+    )
+    [call] = extract_tool_calls([tool, client, http, server])
+    assert (call.name, call.id, call.arguments) == (
+        "weather__get_weather",
+        "call_1",
+        {"city": "Paris"},
+    )
+    assert call.result == "Sunny" and call.provenance["result"] == "mcp_span"
+
+
+def test_nested_spans_with_a_parent_cycle_do_not_hang() -> None:
+    """Self-parents and two spans parenting each other are tolerated in the tree walk."""
+    a = _row(
+        "00000000000000a1",
+        "execute_tool t",
+        {"gen_ai.tool.name": "t"},
+        second=1,
+        parent_span_id="00000000000000b2",
+    )
+    b = _row("00000000000000b2", "agent", {"x": 1}, second=1, parent_span_id="00000000000000b3")
+    c = _row("00000000000000b3", "agent", {"x": 1}, second=1, parent_span_id="00000000000000b2")
+    d = _row(
+        "00000000000000a4",
+        "execute_tool t",
+        {"gen_ai.tool.name": "t"},
+        second=2,
+        parent_span_id="00000000000000a4",
+    )
+    assert [call.name for call in extract_tool_calls([a, b, c, d])] == ["t", "t"]
+
+
+def test_tool_span_with_its_own_id_and_empty_values_takes_the_request() -> None:
+    """ADK: `gen_ai.tool.call.id=adk-...` and `{}` arguments on the span; the model request
+    and the next model input carry the real ones under the model's id."""
+    model_1 = _model("00000000000000c1", 1, calls=[("call_9", "get_weather", '{"city": "Oslo"}')])
+    tool = _row(
+        "00000000000000a2",
+        "execute_tool get_weather",
+        {
+            "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": "adk-1f2e",
+            "gen_ai.tool.call.arguments": "{}",
+            "gen_ai.tool.call.result": "{}",
+        },
+        second=2,
+    )
+    model_2 = _model("00000000000000c3", 3, answers=[("call_9", "Rain")])
+    [call] = extract_tool_calls([model_1, tool, model_2])
+    assert call.arguments == {"city": "Oslo"}
+    assert call.result == "Rain"
+    assert call.id == "adk-1f2e"
+    assert call.provenance["arguments"] == "model_request"
+    assert call.provenance["result"] == "model_input"
+
+
+def test_result_under_a_rewritten_id_pairs_by_position() -> None:
+    """Frameworks that rewrite ids between the request and the answer: the new tool
+    messages no request names are the answers, in order, when exactly as many."""
+    model_1 = _model(
+        "00000000000000c1",
+        1,
+        calls=[("call_1", "a", '{"x": 1}'), ("call_2", "b", '{"y": 2}')],
+    )
+    tool_a = _row(
+        "00000000000000a2",
+        "execute_tool a",
+        {
+            "gen_ai.tool.name": "a",
+            "gen_ai.tool.call.id": "call_1",
+            "gen_ai.tool.call.arguments": '{"x": 1}',
+        },
+        second=2,
+    )
+    tool_b = _row(
+        "00000000000000a3",
+        "execute_tool b",
+        {
+            "gen_ai.tool.name": "b",
+            "gen_ai.tool.call.id": "call_2",
+            "gen_ai.tool.call.arguments": '{"y": 2}',
+        },
+        second=3,
+    )
+    model_2 = _model("00000000000000c4", 4, answers=[("tc-0", "A!"), ("tc-1", "B!")])
+    first, second = extract_tool_calls([model_1, tool_a, tool_b, model_2])
+    assert (first.result, second.result) == ("A!", "B!")
+    assert first.provenance["result"] == "model_input_position"
+
+
+def test_position_pairing_never_guesses_when_counts_differ() -> None:
+    model_1 = _model("00000000000000c1", 1, calls=[("call_1", "a", "{}")])
+    tool_a = _row(
+        "00000000000000a2",
+        "execute_tool a",
+        {
+            "gen_ai.tool.name": "a",
+            "gen_ai.tool.call.id": "call_1",
+            "gen_ai.tool.call.arguments": '{"x": 1}',
+        },
+        second=2,
+    )
+    model_2 = _model("00000000000000c4", 4, answers=[("tc-0", "A!"), ("tc-1", "B!")])
+    [call] = extract_tool_calls([model_1, tool_a, model_2])
+    assert call.result is None
+
+
+def test_history_answers_are_not_new_answers() -> None:
+    """Every model input repeats the conversation's earlier tool messages: those are not
+    answers to this turn's calls."""
+    model_1 = _model("00000000000000c1", 1, answers=[("old", "from turn 0")])
+    tool_a = _row(
+        "00000000000000a2",
+        "execute_tool a",
+        {"gen_ai.tool.name": "a", "gen_ai.tool.call.arguments": '{"x": 1}'},
+        second=2,
+    )
+    model_2 = _model("00000000000000c4", 4, answers=[("old", "from turn 0")])
+    [call] = extract_tool_calls([model_1, tool_a, model_2])
+    assert call.result is None
