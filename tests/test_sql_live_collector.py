@@ -86,6 +86,11 @@ def test_sql_queries_a_live_collection_through_the_collector(tmp_path: Path) -> 
         )
         assert json.loads(counted.stdout) == [{"n": 2}]
 
+        for huge in ("SELECT len(range(50000000))", "SELECT repeat('x', 1000000000)"):
+            bounded = _sql(huge, db, http_endpoint, "--auth-token-env", "SQL_TOKEN")
+            assert bounded.returncode != 0 and "100,000" in bounded.stderr, bounded.stderr
+            assert "Traceback" not in bounded.stderr
+
         refused = _sql("DELETE FROM spans", db, http_endpoint, "--auth-token-env", "SQL_TOKEN")
         assert refused.returncode != 0 and "read" in refused.stderr.lower()
 

@@ -295,15 +295,22 @@ def score_conversation(
         passed, total = passed + p, total + t
         flag = None if success.value is None else bool(success.passed)
         flags.append(flag)
-        turns.append(
-            {
-                "turn_id": turn_id,
-                "status": turn.get("status"),
-                "success": flag,
-                "num_tool_calls": len(work.calls[index]),
-                "metrics": summaries,
-            }
-        )
+        entry = {
+            "turn_id": turn_id,
+            "status": turn.get("status"),
+            "success": flag,
+            "num_tool_calls": len(work.calls[index]),
+            "metrics": summaries,
+        }
+        if turn.get("source") == "traced":  # messages read from the spans (SPEC §14)
+            entry.update(
+                source="traced",
+                trace_id=turn.get("trace_id"),
+                user_message=turn.get("user_message"),
+                agent_message=turn.get("agent_message"),
+                message_convention=turn.get("message_convention"),
+            )
+        turns.append(entry)
     goal = next((r for r in work.conv_results if r.name == "goal_completion" and r.graded), None)
     num_calls = sum(len(calls) for calls in work.calls)
     if config.tool_checks and num_calls:
