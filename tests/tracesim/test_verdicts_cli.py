@@ -264,3 +264,25 @@ def test_unreachable_judges_are_nothing_graded_and_named(tmp_path: Path) -> None
         "nothing graded: every gate was skipped (its metric was never graded), so the gates "
         "cannot pass (judge: 3 requests failed) (exit code 3)" in result.output
     )
+
+
+def test_every_name_gets_a_did_you_mean_before_the_run(tmp_path: Path) -> None:
+    """A judge name and a failure label are checked as gate names are: before any turn."""
+    scenario = [{"scenario_id": "s", "goal": "g", "turns": ["hi"]}]
+    config = _project(tmp_path, scenario, evaluation={"metrics": ["helpfulnes"]})
+    result = _run(str(config))
+    assert result.exit_code == 2, result.output
+    assert "evaluation.metrics.0: Input should be" in result.output
+    assert "(got 'helpfulnes'). Did you mean 'helpfulness'?" in result.output
+    config = _project(
+        tmp_path,
+        scenario,
+        evaluation={"metrics": [], "failure_labels": {"agent_behavior_failure": ["false info"]}},
+    )
+    result = _run(str(config))
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{config}: evaluation.failure_labels.agent_behavior_failure: 'false info' is not a "
+        "label of agent_behavior_failure; did you mean 'false information'?" in result.output
+    )
+    assert not (tmp_path / "results" / "tracesim.duckdb").exists()
