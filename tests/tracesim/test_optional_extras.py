@@ -32,3 +32,22 @@ def test_an_a2a_run_without_the_a2a_extra_names_the_extra(tmp_path: Path) -> Non
     output = done.stdout + done.stderr
     assert done.returncode == 2, output
     assert "pip install 'tracesim[a2a]'" in output and "Traceback" not in output
+
+
+def test_mcp_mock_without_the_mcp_extra_names_the_extra(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['mcp'] = None;"
+            "from tracesim.cli import main;"
+            "sys.argv = ['tracesim', 'mcp-mock', '--scenarios', 'scenarios.json']; main()",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    assert "pip install 'tracesim[mcp]'" in output and "Traceback" not in output
