@@ -10,6 +10,7 @@ from setuptools import find_packages, setup
 FOLDERS = ("collector", "evaluator", "simulator", "schemas", "providers")
 
 packages = find_packages(include=["tracesim", "tracesim.*"])
+packages.append("tracesim.templates")  # data only (`tracesim init`'s files), no __init__.py
 package_dir = {"tracesim": "tracesim"}
 for folder in FOLDERS:
     package_dir[f"tracesim.{folder}"] = folder

@@ -12,6 +12,7 @@ millions of values is refused before anything copies it.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -201,6 +202,12 @@ def _describe(exc: ValidationError, *, source: str) -> str:
                 given = error["input"]
                 if not isinstance(given, (dict, list)):
                     message += f" (got {given!r})"
+                expected = (error.get("ctx") or {}).get("expected")
+                if error["type"] == "literal_error" and isinstance(given, str) and expected:
+                    choices = re.findall(r"'([^']*)'", str(expected))
+                    hint = difflib.get_close_matches(given, choices, n=1, cutoff=0.6)
+                    if hint:
+                        message += f". Did you mean {hint[0]!r}?"
         lines.append(f"{source}: {key}: {message}")
     return "\n".join(lines)
 

@@ -72,6 +72,19 @@ class TracesimResult:
         known = sorted({o.name for o in self.outcomes})
         raise KeyError(f"no conversation {scenario_id} #{repetition}; ran: {', '.join(known)}")
 
+    def trials(self, scenario_id: str | None = None) -> Any:
+        """The run's trials (`TrialRollup`: pass_rate, pass_rate_ci, pass_hat_k, flaky...), or
+        one scenario's (`ScenarioTrials`) when `scenario_id` is given."""
+        if self.report is None:
+            raise KeyError("nothing was evaluated")
+        if scenario_id is None:
+            return self.report.trials
+        for trials in self.report.scenarios:
+            if trials.scenario_id == scenario_id:
+                return trials
+        known = ", ".join(t.scenario_id for t in self.report.scenarios)
+        raise KeyError(f"no scenario {scenario_id}; ran: {known}")
+
     def values(self, metric: str, *, turn_level: bool | None = None) -> list[float]:
         """Graded values of `metric` (turn or conversation level, or both when None)."""
         return [

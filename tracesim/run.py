@@ -143,7 +143,7 @@ def run(
             f"warning: {note}", markup=False, highlight=False, soft_wrap=True
         )
     try:
-        scenarios, users = _prepare(config, loaded.base_dir)
+        scenarios, users = _prepare(config, loaded.base_dir, str(loaded.path))
     except (ConfigError, ScenarioError, UserConfigError) as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
@@ -275,8 +275,9 @@ class _CollectorUnavailable(RuntimeError):
     busy (bad input: one line naming the file or port and the fix, exit 2)."""
 
 
-def _check_gate_names(config: RunConfig, base_dir: Path) -> None:
-    """Every gate names a known metric (custom metrics included), before anything runs."""
+def _check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
+    """Every gate names a known metric (custom metrics included) and a failure-label gate
+    labels its judge answers, before anything runs; `source` (the config file) prefixes."""
     from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
     from tracesim.evaluator.scoring.gates import EvalConfigError, check_gate_names
 
@@ -285,11 +286,13 @@ def _check_gate_names(config: RunConfig, base_dir: Path) -> None:
         custom = load_custom_metrics(evaluation.custom_metrics_file_paths, base_dir=base_dir)
         check_gate_names(evaluation, extra=[m.name for m in custom])
     except (CustomMetricError, EvalConfigError) as exc:
-        raise ConfigError(str(exc)) from None
+        raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
 
 
-def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFactory]:
-    """Everything that can fail without running anything."""
+def _prepare(
+    config: RunConfig, base_dir: Path, source: str = ""
+) -> tuple[list[Scenario], UserFactory]:
+    """Everything that can fail without running anything (`source`: the config file)."""
     scenarios = load_scenarios(config.scenario_file_path)
     if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
         from tracesim.evaluator.checks.assertions import parse_assertions
@@ -305,7 +308,7 @@ def _prepare(config: RunConfig, base_dir: Path) -> tuple[list[Scenario], UserFac
                 parse_assertions(scenario.assertions, where=where)
             except ValueError as exc:
                 raise ScenarioError(str(exc)) from None
-    _check_gate_names(config, base_dir)
+    _check_gate_names(config, base_dir, source)
     users = UserFactory(config.user, config.llm, seed=config.seed)
     users.check(scenarios)
     if isinstance(config.agent_config, CustomAgentConfig) and config.agent_config.module_path:

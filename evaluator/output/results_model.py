@@ -83,6 +83,17 @@ class TurnResult(BaseModel):
     """Merged tool calls of the turn."""
     metrics: list[MetricSummary] = Field(default_factory=list)
     """Turn-level results: judges, tool checks, custom metrics (`turn_success` is `success`)."""
+    source: str | None = None
+    """`traced` for a collected turn (a trace), its messages read from its spans; None for a
+    simulated turn (its messages are the `turns` row's)."""
+    trace_id: str | None = None
+    """The trace a traced turn was cut from."""
+    user_message: str | None = None
+    """A traced turn's user message, from its spans (None when they carry none)."""
+    agent_message: str | None = None
+    """A traced turn's agent reply, from its spans."""
+    message_convention: str | None = None
+    """The span convention the traced turn's messages came from."""
 
 
 class ConversationResult(BaseModel):

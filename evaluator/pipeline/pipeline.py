@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
@@ -275,7 +276,7 @@ def evaluate_db(
                 comparison = compare_evaluations(baseline, this, alpha=alpha)
                 if config.fail_on_regression:
                     gates.append(regression_gate(comparison))
-            verdict = verdict_of(gates, summary)
+            verdict = verdict_of(gates, summary, usage)
             exit_code = verdict.exit_code
             report = EvaluationReport(
                 eval_id=eval_id,
@@ -344,8 +345,9 @@ def evaluate_db(
     return EvaluationResult(eval_id, int(exit_code), gates, summary, report, results_path)
 
 
-def verdict_of(gates: list[GateResult], summary: RunSummary) -> Verdict:
-    """The evaluation's verdict from its gates and its conversations' statuses."""
+def verdict_of(gates: list[GateResult], summary: RunSummary, usage: Any = None) -> Verdict:
+    """The evaluation's verdict from its gates, its conversations' statuses and the judges'
+    usage (failed judge requests are named as the judge's errors)."""
     counts = summary.status_counts
     return decide(
         gates,
@@ -355,4 +357,5 @@ def verdict_of(gates: list[GateResult], summary: RunSummary) -> Verdict:
         errored=counts.get(STATUS_ERROR, 0),
         interrupted=counts.get(STATUS_INTERRUPTED, 0),
         not_passed=counts.get(STATUS_FAILED, 0) + counts.get(STATUS_PARTIAL, 0),
+        judge_errors=int(getattr(usage, "failed", 0) or 0),
     )

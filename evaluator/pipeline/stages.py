@@ -41,6 +41,7 @@ __all__ = [
     "add_results",
     "derive_calls",
     "score_conversation",
+    "stub_checks",
     "tag",
     "tool_checks",
 ]
@@ -224,6 +225,16 @@ def tool_checks(
             work.turn_results[by_id[turn_id]].append(result)
 
 
+def stub_checks(work: ConversationWork) -> None:
+    """Each replayed turn's `unstubbed_tool_calls` check (`evaluator.checks.stubs`)."""
+    from tracesim.evaluator.checks.stubs import stub_check
+
+    for index, turn in enumerate(work.data.turns):
+        result = stub_check(work.data.spans_by_turn.get(turn["turn_id"], ()))
+        if result is not None:
+            work.turn_results[index].append(result)
+
+
 def _ending_error(data: ConversationData) -> str | None:
     """How the conversation was cut short (the agent's error, an interruption), or None."""
     last = data.turns[-1] if data.turns else {}
@@ -295,15 +306,22 @@ def score_conversation(
         passed, total = passed + p, total + t
         flag = None if success.value is None else bool(success.passed)
         flags.append(flag)
-        turns.append(
-            {
-                "turn_id": turn_id,
-                "status": turn.get("status"),
-                "success": flag,
-                "num_tool_calls": len(work.calls[index]),
-                "metrics": summaries,
-            }
-        )
+        entry = {
+            "turn_id": turn_id,
+            "status": turn.get("status"),
+            "success": flag,
+            "num_tool_calls": len(work.calls[index]),
+            "metrics": summaries,
+        }
+        if turn.get("source") == "traced":  # messages read from the spans (SPEC §14)
+            entry.update(
+                source="traced",
+                trace_id=turn.get("trace_id"),
+                user_message=turn.get("user_message"),
+                agent_message=turn.get("agent_message"),
+                message_convention=turn.get("message_convention"),
+            )
+        turns.append(entry)
     goal = next((r for r in work.conv_results if r.name == "goal_completion" and r.graded), None)
     num_calls = sum(len(calls) for calls in work.calls)
     if config.tool_checks and num_calls:

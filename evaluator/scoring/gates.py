@@ -107,6 +107,35 @@ def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
                     f"evaluation.{key}.{name}: unknown metric; {hint}"
                     f"known metrics: {', '.join(sorted(known))}"
                 )
+    for name, labels in config.failure_labels.items():
+        _check_labels(name, labels)
+
+
+def _judge_labels(name: str) -> list[str] | None:
+    """The labels the built-in label judge `name` answers (None: not a label judge)."""
+    from tracesim.evaluator.judges import BUILTIN_JUDGES, TOOL_JUDGES
+
+    judge = BUILTIN_JUDGES.get(name) or TOOL_JUDGES.get(name)
+    if judge is None:
+        return None
+    enum = judge.schema.get("properties", {}).get("label", {}).get("enum")
+    return [str(label) for label in enum] if enum else None
+
+
+def _check_labels(name: str, labels: Iterable[str]) -> None:
+    """Each label of a `failure_labels` gate is one its judge can answer (a typo would make
+    the gate pass forever), with a did-you-mean."""
+    known = _judge_labels(name)
+    if known is None:  # a custom metric: its labels are its own
+        return
+    for label in labels:
+        if label not in known:
+            close = difflib.get_close_matches(label, known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise EvalConfigError(
+                f"evaluation.failure_labels.{name}: {label!r} is not a label of {name}; "
+                f"{hint}its labels: {', '.join(known)}"
+            )
 
 
 def check_trial_rule(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:

@@ -54,10 +54,12 @@ def decide(
     errored: int = 0,
     interrupted: int = 0,
     not_passed: int = 0,
+    judge_errors: int = 0,
 ) -> Verdict:
     """The verdict of an evaluation of `conversations` conversations, `graded` of which have
-    a final score, `errored` ended by an error, `interrupted` stopped by Ctrl-C, and
-    `not_passed` graded but below Done."""
+    a final score, `errored` ended by an error, `interrupted` stopped by Ctrl-C,
+    `not_passed` graded but below Done; `judge_errors`: judge requests that failed for
+    good (named when nothing could be graded: the judge's error, not the agent's)."""
     if interrupted:
         return Verdict(
             ExitCode.INCOMPLETE,
@@ -80,10 +82,15 @@ def decide(
             if not graded
             else "every gate was skipped (its metric was never graded)"
         )
+        causes = []
+        if errored:
+            causes.append(f"{_plural(errored, 'conversation')} ended by an error")
+        if judge_errors:
+            causes.append(f"judge: {_plural(judge_errors, 'request')} failed")
         return Verdict(
             ExitCode.INCOMPLETE,
             f"nothing graded: {what}, so the gates cannot pass"
-            + (f" ({_plural(errored, 'conversation')} ended by an error)" if errored else ""),
+            + (f" ({'; '.join(causes)})" if causes else ""),
             "fail",
         )
     failed = [g for g in gates if g.passed is False]

@@ -14,7 +14,7 @@ import random
 import threading
 from typing import Any
 
-from agents import Agent, Runner
+from agents import Agent, RunConfig, Runner
 from local_model import LocalModel
 from tools import TOOLS
 
@@ -83,8 +83,12 @@ class CustomerServiceAgent(BaseAgent):
     async def execute(self, user_query: str, **kwargs: Any) -> str | AgentResponse:
         if not self._history and self._local is not None:
             self._local.slip = _slips(self._seed, user_query, self._flaky)
+        # group_id is the SDK's conversation id: traced as gen_ai.conversation.id, so the
+        # same agent in production is keyed by conversation without tracesim (SPEC §3).
         result = await Runner.run(
-            self._agent, [*self._history, {"role": "user", "content": user_query}]
+            self._agent,
+            [*self._history, {"role": "user", "content": user_query}],
+            run_config=RunConfig(group_id=await self.get_chat_id()),
         )
         self._history = result.to_input_list()
         reply = str(result.final_output)

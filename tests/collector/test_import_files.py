@@ -266,3 +266,73 @@ def test_import_adds_to_an_existing_file_and_a_resent_span_is_stored_once(tmp_pa
     again = _import(db, path)
     assert again.exit_code == 0, again.output
     assert stored_rows(db)[0] == once
+
+
+def _shapes(request) -> dict[str, object]:
+    """The same spans in the other shapes the readers accept."""
+    tempo = trace_files.tempo(request)
+    old_tempo = {
+        "batches": [
+            {
+                "resource": batch.get("resource", {}),
+                "instrumentationLibrarySpans": [
+                    {"instrumentationLibrary": scope.get("scope", {}), "spans": scope["spans"]}
+                    for scope in batch["scopeSpans"]
+                ],
+            }
+            for batch in tempo["batches"]
+        ]
+    }
+    jaeger = trace_files.jaeger(request)
+    return {
+        "tempo-v2": {"trace": {"resourceSpans": tempo["batches"]}},
+        "tempo-instrumentation-library": old_tempo,
+        "jaeger-bare-trace": jaeger["data"][0],
+        "jaeger-api-v3": {"result": trace_files.otlp_json(request)},
+    }
+
+
+@pytest.mark.parametrize(
+    "shape", ["tempo-v2", "tempo-instrumentation-library", "jaeger-bare-trace", "jaeger-api-v3"]
+)
+def test_other_shapes_of_the_same_exports(shape: str, tmp_path: Path) -> None:
+    request = _requests("openllmetry-openai")[0]
+    spans = sum(len(s.spans) for r in request.resource_spans for s in r.scope_spans)
+    document = _shapes(request)[shape]
+    if shape == "jaeger-bare-trace":  # one trace of the request's four
+        spans = len(document["spans"])  # type: ignore[index]
+    path = _write(tmp_path / "t.json", json.dumps(document))
+    db = tmp_path / "s.duckdb"
+    result = _import(db, path)
+    assert result.exit_code == 0, result.output
+    assert f"{spans} spans, 0 logs" in result.output
+    assert len(stored_rows(db)[0]) == spans
+
+
+def test_a_file_held_by_another_process_is_refused_clearly(tmp_path: Path) -> None:
+    """A DuckDB file another process writes (a running `tracesim collect`) is locked."""
+    import subprocess
+    import sys
+
+    request = _requests("openllmetry-openai")[0]
+    path = _write(tmp_path / "t.pb", request.SerializeToString())
+    db = tmp_path / "busy.duckdb"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb,sys; c=duckdb.connect({str(db)!r}); print('ready', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = _import(db, path)
+    finally:
+        holder.communicate("")
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("tracesim import: ")
+    assert "import into another --db" in result.output
+    assert "Traceback" not in result.output

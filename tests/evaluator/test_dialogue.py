@@ -11,6 +11,7 @@ import duckdb
 import pytest
 from tracesim.evaluator import evaluate_db
 from tracesim.evaluator.extract.dialogue import turn_dialogue
+from tracesim.evaluator.output.results_file import read_results
 from tracesim.schemas import create_all
 from tracesim.schemas.eval_config import EvalConfig
 from tracesim.schemas.llm_config import LLMConfig
@@ -209,7 +210,7 @@ def test_production_conversation_is_judged_with_an_inferred_goal(tmp_path: Path)
     with fake_openai(lambda body: judge_reply(body, goal_done=True)) as fake:
         llm = LLMConfig(model="judge", base_url=fake.base_url, api_key_env="")
         config = EvalConfig(metrics=["goal_completion", "helpfulness"], llm=llm)
-        evaluate_db(db, config=config, output_dir=tmp_path / "out", progress=False)
+        result = evaluate_db(db, config=config, output_dir=tmp_path / "out", progress=False)
         prompts = [
             m["content"] for r in fake.requests for m in r["messages"] if m["role"] == "user"
         ]
@@ -226,3 +227,12 @@ def test_production_conversation_is_judged_with_an_inferred_goal(tmp_path: Path)
         ("helpfulness", 1, 0.75),
     ]
     assert all(r[3].startswith("goal inferred from the conversation") for r in rows)
+    [conversation] = read_results(result.results_path).conversations
+    shown = [
+        (t.source, t.user_message, t.agent_message, t.message_convention)
+        for t in conversation.turns
+    ]
+    assert shown == [
+        ("traced", "Where is my order A1001?", "It is shipped.", "otel_genai"),
+        ("traced", "Thanks!", "You're welcome.", "otel_genai"),
+    ]

@@ -142,3 +142,9 @@ def test_an_explicit_call_with_an_unknown_source_is_kept_with_source_null(caplog
     assert [(c.name, c.source) for c in calls] == [("refund", None), ("lookup", "agent_response")]
     assert "unknown source 'telepathy'; kept with source NULL" in caplog.text
     assert "explicit_tool_calls[2] skipped" in caplog.text
+
+
+def test_failed_judges_are_named_when_nothing_was_graded() -> None:
+    verdict = decide([_gate(None, "helpfulness")], conversations=2, graded=2, judge_errors=12)
+    assert int(verdict.exit_code) == 3
+    assert verdict.headline.endswith("so the gates cannot pass (judge: 12 requests failed)")

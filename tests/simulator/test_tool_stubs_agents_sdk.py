@@ -28,14 +28,14 @@ def example():
 
 
 def _ask(example, question: str, book: StubBook | None) -> str:
-    from agents import Agent, Runner, set_tracing_disabled
+    from agents import Agent, RunConfig, Runner
 
     tools, local_model = example
-    set_tracing_disabled(True)
     agent = Agent(name="cs", tools=stub_function_tools(tools.TOOLS), model=local_model.LocalModel())
     token = otel_context.attach(with_stub_book(Context(), book)) if book else None
     try:
-        return str(asyncio.run(Runner.run(agent, question)).final_output)
+        quiet = RunConfig(tracing_disabled=True)  # this run only: other tests trace the SDK
+        return str(asyncio.run(Runner.run(agent, question, run_config=quiet)).final_output)
     finally:
         if token is not None:
             otel_context.detach(token)

@@ -9,6 +9,7 @@ must not be called regressed. Also: the baseline in the config gates the run.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "customer_service" 
 NEEDS_IDENTITY = {"cancel-processing-order", "cancel-wrong-email", "refund-damaged-item"}
 
 
-def _run(out: Path, **overrides: str) -> RunOutcome:
+def _run(out: Path, junit: Path | None = None, **overrides: str) -> RunOutcome:
     loaded = load_run_config(EXAMPLE, {"output_dir": str(out), "num_workers": "auto", **overrides})
-    outcome = run(loaded, show_progress=False)
-    return outcome
+    return run(loaded, show_progress=False, junit_path=junit)
 
 
 def _compare(*args: str) -> tuple[int, str]:
@@ -113,11 +113,14 @@ def test_bad_references_exit_two_with_one_line(
 
 
 def test_the_baseline_in_the_config_gates_the_run(
-    worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path
+    worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db, base, _ = worse
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     outcome = _run(
         tmp_path / "gated",
+        tmp_path / "junit.xml",
         num_conversations_per_scenario="4",
         **{
             "agent_config.init_kwargs.variant": "skip_verification",
@@ -135,6 +138,17 @@ def test_the_baseline_in_the_config_gates_the_run(
     page = (tmp_path / "gated" / "report.html").read_text()
     assert "Before / after: compared with the baseline" in page
     assert "<td>cancel-wrong-email</td><td>4/4 (100%)</td><td>0/4 (0%)</td>" in page
+    markdown = summary.read_text()
+    assert "| cancel-wrong-email | 4/4 (100%) | 0/4 (0%) | -100% | 0.0286 | **regressed** |" in (
+        markdown
+    )
+    assert "| baseline_regressions | <= 0 (each) | 3.00 | **FAIL** |" in markdown
+    suites = {s.get("name"): s for s in ET.parse(tmp_path / "junit.xml").iter("testsuite")}
+    vs = {c.get("name"): c for s in suites.values() for c in s.iter("testcase")}
+    failed = vs["cancel-wrong-email vs baseline"].find("failure")
+    assert failed is not None and failed.get("type") == "Regression"
+    assert "4/4 -> 0/4 trials passed" in failed.get("message")
+    assert vs["order-status vs baseline"].find("failure") is None
 
 
 def test_a_baseline_that_is_not_there_is_a_config_error(tmp_path: Path) -> None:

@@ -133,3 +133,33 @@ def test_a_narrow_terminal_cuts_chat_ids_before_scenario_ids() -> None:
     print_summary(report, console=Console(file=out, force_terminal=True, width=100))
     text = out.getvalue()
     assert "money-back-phrasing" in text and "money-ba…" not in text
+
+
+def test_the_summary_shows_the_agents_usage_and_the_trials() -> None:
+    from tracesim.evaluator.stats import roll_up, scenario_trials
+
+    scenarios = [
+        scenario_trials("refund", [True, False, True, True]),
+        scenario_trials("status", [True, True, True, True]),
+    ]
+    report = _report("refund").model_copy(
+        update={
+            "scenarios": scenarios,
+            "trials": roll_up(scenarios),
+            "agent_usage": {
+                "conversations": 8,
+                "input_tokens": 1200,
+                "output_tokens": 300,
+                "cost_usd": None,
+                "unpriced_conversations": 8,
+            },
+        }
+    )
+    out = io.StringIO()
+    print_summary(report, console=Console(file=out, width=200))
+    text = out.getvalue()
+    assert "agent: 1200+300 tokens over 8 conversation(s)" in text
+    assert "8 with a model of unknown price: evaluation.prices" in text
+    # 7/8 passed; pass^4 = (C(3,4)/C(4,4) + 1) / 2 = 0.5.
+    assert "trials: 7/8 passed over 2 scenario(s), pass rate 88%" in text
+    assert "pass^4 0.50; flaky: refund" in text

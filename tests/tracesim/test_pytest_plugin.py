@@ -55,6 +55,16 @@ def test_agent_passes(tracesim_run):
     assert result.mean("trajectory") == 1.0
     assert result.conversation("order-ok").status == "Done"
     assert result.report_path.is_file() and result.db_path.is_file()
+    assert result.trials("order-ok").passed == result.trials().passed == 1
+
+
+def test_trials_of_a_repeated_scenario(tracesim_run):
+    result = tracesim_run(
+        "ok.json", agent="agent.py:ShopAgent", num_conversations_per_scenario=3
+    )
+    trials = result.trials("order-ok")
+    assert (trials.trials, trials.passed, trials.flaky) == (3, 3, False)
+    assert trials.pass_hat_k[3] == 1.0
 
 
 def test_agent_misses_a_refund(tracesim_run):
@@ -84,7 +94,7 @@ def test_a_user_suite_asserts_on_scores_through_the_fixture(
     pytester.makefile(".json", ok=json.dumps(SCENARIOS), bad=json.dumps(BAD))
     pytester.makepyfile(test_my_agent=USER_TESTS)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     text = result.stdout.str()
     # the failure says which conversation, which check and what was expected
     assert "refund-needed #0" in text and "trajectory (turn 0)" in text

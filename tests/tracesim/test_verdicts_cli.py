@@ -195,3 +195,94 @@ def test_evaluate_a_file_without_spans_with_gates_exits_3(tmp_path: Path) -> Non
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "no gates defined (exit code 0)" in result.output
+
+
+def test_a_capture_only_run_lists_what_did_not_finish_and_exits_3(tmp_path: Path) -> None:
+    config = _project(
+        tmp_path,
+        [
+            {"scenario_id": "crash", "goal": "g", "turns": ["boom 3"]},
+            {"scenario_id": "fine", "goal": "g", "turns": ["hello"]},
+        ],
+    )
+    result = CliRunner().invoke(cli, ["simulate", str(config), "--no-progress"])
+    assert result.exit_code == 0, result.output  # one turn answered: something ran
+    lines = result.output.splitlines()
+    start = lines.index("Conversations that did not finish (1):")
+    assert lines[start + 1] == (
+        "  crash #0  [error]  agent: turn 0 error: ValueError: boom on boom 3"
+    )
+    only_crash = _project(tmp_path, [{"scenario_id": "crash", "goal": "g", "turns": ["boom 4"]}])
+    result = CliRunner().invoke(cli, ["simulate", str(only_crash), "--no-progress"])
+    assert result.exit_code == 3, result.output
+    assert "the run completed no turn (1 turn(s) sent to the agent, none answered)" in (
+        result.output
+    )
+
+
+def test_the_step_summary_says_what_the_terminal_says_when_nothing_was_graded(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    config = _project(
+        tmp_path,
+        [{"scenario_id": "crash", "goal": "g", "turns": ["boom 5"]}],
+        evaluation={"metrics": [], "thresholds": {"final_score": 0.7}},
+    )
+    result = _run(str(config))
+    assert result.exit_code == 3, result.output
+    text = summary.read_text()
+    headline = "nothing graded: every conversation (1) ended by an error, so nothing was tested"
+    assert text.startswith(f"## ❌ tracesim: {headline} (exit code 3)")
+    assert f"{headline} (exit code 3)" in result.output
+    assert "gates passed" not in text
+
+
+def test_unreachable_judges_are_nothing_graded_and_named(tmp_path: Path) -> None:
+    from tests.evaluator.test_pipeline import build_db
+
+    db = build_db(tmp_path / "t.duckdb")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "llm": {
+                    "base_url": f"http://127.0.0.1:{_free_port()}/v1",
+                    "model": "judge",
+                    "max_retries": 0,
+                },
+                "evaluation": {"metrics": ["helpfulness"], "thresholds": {"helpfulness": 0.5}},
+            }
+        )
+    )
+    result = CliRunner().invoke(
+        cli, ["evaluate", "--db", str(db), "--config", str(config), "--no-progress"]
+    )
+    assert result.exit_code == 3, result.output
+    assert (
+        "nothing graded: every gate was skipped (its metric was never graded), so the gates "
+        "cannot pass (judge: 3 requests failed) (exit code 3)" in result.output
+    )
+
+
+def test_every_name_gets_a_did_you_mean_before_the_run(tmp_path: Path) -> None:
+    """A judge name and a failure label are checked as gate names are: before any turn."""
+    scenario = [{"scenario_id": "s", "goal": "g", "turns": ["hi"]}]
+    config = _project(tmp_path, scenario, evaluation={"metrics": ["helpfulnes"]})
+    result = _run(str(config))
+    assert result.exit_code == 2, result.output
+    assert "evaluation.metrics.0: Input should be" in result.output
+    assert "(got 'helpfulnes'). Did you mean 'helpfulness'?" in result.output
+    config = _project(
+        tmp_path,
+        scenario,
+        evaluation={"metrics": [], "failure_labels": {"agent_behavior_failure": ["false info"]}},
+    )
+    result = _run(str(config))
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{config}: evaluation.failure_labels.agent_behavior_failure: 'false info' is not a "
+        "label of agent_behavior_failure; did you mean 'false information'?" in result.output
+    )
+    assert not (tmp_path / "results" / "tracesim.duckdb").exists()

@@ -58,6 +58,7 @@ def write_ci_outputs(
                 run_id=report.run_id,
                 report=report,
                 scenarios=getattr(report, "scenarios", ()),
+                comparison=getattr(report, "comparison", None),
             )
             console.print(f"junit:   {path}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)

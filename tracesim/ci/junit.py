@@ -15,6 +15,8 @@ green where the terminal does not. A scenario run several times carries its
 trials as suite properties (`trials`, `passed`, `pass_rate`, `flaky`), and a
 flaky scenario's testcases say so (output or failure text): a failure there may be
 chance, not the change.
+Compared with a baseline, each scenario in both gets a testcase `<scenario> vs
+baseline`, failed when the scenario regressed.
 """
 
 from __future__ import annotations
@@ -122,6 +124,31 @@ def _trial_properties(props: ET.Element, trials: Any) -> str:
     )
 
 
+def _baseline_case(parent: ET.Element, row: dict[str, Any], suite: str, alpha: Any) -> str:
+    """One testcase `<scenario> vs baseline`: a failure when the scenario regressed."""
+    case = ET.SubElement(
+        parent,
+        "testcase",
+        classname=_clean(f"tracesim.{suite}"),
+        name=_clean(f"{suite} vs baseline"),
+        time="0.000",
+    )
+    b, c = row["baseline"], row["candidate"]
+    p = row.get("p_value")
+    text = _clean(
+        f"{row['verdict']}: {b['passed']}/{b['trials']} -> {c['passed']}/{c['trials']} trials "
+        f"passed (Fisher's exact test, two-sided, p = {'-' if p is None else f'{p:.3g}'}, "
+        f"alpha {alpha})"
+    )
+    if row["verdict"] == "regressed":
+        node = ET.SubElement(case, "failure", message=text)
+        node.set("type", "Regression")
+        node.text = text
+        return "failure"
+    ET.SubElement(case, "system-out").text = text
+    return "passed"
+
+
 def junit_xml(
     outcomes: list[ConversationOutcome],
     *,
@@ -129,11 +156,18 @@ def junit_xml(
     run_id: str | None = None,
     scenarios: Sequence[Any] = (),
     report: Any = None,
+    comparison: dict[str, Any] | None = None,
 ) -> bytes:
     """The JUnit XML document of `outcomes` (UTF-8 bytes with an XML declaration);
     `scenarios`: the evaluation's `ScenarioTrials` (trials and flakiness per suite);
-    `report`: the evaluator's EvaluationReport, for the gates and the verdict."""
+    `report`: the evaluator's EvaluationReport, for the gates and the verdict;
+    `comparison`: the comparison with a baseline (default: the report's), a `<scenario>
+    vs baseline` testcase per scenario compared, failed when it regressed."""
+    if comparison is None and report is not None:
+        comparison = getattr(report, "comparison", None)
     trials_of = {t.scenario_id: t for t in scenarios}
+    compared = {row["scenario_id"]: row for row in (comparison or {}).get("scenarios", [])}
+    alpha = (comparison or {}).get("alpha", 0.05)
     by_suite: dict[str, list[ConversationOutcome]] = defaultdict(list)
     for outcome in outcomes:
         by_suite[outcome.scenario_id or "traces"].append(outcome)
@@ -152,15 +186,19 @@ def junit_xml(
         counts: dict[str, int] = defaultdict(int)
         for outcome in items:
             counts[_testcase(suite, outcome, suite_name, note)] += 1
+        tests = len(items)
+        if suite_name in compared:
+            counts[_baseline_case(suite, compared[suite_name], suite_name, alpha)] += 1
+            tests += 1
         seconds = sum(o.seconds for o in items)
-        suite.set("tests", str(len(items)))
+        suite.set("tests", str(tests))
         suite.set("failures", str(counts["failure"]))
         suite.set("errors", str(counts["error"]))
         suite.set("skipped", str(counts["skipped"]))
         suite.set("time", f"{seconds:.3f}")
         for key in ("failure", "error", "skipped"):
             totals[key] += counts[key]
-        totals["tests"] += len(items)
+        totals["tests"] += tests
         totals["time"] += seconds
     if report is not None and (report.gates or report.exit_code not in (0, 1)):
         suite = ET.SubElement(root, "testsuite", name=GATES_SUITE, timestamp=stamp)
@@ -188,11 +226,19 @@ def write_junit(
     run_id: str | None = None,
     scenarios: Sequence[Any] = (),
     report: Any = None,
+    comparison: dict[str, Any] | None = None,
 ) -> Path:
     """Write the JUnit XML file (its folder is created) and return its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(
-        junit_xml(outcomes, eval_id=eval_id, run_id=run_id, scenarios=scenarios, report=report)
+        junit_xml(
+            outcomes,
+            eval_id=eval_id,
+            run_id=run_id,
+            scenarios=scenarios,
+            report=report,
+            comparison=comparison,
+        )
     )
     return path

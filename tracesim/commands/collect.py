@@ -6,9 +6,12 @@ import os
 import signal
 import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
+from tracesim.collect_console import CollectConsole
+from tracesim.collect_front import GRPC, HTTP, ProtocolFront
 from tracesim.collector import CollectorStats
 from tracesim.commands.errors import BadInput
 from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
@@ -132,6 +135,23 @@ def _remove_new_files(db_path: Path, created_folder: Path | None) -> None:
     metavar="SIZE",
     help="WAL size after which DuckDB checkpoints into the file  [default: 128MB]",
 )
+@click.option(
+    "--progress-every",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Print new services, new conversations and the span count at most this often "
+    "(0: only the start and end lines).",
+)
+@click.option(
+    "--protocol-check/--no-protocol-check",
+    default=True,
+    show_default=True,
+    help="Recognise an OTLP/HTTP exporter sent to the gRPC port (or gRPC to the HTTP port), "
+    "store its spans anyway and say which port to use. --no-protocol-check binds the "
+    "receivers directly.",
+)
 def command(
     db_path: str,
     host: str,
@@ -148,6 +168,8 @@ def command(
     query_timeout: float,
     duckdb_memory_limit: str | None,
     duckdb_checkpoint_threshold: str | None,
+    progress_every: float,
+    protocol_check: bool,
 ) -> None:
     """Receive OTLP spans and logs and store them in DuckDB."""
     from tracesim.collector import (
@@ -183,11 +205,13 @@ def command(
     try:
         if redaction_file:
             rules.extend(load_redaction_file(redaction_file))
+        fronted = protocol_check and not (grpc_port < 0 and http_port < 0)
+        inner_host = "127.0.0.1" if fronted else host  # behind the front: loopback only
         collector = Collector(
             db_path,
-            host=host,
-            grpc_port=None if grpc_port < 0 else grpc_port,
-            http_port=None if http_port < 0 else http_port,
+            host=inner_host,
+            grpc_port=None if grpc_port < 0 else 0 if fronted else grpc_port,
+            http_port=None if http_port < 0 else 0 if fronted else http_port,
             auth_token=token,
             max_request_bytes=int(max_request_mb * (1 << 20)),
             redaction=rules,
@@ -202,13 +226,20 @@ def command(
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     stop = threading.Event()
-    previous = {
-        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
-    }
+    wake = threading.Event()
+
+    def on_signal(*_: object) -> None:
+        stop.set()
+        wake.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     new_file = not Path(db_path).exists()
     created_folder = _first_missing(Path(db_path).parent)
+    front = None
     try:
         try:
+            if fronted:  # binds the public ports first: a busy one fails before any file
+                front = ProtocolFront(host, _public_ports(grpc_port, http_port), {})
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             collector.start()
         except StoreLocked as error:  # bad input, as in every command: exit 2
@@ -218,11 +249,9 @@ def command(
             if new_file and not collector.received_requests:  # never a store that took data
                 _remove_new_files(Path(db_path), created_folder)
             raise BadInput(str(error), command="collect") from None
-        listening = []
-        if collector.grpc_endpoint:
-            listening.append(f"OTLP gRPC on {collector.grpc_endpoint}")
-        if collector.http_endpoint:
-            listening.append(f"OTLP/HTTP on {collector.http_endpoint}")
+        console = _console(collector, front, host, progress_every, wake)  # relaying from here
+        endpoints = _endpoints(collector, front, host)
+        listening = [f"{name} on {url}" for name, url in endpoints.items()]
         stats = collector.stats()
         replayed = (
             f" (replayed {stats.replayed_requests} spooled requests)"
@@ -233,11 +262,14 @@ def command(
         if collector.redactor:
             click.echo(f"redacting with {len(collector.redactor.rules)} rule(s) before storing")
         click.echo("Ctrl-C or SIGTERM to stop.")
-        while not stop.wait(3600):
-            pass
+        _serve(stop, wake, console, progress_every)
         click.echo("stopping: draining and committing ...")
     finally:
+        if front is not None:
+            front.close()
         collector.shutdown()
+        if front is not None:
+            front.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     stats = collector.stats()
@@ -247,6 +279,90 @@ def command(
     )
     for line in _damage_lines(stats, db_path):
         click.echo(line)
+
+
+def _public_ports(grpc_port: int, http_port: int) -> dict[str, int]:
+    ports = {}
+    if grpc_port >= 0:
+        ports[GRPC] = grpc_port
+    if http_port >= 0:
+        ports[HTTP] = http_port
+    return ports
+
+
+def _endpoints(collector: Any, front: ProtocolFront | None, host: str) -> dict[str, str]:
+    """What the banner says: the ports an exporter should use (the front's, if any)."""
+    out = {}
+    if front is None:
+        if collector.grpc_endpoint:
+            out["OTLP gRPC"] = collector.grpc_endpoint
+        if collector.http_endpoint:
+            out["OTLP/HTTP"] = collector.http_endpoint
+        return out
+    shown = f"[{host}]" if ":" in host else host
+    if front.port(GRPC) is not None:  # as the collector says it: a scheme only under TLS
+        out["OTLP gRPC"] = ("https://" if collector.tls else "") + f"{shown}:{front.port(GRPC)}"
+    if front.port(HTTP) is not None:
+        scheme = "https" if collector.tls else "http"
+        out["OTLP/HTTP"] = f"{scheme}://{shown}:{front.port(HTTP)}"
+    return out
+
+
+def _console(
+    collector: Any,
+    front: ProtocolFront | None,
+    host: str,
+    every: float,
+    wake: threading.Event,
+) -> CollectConsole | None:
+    """Start relaying (the collector is up) with a console printing progress and mix-ups."""
+    console = None
+    if every > 0 or front is not None:
+        ports = {p: front.port(p) for p in (GRPC, HTTP)} if front else {}
+        console = CollectConsole(collector, click.echo, host=host, ports=ports, wake=wake)
+    if front is not None:
+        targets = {}
+        if collector.grpc_endpoint:
+            targets[GRPC] = ("127.0.0.1", int(collector.grpc_endpoint.rsplit(":", 1)[1]))
+        if collector.http_endpoint:
+            targets[HTTP] = ("127.0.0.1", int(collector.http_endpoint.rsplit(":", 1)[1]))
+        front.set_targets(targets, on_mixup=console.on_mixup if console else None)
+        front.start()
+        _advertise(collector, _endpoints(collector, front, host))
+    return console
+
+
+def _advertise(collector: Any, endpoints: dict[str, str]) -> None:
+    """Point the live-query sidecar (`tracesim sql` finds the collector by it) at the
+    public ports, not the receivers' loopback ones behind the front."""
+    from tracesim.collector.query.sidecar import read_sidecar, write_sidecar
+
+    written = read_sidecar(collector.db_path)
+    if written is None:
+        return
+    write_sidecar(
+        collector.db_path,
+        http_endpoint=endpoints.get("OTLP/HTTP"),
+        grpc_endpoint=endpoints.get("OTLP gRPC"),
+        token_required=bool(written.get("token_required")),
+        nonce=written.get("nonce"),
+    )
+
+
+def _serve(
+    stop: threading.Event, wake: threading.Event, console: CollectConsole | None, every: float
+) -> None:
+    """Wait for SIGINT/SIGTERM, printing progress at most every `every` seconds."""
+    while not stop.is_set():
+        wake.wait(every if every > 0 else None)
+        wake.clear()
+        if stop.is_set() or console is None:
+            continue
+        try:
+            console.tick(progress=every > 0)
+        except Exception as error:  # noqa: BLE001 - printing must never stop collecting
+            click.echo(f"progress lines stopped: {type(error).__name__}: {error}", err=True)
+            console = None
 
 
 def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
