@@ -150,3 +150,37 @@ def test_sql_on_a_file_locked_by_another_process_never_answers_from_the_collecto
             named = CliRunner().invoke(cli, ["sql", "SELECT 1", "--db", str(a), "--endpoint",
                                              collector_b.http_endpoint or ""])  # fmt: skip
             assert named.exit_code == 2 and f"serves {b.resolve()}" in named.output
+
+
+def test_evaluate_while_spans_keep_arriving(tmp_path: Path) -> None:
+    """The collector keeps storing while evaluate reads and writes through it: both go on,
+    the chats stored when evaluate planned are scored, and no span is lost."""
+    import threading
+
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  metrics: []\n")
+    db = tmp_path / "busy.duckdb"
+    stop = threading.Event()
+    sent = [0]
+    with Collector(db, grpc_port=0, http_port=0) as collector:
+        client = GrpcClient(collector.grpc_endpoint or "")
+        client.export(two_chats())
+
+        def keep_sending() -> None:
+            while not stop.is_set():
+                client.export(two_chats())
+                sent[0] += 1
+
+        sender = threading.Thread(target=keep_sending)
+        sender.start()
+        try:
+            results = _evaluate(db, tmp_path / "out", config)
+        finally:
+            stop.set()
+            sender.join(timeout=60)
+            client.close()
+        assert results["summary"]["num_conversations"] == 2
+        assert results["summary"]["num_turns"] >= 4
+        collector.flush()
+        stored = collector.query("SELECT count(*) FROM spans")[1][0][0]
+    assert stored == 8 * (1 + sent[0])
