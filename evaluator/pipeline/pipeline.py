@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from tracesim.evaluator.checks.rules import check_config_rules
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
@@ -95,7 +96,7 @@ from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.evaluator.scoring.verdict import Verdict, decide
 from tracesim.evaluator.stats.compare import EvaluationDigest, compare_evaluations
 from tracesim.evaluator.store import EvalStore, StoreError, open_store
-from tracesim.schemas.eval_config import RUN_USAGE_METRICS, USAGE_METRICS, EvalConfig
+from tracesim.schemas.eval_config import EvalConfig
 from tracesim.schemas.llm_config import LLMConfig
 
 DEFAULT_CHUNK_ROWS = 20_000
@@ -174,7 +175,11 @@ def evaluate_db(
         custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
     except CustomMetricError as exc:
         raise EvalConfigError(str(exc)) from exc
-    check_gate_names(config, extra=[*(m.name for m in custom), *USAGE_METRICS, *RUN_USAGE_METRICS])
+    check_gate_names(config, extra=[m.name for m in custom])
+    try:
+        check_config_rules(config)  # evaluation.policies / tool_validity
+    except ValueError as exc:
+        raise EvalConfigError(str(exc)) from exc
     check_trial_rule(config, extra=[m.name for m in custom])
     if workers is not None and workers < 1:
         raise EvalConfigError(f"workers must be 1 or more (got {workers})")
