@@ -185,3 +185,38 @@ def test_sql_through_the_collector_cannot_read_files(tmp_path: Path) -> None:
     finally:
         collector.send_signal(signal.SIGTERM)
         collector.communicate(timeout=60)
+
+
+def test_every_command_works_on_a_file_tracesim_collect_holds(tmp_path: Path) -> None:
+    """Separate processes, as a developer runs them: DuckDB names the collector's pid as the
+    lock holder, and the collector proves it is that process and serves that file."""
+    db = tmp_path / "dev.duckdb"
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  metrics: []\n")
+    env = {**_ENV, "TRACESIM_COLLECTOR_TOKEN": "s3cret"}
+    collector, grpc_endpoint, _http = _start_collector(db)
+    try:
+        client = GrpcClient(grpc_endpoint, token="s3cret")
+        client.export(trace_request([span("lookup"), span("refund")]))
+        client.close()
+        runs = {
+            "evaluate": ["evaluate", "--db", str(db), "--config", str(config), "--no-progress"],
+            "inspect": ["inspect", "--db", str(db), "--format", "json"],
+            "report": ["report", "--db", str(db), "--out", str(tmp_path / "r.html")],
+            "sql": ["sql", "SELECT count(*) AS n FROM runs", "--db", str(db), "--format", "json"],
+        }
+        done = {}
+        for name, args in runs.items():
+            process = subprocess.run(
+                [sys.executable, "-c", _CLI, *args], cwd=ROOT, env=env,
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert process.returncode == 0, (name, process.stderr)
+            done[name] = process.stdout
+        assert sum(g["spans"] for g in json.loads(done["inspect"])["groups"]) == 2
+        assert json.loads(done["sql"]) == [{"n": 1}]  # evaluate's runs row, written through it
+        assert (tmp_path / "r.html").is_file()
+    finally:
+        collector.send_signal(signal.SIGTERM)
+        out, _ = collector.communicate(timeout=60)
+    assert "stored 2 spans" in out

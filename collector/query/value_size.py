@@ -66,7 +66,10 @@ def built_size(node: dict[str, Any]) -> int:
         return _count(name, args, 3) if len(args) > 3 else 80
     if name in ("printf", "format"):
         template = _literal(name, args, 0, kind="a format text written in the query")
-        return max([1, *(int(number) for number in _NUMBER.findall(template))])
+        widths = [int(number) for number in _NUMBER.findall(template)]
+        if "*" in template:  # a width taken from the arguments: each must be a number here
+            widths += [_count(name, args, index) for index in range(1, len(args))]
+        return max([1, *widths])
     return 1
 
 

@@ -33,6 +33,7 @@ from tracesim.evaluator.pipeline.stages import (
     add_results,
     derive_calls,
     score_conversation,
+    stub_checks,
     tool_checks,
 )
 from tracesim.evaluator.scoring.tally import MetricTally
@@ -142,6 +143,7 @@ def derive_chunk(
         derive_calls(work, rows)
         if config.tool_checks:
             tool_checks(work, parsed=parsed, config=config)
+            stub_checks(work)
         advance()
     return rows
 

@@ -95,7 +95,7 @@ from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.evaluator.scoring.verdict import Verdict, decide
 from tracesim.evaluator.stats.compare import EvaluationDigest, compare_evaluations
 from tracesim.evaluator.store import EvalStore, StoreError, open_store
-from tracesim.schemas.eval_config import RUN_USAGE_METRICS, USAGE_METRICS, EvalConfig
+from tracesim.schemas.eval_config import EvalConfig
 from tracesim.schemas.llm_config import LLMConfig
 
 DEFAULT_CHUNK_ROWS = 20_000
@@ -143,7 +143,7 @@ def check_names(config: EvalConfig, *, base_dir: str | Path | None = None) -> li
         custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
     except CustomMetricError as exc:
         raise EvalConfigError(str(exc)) from exc
-    check_gate_names(config, extra=[*(m.name for m in custom), *USAGE_METRICS, *RUN_USAGE_METRICS])
+    check_gate_names(config, extra=[m.name for m in custom])
     check_trial_rule(config, extra=[m.name for m in custom])
     return custom
 

@@ -41,6 +41,7 @@ __all__ = [
     "add_results",
     "derive_calls",
     "score_conversation",
+    "stub_checks",
     "tag",
     "tool_checks",
 ]
@@ -222,6 +223,16 @@ def tool_checks(
                     f"turn {turn_id} ended with {turn.get('status')}: the agent gave no answer",
                 )
             work.turn_results[by_id[turn_id]].append(result)
+
+
+def stub_checks(work: ConversationWork) -> None:
+    """Each replayed turn's `unstubbed_tool_calls` check (`evaluator.checks.stubs`)."""
+    from tracesim.evaluator.checks.stubs import stub_check
+
+    for index, turn in enumerate(work.data.turns):
+        result = stub_check(work.data.spans_by_turn.get(turn["turn_id"], ()))
+        if result is not None:
+            work.turn_results[index].append(result)
 
 
 def _ending_error(data: ConversationData) -> str | None:

@@ -58,6 +58,7 @@ def promote_store(
     max_rows: int = 20_000,
 ) -> PromotionResult:
     """One Promotion per selected conversation of `store` (an open `EvalStore`)."""
+    store.prepare()  # tracesim's own views and tables (ClickHouse: created beside the exporter's)
     plan = store.plan(run_id=None, max_rows=max_rows)
     plan, report = apply_selection(store, plan, selection)
     result = PromotionResult(selection=report)

@@ -43,6 +43,8 @@ def _ask(running: Collector, sql: str) -> httpx.Response:
         "SELECT repeat(repeat('x', 1000), 1000)",
         "SELECT repeat(name, 100000) FROM spans",
         "SELECT printf('%900000000d', 1)",
+        "SELECT printf('%*d', 900000000, 1)",
+        "SELECT printf('%*d', len(name) * 100000000, 1) FROM spans",
     ],
 )
 def test_values_built_from_a_number_are_bounded_before_running(small: Collector, sql: str) -> None:

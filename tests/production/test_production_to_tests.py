@@ -59,8 +59,13 @@ def _production(tmp_path: Path) -> tuple[Path, list[str]]:
     return db, json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _replay(project: Project, collector: Collector, scenarios: Path, mcp_url: str, *, broken: bool):
-    project.config(
+def _replay(root: Path, collector: Collector, scenarios: Path, mcp_url: str, *, broken: bool):
+    """`tracesim run` in its own process (a fresh agent process, as in CI), its spans and
+    the mock's to `collector`."""
+    name = "broken" if broken else "fixed"
+    project = Project(root / name)
+    project.root.mkdir(parents=True)
+    config = project.config(
         agent_config=custom_agent(
             str(HERE / "replay_agent.py"),
             class_name="ReplayAgent",
@@ -69,9 +74,18 @@ def _replay(project: Project, collector: Collector, scenarios: Path, mcp_url: st
         scenario_file_path=str(scenarios),
         collector={"mode": "remote", "endpoint": collector.grpc_endpoint},
     )
-    outcome = project.run()
-    assert outcome.exit_code == 0, outcome.error
-    return outcome.run_id
+    done = subprocess.run(
+        [TRACESIM, "run", str(config)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _run_ids(db: Path) -> list[str]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT run_id FROM conversations GROUP BY run_id ORDER BY min(start_time)"
+        ).fetchall()
+    return [r[0] for r in rows]
 
 
 def _trajectory(db: Path, run_id: str, tmp_path: Path) -> object:
@@ -124,8 +138,6 @@ def test_a_failed_production_conversation_becomes_a_regression_test(tmp_path: Pa
 
     # 4. replayed: fixed agent passes, broken agent fails the recorded trajectory
     replays = tmp_path / "replays.duckdb"
-    project = Project(tmp_path / "project")
-    project.root.mkdir()
     with Collector(replays, grpc_port=0, http_port=None) as collector:
         mock = subprocess.Popen(
             [
@@ -146,12 +158,13 @@ def test_a_failed_production_conversation_becomes_a_regression_test(tmp_path: Pa
         try:
             url = mock.stderr.readline().rsplit(" ", 1)[-1].strip()
             assert url.startswith("http://127.0.0.1:"), url
-            fixed = _replay(project, collector, scenarios, url, broken=False)
-            broken = _replay(project, collector, scenarios, url, broken=True)
+            _replay(tmp_path, collector, scenarios, url, broken=False)
+            _replay(tmp_path, collector, scenarios, url, broken=True)
         finally:
             mock.terminate()
             mock.wait(10)
         assert collector.flush(10)
+    fixed, broken = _run_ids(replays)
 
     passed = _trajectory(replays, fixed, tmp_path)
     with duckdb.connect(str(replays), read_only=True) as con:

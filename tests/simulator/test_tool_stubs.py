@@ -126,7 +126,7 @@ def test_a_run_answers_python_tools_from_the_scenario_stubs(project: Project) ->
         ]
     )
     project.config(agent_config=custom_agent("agent.py", class_name="Agent"))
-    outcome = project.run()
+    outcome = project.run(evaluate=True)
     rows = query(
         outcome.db_path,
         "SELECT turn_id, agent_message FROM turns ORDER BY turn_id",
@@ -141,3 +141,11 @@ def test_a_run_answers_python_tools_from_the_scenario_stubs(project: Project) ->
     )
     assert marks[0][:2] == (0, "1") and marks[0][2] is None
     assert marks[1][:2] == (1, "0") and '"order_id": "Z9"' in marks[1][2].replace('":"', '": "')
+    checks = query(
+        outcome.db_path,
+        "SELECT turn_id, value, passed, reason FROM scores "
+        "WHERE metric = 'unstubbed_tool_calls' ORDER BY turn_id",
+    )
+    assert checks[0][:3] == (0, 1.0, True)
+    assert checks[1][:3] == (1, 0.0, False)
+    assert 'lookup_order({"order_id":"Z9"})' in checks[1][3]

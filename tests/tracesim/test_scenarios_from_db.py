@@ -179,3 +179,65 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     done = _from_db("--db", db, "--chat-id", "nope", "-o", str(tmp_path / "x.json"))
     assert done.exit_code == 2 and "not in the store: nope" in done.output
     assert "no conversation could become a scenario" in done.output
+
+
+def test_from_chdb_the_same_scenario(tmp_path: Path) -> None:
+    """The exporter's ClickHouse tables (through chdb) promote like a DuckDB file."""
+    import pytest
+
+    pytest.importorskip("chdb", reason="the clickhouse extra is not installed")
+    from tests.clickhouse.conftest import request_of, write_exporter_tables
+    from tests.collector.otlp import new_trace_id, span
+
+    start = 1_740_819_600_000_000_000
+    spans = []
+    for n, (user, reply, tool, args, result) in enumerate(
+        [
+            (
+                "Where is order A1001?",
+                "It is shipped.",
+                "lookup_order",
+                {"order_id": "A1001"},
+                "shipped",
+            ),
+            ("Thanks", "Bye", None, None, None),
+        ]
+    ):
+        trace = new_trace_id()
+        spans.append(
+            span(
+                "chat model",
+                trace_id=trace,
+                start=start + n * 60_000_000_000,
+                attrs={
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.conversation.id": "ch-1",
+                    "gen_ai.input.messages": json.dumps([{"role": "user", "content": user}]),
+                    "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": reply}]),
+                },
+            )
+        )
+        if tool:
+            spans.append(
+                span(
+                    f"execute_tool {tool}",
+                    trace_id=trace,
+                    start=start + n * 60_000_000_000 + 1_000_000,
+                    attrs={
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.tool.name": tool,
+                        "gen_ai.tool.call.arguments": json.dumps(args),
+                        "gen_ai.tool.call.result": result,
+                    },
+                )
+            )
+    url = write_exporter_tables(tmp_path / "ch", request_of(({"service.name": "prod"}, spans)))
+    out = tmp_path / "s.json"
+    done = _from_db("--db", url, "-o", str(out))
+    assert done.exit_code == 0, done.output
+    [scenario] = load_scenarios(out)
+    assert scenario.turns == ["Where is order A1001?", "Thanks"]
+    assert scenario.assertions[0]["expected"] == [
+        {"name": "lookup_order", "args": {"order_id": "A1001"}}
+    ]
+    assert [s.result for s in scenario.tool_stubs] == ["shipped"]

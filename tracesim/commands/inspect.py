@@ -27,8 +27,9 @@ __all__ = ["command"]
     show_default=True,
     envvar=DB_ENV,
     help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}; opened read-only), or a "
-        "ClickHouse store: clickhouse://user:pass@host:8123/otel or chdb://DIR."
+        f"The DuckDB file a run or collector wrote (env {DB_ENV}; opened read-only, or "
+        "through the collector holding it), or a ClickHouse store: "
+        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )
 @click.option(

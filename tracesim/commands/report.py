@@ -20,7 +20,8 @@ __all__ = ["command"]
     show_default=True,
     envvar=DB_ENV,
     help=(
-        f"The DuckDB file to report on (env {DB_ENV}; opened read-only), or a ClickHouse "
+        f"The DuckDB file to report on (env {DB_ENV}; opened read-only, or through the "
+        "collector holding it), or a ClickHouse "
         "store: clickhouse://user:pass@host:8123/otel or chdb://DIR."
     ),
 )

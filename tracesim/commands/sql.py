@@ -96,7 +96,10 @@ def truncation_note(result: QueryResult) -> str | None:
     default=DEFAULT_DB_PATH,
     show_default=True,
     envvar=DB_ENV,
-    help=f"The DuckDB file (env {DB_ENV}). Opened read-only.",
+    help=(
+        f"The DuckDB file (env {DB_ENV}), opened read-only or read through the running "
+        "collector that holds it; or a ClickHouse store: clickhouse://... or chdb://DIR."
+    ),
 )
 @click.option(
     "--format",
@@ -109,8 +112,9 @@ def truncation_note(result: QueryResult) -> str | None:
     "--endpoint",
     default=None,
     help=(
-        "A running collector to query when it holds the file's lock. Default: the one "
-        f"named in <db>.collector.json (written by a running collector), else {DEFAULT_ENDPOINT}."
+        "A running collector to query when it holds the file's lock, used once it proves it "
+        "serves that file. Default: the one named in <db>.collector.json (written by a "
+        f"running collector), else $TRACESIM_COLLECTOR_ENDPOINT or {DEFAULT_ENDPOINT}."
     ),
 )
 @click.option(
