@@ -294,10 +294,10 @@ def _prepare(
     scenarios = load_scenarios(config.scenario_file_path)
     if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
         from tracesim.evaluator.checks.assertions import parse_assertions
-        from tracesim.evaluator.checks.rules import config_assertions
+        from tracesim.evaluator.checks.rules import check_config_rules
 
         try:  # evaluation.policies / tool_validity: checked like a scenario's assertions
-            parse_assertions(config_assertions(config.evaluation), where="evaluation")
+            check_config_rules(config.evaluation)
         except ValueError as exc:
             raise ScenarioError(str(exc)) from None
         for index, scenario in enumerate(scenarios):

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from tracesim.evaluator.checks.rules import check_config_rules
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
@@ -144,6 +145,10 @@ def check_names(config: EvalConfig, *, base_dir: str | Path | None = None) -> li
     except CustomMetricError as exc:
         raise EvalConfigError(str(exc)) from exc
     check_gate_names(config, extra=[m.name for m in custom])
+    try:
+        check_config_rules(config)  # evaluation.policies / tool_validity
+    except ValueError as exc:
+        raise EvalConfigError(str(exc)) from exc
     check_trial_rule(config, extra=[m.name for m in custom])
     return custom
 
