@@ -278,14 +278,12 @@ class _CollectorUnavailable(RuntimeError):
 def _check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
     """Every gate names a known metric (custom metrics included) and a failure-label gate
     labels its judge answers, before anything runs; `source` (the config file) prefixes."""
-    from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
-    from tracesim.evaluator.scoring.gates import EvalConfigError, check_gate_names
+    from tracesim.evaluator.pipeline.pipeline import check_names
+    from tracesim.evaluator.scoring.gates import EvalConfigError
 
-    evaluation = config.evaluation
     try:
-        custom = load_custom_metrics(evaluation.custom_metrics_file_paths, base_dir=base_dir)
-        check_gate_names(evaluation, extra=[m.name for m in custom])
-    except (CustomMetricError, EvalConfigError) as exc:
+        check_names(config.evaluation, base_dir=base_dir)
+    except EvalConfigError as exc:
         raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
 
 
