@@ -20,7 +20,8 @@ def _rate(side: dict[str, Any]) -> str:
     rate = side.get("pass_rate")
     flaky = " flaky" if side.get("flaky") else ""
     shown = "-" if rate is None else f"{rate:.0%}"
-    return f"{side['passed']}/{side['trials']} ({shown}){flaky}"
+    ungraded = f" +{side['ungraded']} ungraded" if side.get("ungraded") else ""
+    return f"{side['passed']}/{side['trials'] - (side.get('ungraded') or 0)} ({shown}){ungraded}{flaky}"
 
 
 def _p(value: float | None) -> str:

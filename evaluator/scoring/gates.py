@@ -97,7 +97,8 @@ class GateResult(BaseModel):
 
 def check_gate_names(config: EvalConfig, *, extra: Iterable[str] = ()) -> None:
     """Raise EvalConfigError when a gate names no known metric (with a did-you-mean)."""
-    known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *extra}
+    known = {*JUDGE_NAMES, *DERIVED_METRICS, *TOOL_METRICS, *USAGE_METRICS, *extra}
+    known |= {f"run_{name}" for name in USAGE_METRICS}  # budgets on the run's total
     for key in ("thresholds", "max_thresholds", "turn_thresholds", "failure_labels"):
         for name in getattr(config, key):
             if name not in known:

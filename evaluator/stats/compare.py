@@ -3,7 +3,9 @@
 Pure: each side is an `EvaluationDigest` (what an evaluation's `runs` row keeps:
 its scenarios' trials and metric means). Per scenario in both: the pass counts,
 the change of pass rate and the verdict of `evaluator.stats.verdict` (Fisher's
-exact test, two-sided, at `alpha`). Per metric: the mean over the scenarios
+exact test, two-sided, at `alpha`) on the graded trials: a trial that could not
+be graded is neither a pass nor a failure of the agent, so it is counted
+(`ungraded`) and left out of the test. Per metric: the mean over the scenarios
 both sides graded of the paired change (candidate - baseline scenario means),
 with a seeded bootstrap interval over those scenarios. Scenarios in one side
 only are listed apart and never get a verdict.
@@ -49,7 +51,10 @@ class SideCounts(BaseModel):
     trials: int
     passed: int
     pass_rate: float | None
+    """passed / graded trials (None when none was graded)."""
     flaky: bool
+    ungraded: int = 0
+    """Trials that could not be graded: left out of the test and of `pass_rate`."""
 
 
 class ScenarioComparison(BaseModel):
@@ -116,7 +121,14 @@ def _side(digest: EvaluationDigest) -> dict[str, object]:
 
 
 def _counts(s: ScenarioTrials) -> SideCounts:
-    return SideCounts(trials=s.trials, passed=s.passed, pass_rate=s.pass_rate, flaky=s.flaky)
+    graded = s.trials - s.ungraded
+    return SideCounts(
+        trials=s.trials,
+        passed=s.passed,
+        pass_rate=s.passed / graded if graded else None,
+        flaky=s.flaky,
+        ungraded=s.ungraded,
+    )
 
 
 def compare_evaluations(
@@ -133,17 +145,20 @@ def compare_evaluations(
     rows: list[ScenarioComparison] = []
     for sid in common:
         b, c = base[sid], cand[sid]
-        v = scenario_verdict(b.trials, b.passed, c.trials, c.passed, alpha=alpha)
+        v = scenario_verdict(
+            b.trials - b.ungraded, b.passed, c.trials - c.ungraded, c.passed, alpha=alpha
+        )
+        before, after = _counts(b), _counts(c)
         change = (
-            c.pass_rate - b.pass_rate
-            if c.pass_rate is not None and b.pass_rate is not None
+            after.pass_rate - before.pass_rate
+            if after.pass_rate is not None and before.pass_rate is not None
             else None
         )
         rows.append(
             ScenarioComparison(
                 scenario_id=sid,
-                baseline=_counts(b),
-                candidate=_counts(c),
+                baseline=before,
+                candidate=after,
                 change=change,
                 verdict=v.verdict,
                 p_value=v.p_value,

@@ -41,7 +41,8 @@ class ScenarioTrials(BaseModel):
     pass_hat_k: dict[int, float] = Field(default_factory=dict)
     """k -> pass^k, P(all k trials pass), k = 1..trials (tau-bench's estimator)."""
     flaky: bool = False
-    """0 < passed < trials: the same scenario both passed and failed."""
+    """The same scenario both passed and failed (a graded failure: an ungraded trial alone
+    does not make a scenario flaky)."""
     metric_means: dict[str, float] = Field(default_factory=dict)
     """Metric -> mean over the trials of each trial's mean graded value (trials that graded
     the metric only)."""
@@ -84,6 +85,7 @@ def scenario_trials(
     metric -> mean graded value (optional)."""
     n = len(outcomes)
     c = sum(1 for o in outcomes if o is True)
+    failed = sum(1 for o in outcomes if o is False)
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for means in metric_means:
@@ -100,7 +102,7 @@ def scenario_trials(
         pass_rate_ci=list(ci) if ci else None,
         pass_at_k={k: pass_at_k(n, c, k) for k in range(1, n + 1)},
         pass_hat_k={k: pass_hat_k(n, c, k) for k in range(1, n + 1)},
-        flaky=0 < c < n,
+        flaky=c > 0 and failed > 0,
         metric_means={name: sums[name] / counts[name] for name in sorted(sums)},
         metric_graded={name: counts[name] for name in sorted(counts)},
     )

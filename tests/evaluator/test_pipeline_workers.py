@@ -216,6 +216,7 @@ def test_a_failing_worker_fails_the_evaluation(
         )
     assert "chunk 2 of" in str(caught.value) and "chats " in str(caught.value)
     assert not (tmp_path / "out" / "results.json").exists()
+    store.close()  # evaluate_db leaves a store it was given open (the caller's to close)
     con = duckdb.connect(str(db), read_only=True)
     try:  # the chunk written before the failure was removed with the evaluation
         assert con.execute("SELECT count(*) FROM scores").fetchone() == (0,)

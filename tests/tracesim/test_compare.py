@@ -64,7 +64,13 @@ def test_the_worse_version_is_found_regressed(worse: tuple[Path, RunOutcome, Run
     }
     assert all(verdicts[s] == "unchanged" for s in verdicts if s not in NEEDS_IDENTITY)
     row = next(s for s in comparison["scenarios"] if s["scenario_id"] == "cancel-wrong-email")
-    assert row["baseline"] == {"trials": 4, "passed": 4, "pass_rate": 1.0, "flaky": False}
+    assert row["baseline"] == {
+        "trials": 4,
+        "passed": 4,
+        "pass_rate": 1.0,
+        "flaky": False,
+        "ungraded": 0,
+    }
     assert row["candidate"]["passed"] == 0
     assert row["p_value"] == pytest.approx(2 / 70)  # Fisher: 4/4 vs 0/4
     assert comparison["summary"] == {

@@ -44,3 +44,17 @@ def test_verdicts() -> None:
     assert scenario_verdict(0, 0, 3, 3).verdict == "inconclusive"
     # alpha is honoured: 0.0256 is not below 0.01.
     assert scenario_verdict(8, 8, 8, 3, alpha=0.01).verdict == "inconclusive"
+
+
+def test_compare_leaves_ungraded_trials_out_of_the_test() -> None:
+    from tracesim.evaluator.stats import EvaluationDigest, compare_evaluations, scenario_trials
+
+    base = EvaluationDigest(eval_id="b", scenarios=[scenario_trials("s", [True] * 4)])
+    # Four passes and four trials nobody could grade: no evidence of a regression.
+    cand = EvaluationDigest(eval_id="c", scenarios=[scenario_trials("s", [True] * 4 + [None] * 4)])
+    (row,) = compare_evaluations(base, cand).scenarios
+    assert row.verdict == "unchanged" and row.change == 0.0
+    assert (row.candidate.trials, row.candidate.ungraded, row.candidate.pass_rate) == (8, 4, 1.0)
+    only_ungraded = EvaluationDigest(eval_id="u", scenarios=[scenario_trials("s", [None] * 3)])
+    (row,) = compare_evaluations(base, only_ungraded).scenarios
+    assert (row.verdict, row.p_value, row.change) == ("inconclusive", None, None)

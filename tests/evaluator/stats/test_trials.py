@@ -32,6 +32,8 @@ def test_deterministic_scenarios_are_not_flaky() -> None:
     assert not scenario_trials("a", [True, True]).flaky
     assert not scenario_trials("b", [False, False]).flaky
     assert not scenario_trials("c", [None, None]).flaky
+    assert not scenario_trials("d", [True, None]).flaky  # not graded is not a failure
+    assert scenario_trials("e", [True, None, False]).flaky
 
 
 def test_roll_up_means_per_scenario_and_k_up_to_the_fewest_trials() -> None:
