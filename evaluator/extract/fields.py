@@ -20,6 +20,7 @@ from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
 from tracesim.schemas.conventions import (
     AI_SDK,
+    ANY_AGENT,
     HAYSTACK,
     LANGFUSE,
     LANGSMITH,
@@ -59,6 +60,7 @@ _ARGUMENT_KEYS = (
     LLAMA_INDEX.TOOL_ARGUMENTS,
     LANGFUSE.INPUT,
     OPENINFERENCE.TOOL_CALL_FUNCTION_ARGUMENTS,  # arksim's documented tool-span convention
+    ANY_AGENT.TOOL_ARGS,  # any-agent (specific: its 7 framework adapters share it)
 )
 _RESULT_KEYS = (
     GENAI.TOOL_CALL_RESULT,
@@ -71,6 +73,7 @@ _RESULT_KEYS = (
     HAYSTACK.TOOL_OUTPUT,
     LANGSMITH.TOOL_OUTPUT,
     LANGFUSE.OUTPUT,
+    ANY_AGENT.OUTPUT,  # any-agent (specific)
 )
 _ID_KEYS = (
     GENAI.TOOL_CALL_ID,

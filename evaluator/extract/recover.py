@@ -52,7 +52,7 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["requested_calls", "row_may_hold_requests", "safe_requested_calls"]
+__all__ = ["request_keys", "requested_calls", "row_may_hold_requests", "safe_requested_calls"]
 
 logger = logging.getLogger(__name__)
 
@@ -233,9 +233,7 @@ def _from_indexed(
     return [calls[k] for k in sorted(calls)]
 
 
-def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
-    """Tool calls a model span requested, in message order (empty for other spans); those
-    without an id too when not `with_ids` (id "")."""
+def _raw_requests(span: SpanView) -> list[dict[str, Any]]:
     raw: list[dict[str, Any]] = []
     if span.may_hold_text(*_MARKERS):
         raw.extend(_from_attributes(span.attributes))
@@ -243,6 +241,27 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
         attributes = event.get("attributes")
         if isinstance(attributes, Mapping) and attributes:
             raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
+    return raw
+
+
+def request_keys(span: SpanView) -> list[tuple[str, str]]:
+    """(id, tool name) of the calls a model span requested ("" id when none), without
+    parsing their arguments (the audit needs no more); read from the cache when
+    `safe_requested_calls` already read the span. Raises on an unreadable span."""
+    if span.requests is not None:
+        return [(r.id, r.name) for r in span.requests]
+    keys = []
+    for item in _raw_requests(span):
+        call_id, name = item.get("id"), item.get("name")
+        if name:
+            keys.append(("" if _is_item_id(call_id) else str(call_id or ""), str(name)))
+    return keys
+
+
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+    """Tool calls a model span requested, in message order (empty for other spans); those
+    without an id too when not `with_ids` (id "")."""
+    raw = _raw_requests(span)
     calls = []
     order = span.sort_key()
     for item in raw:

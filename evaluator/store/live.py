@@ -69,32 +69,30 @@ def _same_file(served: Any, path: Path) -> bool:
         return Path(served) == path.resolve()
 
 
-def _candidates(path: Path, endpoint: str | None) -> list[tuple[str, str | None]]:
-    """(endpoint, nonce it must answer or None) to try, in order."""
-    if endpoint:
-        sidecar = _read_sidecar(path)
-        same = sidecar.get("http_endpoint", "").rstrip("/") == endpoint.rstrip("/")
-        return [(endpoint, sidecar.get("nonce") if same else None)]
+def _candidates(path: Path, endpoint: str | None) -> list[tuple[str, str | None, bool]]:
+    """(endpoint, nonce it must answer or None, named for this file) to try, in order: the
+    one given, else the sidecar's, then the default one."""
     sidecar = _read_sidecar(path)
-    found: list[tuple[str, str | None]] = []
+    nonce = sidecar.get("nonce") if isinstance(sidecar.get("nonce"), str) else None
     named = sidecar.get("http_endpoint")
-    if isinstance(named, str) and named:
-        found.append(
-            (named, sidecar.get("nonce") if isinstance(sidecar.get("nonce"), str) else None)
-        )
-    default = os.environ.get(ENDPOINT_ENV) or DEFAULT_ENDPOINT
-    if all(e.rstrip("/") != default.rstrip("/") for e, _ in found):
-        found.append((default, None))
+    named = named.rstrip("/") if isinstance(named, str) and named else None
+    if endpoint:
+        return [(endpoint, nonce if named == endpoint.rstrip("/") else None, True)]
+    found: list[tuple[str, str | None, bool]] = [(named, nonce, True)] if named else []
+    default = (os.environ.get(ENDPOINT_ENV) or DEFAULT_ENDPOINT).rstrip("/")
+    if default != named:
+        found.append((default, None, False))
     return found
 
 
 def open_live(locked: FileLocked, *, endpoint: str | None, token: str | None) -> LiveStore:
     """The LiveStore of the collector that holds `locked.path`, once it proved it serves
-    that file; StoreError naming the locking process and the fix otherwise."""
+    that file; StoreError naming the locking process and the fix otherwise (or the token
+    when the collector named for this file asks for one)."""
     path = locked.path
     token = token or os.environ.get(TOKEN_ENV) or None
     notes: list[str] = []
-    for url, nonce in _candidates(path, endpoint):
+    for url, nonce, named in _candidates(path, endpoint):
         client = CollectorClient(url, token)
         try:
             identity = client.identity()
@@ -104,9 +102,12 @@ def open_live(locked: FileLocked, *, endpoint: str | None, token: str | None) ->
             continue
         except StoreError as exc:
             client.close()
-            if "HTTP 401" in str(exc) or "HTTP 403" in str(exc):
+            refused = "HTTP 401" in str(exc) or "HTTP 403" in str(exc)
+            if refused and named:
                 raise
-            notes.append(f"{url} does not say which file it serves")
+            notes.append(
+                f"{url} asks for a token" if refused else f"{url} does not say which file it serves"
+            )
             continue
         pid = identity.get("pid")
         if not _same_file(identity.get("db_path"), path):

@@ -108,21 +108,4 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
         "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
     ),
-    # public corpus: mozilla-ai/any-agent's recorded traces (tests/conformance/public/)
-    **{
-        (f"any-agent-{framework}", "tool_calls"): (
-            "arguments, result: any-agent's tool-span convention is not read (arguments in "
-            "gen_ai.tool.args, result in gen_ai.output, the request in call_llm's "
-            "gen_ai.output [{tool.name, tool.args}]): every call has {} and no result"
-        )
-        for framework in (
-            "agno",
-            "google",
-            "langchain",
-            "llama-index",
-            "openai",
-            "smolagents",
-            "tinyagent",
-        )
-    },
 }

@@ -125,28 +125,70 @@ def _held(db: Path) -> Iterator[int]:
         holder.wait(timeout=30)
 
 
+@pytest.mark.parametrize(
+    ("token_b", "client_token"), [(None, None), ("b-token", "b-token"), ("b-token", None)]
+)
 def test_sql_on_a_file_locked_by_another_process_never_answers_from_the_collector_of_b(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_b: str | None, client_token: str | None
 ) -> None:
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
-    with Collector(b, grpc_port=0, http_port=0) as collector_b:
-        client = GrpcClient(collector_b.grpc_endpoint or "")
+    if client_token:  # the client holds B's token: B still does not answer for A
+        monkeypatch.setenv(TOKEN_ENV, client_token)
+    why = "asks for a token" if token_b and not client_token else f"serves {b.resolve()}"
+    with Collector(b, grpc_port=0, http_port=0, auth_token=token_b) as collector_b:
+        client = GrpcClient(collector_b.grpc_endpoint or "", token=token_b)
         client.export(two_chats())
         client.close()
         # B's collector is where a client looks by default (the default port)
         monkeypatch.setenv(ENDPOINT_ENV, collector_b.http_endpoint or "")
-        assert _json("sql", "SELECT count(*) AS n FROM spans", "--db", str(b),
-                     "--format", "json") == [{"n": 8}]  # fmt: skip
+        if client_token == token_b:
+            assert _json("sql", "SELECT count(*) AS n FROM spans", "--db", str(b),
+                         "--format", "json") == [{"n": 8}]  # fmt: skip
         with _held(a) as pid:
             for command in (["sql", "SELECT count(*) AS n FROM spans"], ["inspect"], ["report"],
                             ["evaluate", "--no-progress"]):  # fmt: skip
                 result = CliRunner().invoke(cli, [*command, "--db", str(a)])
                 assert result.exit_code == 2, (command, result.output)
                 assert f"{a} is locked by process {pid}" in result.output, result.output
-                assert f"serves {b.resolve()}" in result.output  # why B's was not used
+                assert why in result.output  # why B's collector was not used
                 assert "stop that process, or copy the file" in result.output
                 assert '"n"' not in result.output and "Traceback" not in result.output
             # even when pointed at B's collector explicitly
             named = CliRunner().invoke(cli, ["sql", "SELECT 1", "--db", str(a), "--endpoint",
                                              collector_b.http_endpoint or ""])  # fmt: skip
-            assert named.exit_code == 2 and f"serves {b.resolve()}" in named.output
+            assert named.exit_code == 2 and "Traceback" not in named.output
+            assert (why if client_token == token_b else "HTTP 401") in named.output
+
+
+def test_evaluate_while_spans_keep_arriving(tmp_path: Path) -> None:
+    """The collector keeps storing while evaluate reads and writes through it: both go on,
+    the chats stored when evaluate planned are scored, and no span is lost."""
+    import threading
+
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  metrics: []\n")
+    db = tmp_path / "busy.duckdb"
+    stop = threading.Event()
+    sent = [0]
+    with Collector(db, grpc_port=0, http_port=0) as collector:
+        client = GrpcClient(collector.grpc_endpoint or "")
+        client.export(two_chats())
+
+        def keep_sending() -> None:
+            while not stop.is_set():
+                client.export(two_chats())
+                sent[0] += 1
+
+        sender = threading.Thread(target=keep_sending)
+        sender.start()
+        try:
+            results = _evaluate(db, tmp_path / "out", config)
+        finally:
+            stop.set()
+            sender.join(timeout=60)
+            client.close()
+        assert results["summary"]["num_conversations"] == 2
+        assert results["summary"]["num_turns"] >= 4
+        collector.flush()
+        stored = collector.query("SELECT count(*) FROM spans")[1][0][0]
+    assert stored == 8 * (1 + sent[0])
