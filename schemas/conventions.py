@@ -28,6 +28,7 @@ __all__ = [
     "LLAMA_INDEX",
     "PLACEHOLDERS",
     "A2A_TOOL_CALL_EXTENSION_URI",
+    "ANY_AGENT",
     "MCP",
     "TOOL_SPAN_NAME_SUFFIXES",
 ]
@@ -318,8 +319,12 @@ class LLAMA_INDEX:  # noqa: N801 - the framework's name
     TOOL_CALL_EVENT = "ToolCall"
 
 
-PLACEHOLDERS: frozenset[str] = frozenset(("", "<not specified>", "<not serializable>", "N/A"))
-"""Values frameworks write where they have none (Google ADK: `<not specified>`): missing."""
+PLACEHOLDERS: frozenset[str] = frozenset(
+    ("", "<not specified>", "<not serializable>", "N/A", "None", "null")
+)
+"""Values frameworks write where they have none, missing (SPEC §5): Google ADK's `<not
+specified>`; a tool returning nothing recorded as Python's `None` (any-agent over
+llama-index and tinyagent) or JSON `null` (any-agent over langchain)."""
 
 
 class HAYSTACK:
@@ -346,6 +351,14 @@ class SMOLAGENTS:
     """smolagents through OpenInference."""
 
     FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
+
+
+class ANY_AGENT:  # noqa: N801 - the library's name
+    """mozilla-ai any-agent's spans (one convention over agno, google, langchain, llama-index,
+    openai, smolagents, tinyagent): GenAI names, its own keys for a tool's values."""
+
+    TOOL_ARGS = "gen_ai.tool.args"  # JSON object text on execute_tool spans
+    OUTPUT = "gen_ai.output"  # a tool's result (call_llm: [{tool.name, tool.args}] requests)
 
 
 class MCP:

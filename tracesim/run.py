@@ -278,14 +278,12 @@ class _CollectorUnavailable(RuntimeError):
 def _check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
     """Every gate names a known metric (custom metrics included) and a failure-label gate
     labels its judge answers, before anything runs; `source` (the config file) prefixes."""
-    from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
-    from tracesim.evaluator.scoring.gates import EvalConfigError, check_gate_names
+    from tracesim.evaluator.pipeline.pipeline import check_names
+    from tracesim.evaluator.scoring.gates import EvalConfigError
 
-    evaluation = config.evaluation
     try:
-        custom = load_custom_metrics(evaluation.custom_metrics_file_paths, base_dir=base_dir)
-        check_gate_names(evaluation, extra=[m.name for m in custom])
-    except (CustomMetricError, EvalConfigError) as exc:
+        check_names(config.evaluation, base_dir=base_dir)
+    except EvalConfigError as exc:
         raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
 
 
@@ -296,10 +294,10 @@ def _prepare(
     scenarios = load_scenarios(config.scenario_file_path)
     if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
         from tracesim.evaluator.checks.assertions import parse_assertions
-        from tracesim.evaluator.checks.rules import config_assertions
+        from tracesim.evaluator.checks.rules import check_config_rules
 
         try:  # evaluation.policies / tool_validity: checked like a scenario's assertions
-            parse_assertions(config_assertions(config.evaluation), where="evaluation")
+            check_config_rules(config.evaluation)
         except ValueError as exc:
             raise ScenarioError(str(exc)) from None
         for index, scenario in enumerate(scenarios):

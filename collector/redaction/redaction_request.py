@@ -7,7 +7,8 @@ scope attributes) at any depth of arrays and maps, bytes values (matched as
 UTF-8 text; a hit turns the value into the redacted text), and the texts that
 are not attribute values, matched under these names: `span.name`,
 `status.message`, `event.name`, `scope.name`, `scope.version`, `trace_state` (spans
-and links), `schema_url` (resources and scopes, under `resources` rules),
+and links), `schema_url` (resources, their entity references and scopes, under `resources`
+rules), `entity.type`,
 `severity_text`, `event_name` (log records) and `body`. Whole-value rules touch those
 names only when they name them exactly. Protected attributes (identifiers) are never
 touched; a conversation id a rule would change becomes its pseudonym (one token per
@@ -35,6 +36,7 @@ from tracesim.collector.routing.hot_fields import CONTENT_ATTRIBUTES, hot_fields
 from tracesim.schemas.conventions import GENAI
 
 __all__ = [
+    "ENTITY_TYPE",
     "EVENT_NAME",
     "LOG_EVENT_NAME",
     "SCOPE_NAME",
@@ -57,6 +59,7 @@ LOG_EVENT_NAME = "event_name"
 TRACE_STATE = "trace_state"
 SCOPE_VERSION = "scope.version"
 SCHEMA_URL = "schema_url"
+ENTITY_TYPE = "entity.type"
 
 
 def _value(plan: _Plan, value: Any) -> bool:
@@ -169,13 +172,22 @@ def _field(scope: _ScopeRedactor | None, message: Any, field: str, name: str) ->
     return True
 
 
+def _resource(scope: _ScopeRedactor | None, resource: Any) -> bool:
+    """Redact a Resource in place: its attributes and its entity references' texts."""
+    changed = _attributes(scope, resource.attributes)
+    for ref in resource.entity_refs:
+        changed = _field(scope, ref, "schema_url", SCHEMA_URL) or changed
+        changed = _field(scope, ref, "type", ENTITY_TYPE) or changed
+    return changed
+
+
 def redact_traces(request: Any, redactor: Redactor) -> bool:
     """Apply `redactor` to every text of an ExportTraceServiceRequest; True if one changed."""
     spans, events = redactor.scopes.get("spans"), redactor.scopes.get("events")
     resources = redactor.scopes.get("resources")
     changed = False
     for resource_spans in request.resource_spans:
-        changed = _attributes(resources, resource_spans.resource.attributes) or changed
+        changed = _resource(resources, resource_spans.resource) or changed
         changed = _field(resources, resource_spans, "schema_url", SCHEMA_URL) or changed
         for scope_spans in resource_spans.scope_spans:
             scope = scope_spans.scope
@@ -206,7 +218,7 @@ def redact_logs(request: Any, redactor: Redactor) -> bool:
     logs, resources = redactor.scopes.get("logs"), redactor.scopes.get("resources")
     changed = False
     for resource_logs in request.resource_logs:
-        changed = _attributes(resources, resource_logs.resource.attributes) or changed
+        changed = _resource(resources, resource_logs.resource) or changed
         changed = _field(resources, resource_logs, "schema_url", SCHEMA_URL) or changed
         for scope_logs in resource_logs.scope_logs:
             scope = scope_logs.scope

@@ -100,3 +100,24 @@ def rule_facts(data: Any, assertions: Sequence[Any], config: Any = None) -> Rule
         definitions=tool_definitions_from_spans(spans),
         source="traced tool definitions",
     )
+
+
+def check_config_rules(config: Any) -> None:
+    """Validate `evaluation.policies` / `evaluation.tool_validity` before anything runs;
+    ValueError names the entry and the key (`evaluation.policies[1].before: ...`)."""
+    from tracesim.evaluator.checks.assertions import AssertionConfigError, parse_assertions
+
+    if config is None:
+        return
+    entries = [
+        (f"evaluation.policies[{i}]", {"type": "policy", **p})
+        for i, p in enumerate(config.policies)
+    ]
+    if config.tool_validity not in (True, False):
+        entries.append(("evaluation.tool_validity", config_assertions(config)[-1]))
+    for where, raw in entries:
+        try:
+            parse_assertions([raw], where=where)
+        except AssertionConfigError as exc:
+            field = exc.field.partition(".")[2]
+            raise ValueError(f"{where}{'.' + field if field else ''}: {exc.problem}") from None

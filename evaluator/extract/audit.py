@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.messages import row_may_hold_responses, tool_responses
-from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.messages import tool_responses
+from tracesim.evaluator.extract.recover import request_keys, safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
 
@@ -78,15 +78,16 @@ def count_kinds(items: Iterable[Unexplained]) -> dict[str, int]:
 
 
 def audit_turn(
-    spans: Iterable[Any],
+    requesters: Iterable[Any],
+    responders: Iterable[Any],
     calls: list[ToolCall],
     *,
     aliases: Iterable[str] = (),
     context: ConversationSpans | None = None,
     skipped: Iterable[Unexplained] = (),
 ) -> list[Unexplained]:
-    """Requests and results of the turn's model spans that no call of `calls` explains, and
-    the calls' conflicts. `aliases`: ids of requests calls answered under other ids.
+    """Requests (of `requesters`) and tool messages (of `responders`: the turn's spans that
+    may carry them) that no call of `calls` explains, and the calls' conflicts. `aliases`: ids of requests calls answered under other ids.
     `context`: the conversation (answers and requests of other turns explain history).
     `skipped`: the turn's spans that were no call (an ignored span explains its requests)."""
     found: list[Unexplained] = []
@@ -96,10 +97,10 @@ def audit_turn(
             found.append(
                 Unexplained(CONFLICT, "", call.span_id or "", call.name, f"fields: {conflicts}")
             )
-    candidates = [s for s in spans if row_may_hold_requests(s) or row_may_hold_responses(s)]
-    if not candidates:
+    requesters = sorted(views_of(requesters), key=SpanView.sort_key)
+    responders = sorted(views_of(responders), key=SpanView.sort_key)
+    if not requesters and not responders:
         return found
-    models = sorted(views_of(candidates), key=SpanView.sort_key)
     named = {c.id for c in calls if c.id}
     named.update(a for a in aliases if a)
     names = Counter(c.name for c in calls)
@@ -107,19 +108,32 @@ def audit_turn(
     ignored = {item.name for item in skipped if item.kind == IGNORED_SPAN}
     requested: dict[str, tuple[SpanView, str]] = {}
     idless: list[tuple[SpanView, str]] = []
-    for view in models:
-        for request in safe_requested_calls(view, with_ids=False):
-            if request.id:
-                requested.setdefault(request.id, (view, request.name))
+    for view in requesters:
+        try:
+            keys = request_keys(view)
+        except Exception as exc:  # noqa: BLE001 - an unreadable model span is itself evidence
+            found.append(
+                Unexplained(
+                    SKIPPED_SPAN,
+                    view.trace_id,
+                    view.span_id,
+                    view.name,
+                    f"model span unreadable: {exc}",
+                )
+            )
+            continue
+        for call_id, name in keys:
+            if call_id:
+                requested.setdefault(call_id, (view, name))
             else:
-                idless.append((view, request.name))
+                idless.append((view, name))
     answers: dict[str, str | None] | None = None
     scope = context if context is not None and context.given else None
     for call_id, (view, name) in requested.items():
         if call_id in named or name in ignored:
             continue
         if answers is None:
-            answers = scope.responses() if scope is not None else tool_responses(models)
+            answers = scope.responses() if scope is not None else tool_responses(responders)
         if call_id not in answers:
             found.append(
                 Unexplained(UNANSWERED_REQUEST, view.trace_id, view.span_id, name, call_id)
@@ -131,7 +145,7 @@ def audit_turn(
             names[name] -= 1
         else:
             found.append(Unexplained(UNANSWERED_REQUEST, view.trace_id, view.span_id, name, ""))
-    found.extend(_orphan_results(models, named, requested, scope))
+    found.extend(_orphan_results(responders, named, requested, scope))
     return found
 
 
@@ -149,9 +163,8 @@ def _orphan_results(
                 loose.setdefault(call_id, view)
     if loose and scope is not None:
         for view in scope.views():
-            if row_may_hold_requests(view):
-                for request in safe_requested_calls(view):
-                    loose.pop(request.id, None)
+            for request in safe_requested_calls(view):
+                loose.pop(request.id, None)
     return [
         Unexplained(RESULT_WITHOUT_CALL, view.trace_id, view.span_id, "", call_id)
         for call_id, view in loose.items()

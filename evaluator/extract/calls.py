@@ -31,9 +31,15 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from tracesim.evaluator.extract.messages import calls_from_messages
+from tracesim.evaluator.extract.messages import calls_from_messages, row_may_hold_responses
 from tracesim.evaluator.extract.nested import merge_nested
-from tracesim.evaluator.extract.provenance import INPUT, MCP_SPAN, REQUEST, TOOL_SPAN, note
+from tracesim.evaluator.extract.provenance import (
+    INPUT,
+    MCP_SPAN,
+    PROVENANCE_FIELDS,
+    REQUEST,
+    note,
+)
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from tracesim.evaluator.extract.results import fill_results
 from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
@@ -99,16 +105,6 @@ def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
     result, result_id, failed = read_output(attributes)
     call_id = tool_call_id(attributes) or args_id or result_id
     error = tool_error(span) or (result or "error" if failed else None)
-    kind = MCP_SPAN if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL else TOOL_SPAN
-    provenance = {"name": kind}
-    if call_id:
-        provenance["id"] = kind
-    if arguments:
-        provenance["arguments"] = kind
-    if error is not None:
-        provenance["error"] = kind
-    elif result is not None:
-        provenance["result"] = kind
     # Plain construction: measured faster than model_construct (pydantic 2).
     call = ToolCall(
         id=call_id,
@@ -120,8 +116,11 @@ def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
         span_id=span.span_id or None,
         start_time=span.start_time,
         duration_ms=span.duration_ms,
-        provenance=provenance,
     )
+    if attributes.get(MCP.METHOD_NAME) == MCP.TOOLS_CALL:
+        # what the span holds came from an MCP span; a tool span's own fields need no entry
+        # (`provenance.source_of`: a traced call's default), the hot path builds no dict
+        call.provenance = dict.fromkeys(PROVENANCE_FIELDS, MCP_SPAN)
     if call_id and is_object and arguments and name not in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return call, None  # nothing to recover (a missing result is looked up separately)
     # No id, a bare input, or empty `{}` arguments under an id of the span's own (ADK's
@@ -163,7 +162,12 @@ def _recover(
     pending = [(view, call, p) for view, call, p in calls if p is not None]
     left = []
     for trace_id in dict.fromkeys(view.trace_id for view, _, _ in pending):  # in start order
-        requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
+        requested = [
+            r
+            for v in models
+            if v.trace_id == trace_id
+            for r in safe_requested_calls(v, with_ids=False)
+        ]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
         chosen = assign_requests([p for _, p in in_trace], requested, taken=taken)
@@ -224,11 +228,32 @@ def extract_tool_calls(
         else:
             calls.append((view, *found))
     scope = context if isinstance(context, ConversationSpans) else ConversationSpans(context)
+    requesters: list[Any] = []
+    responders: list[Any] = []
+    if audit is not None:  # one view per model span, shared with the audit (parsed once)
+        shared = []
+        for other in others:
+            asks, answers = row_may_hold_requests(other), row_may_hold_responses(other)
+            if asks or answers:
+                other = view_of(other)
+                if asks:
+                    requesters.append(other)
+                if answers:
+                    responders.append(other)
+            shared.append(other)
+        others = shared
     found_calls, aliases = _derive(calls, others, scope)
     if audit is not None:
         audit.extend(skipped)
         audit.extend(
-            audit_turn(others, found_calls, aliases=aliases, context=scope, skipped=skipped)
+            audit_turn(
+                requesters,
+                responders,
+                found_calls,
+                aliases=aliases,
+                context=scope,
+                skipped=skipped,
+            )
         )
     return found_calls
 

@@ -194,10 +194,9 @@ def _pick(spans: Sequence[dict[str, Any]], side: str) -> tuple[str | None, str |
     return None, None
 
 
-def _outer(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Spans that speak for the whole turn: roots of the turn, and agent or chain spans
-    (never a tool's or model's own input and output)."""
-    ids = {s.get("span_id") for s in spans}
+def _outer(spans: Sequence[dict[str, Any]], ids: set[Any]) -> list[dict[str, Any]]:
+    """Spans that speak for the whole turn: roots of the turn (`ids`: every span of it), and
+    agent or chain spans (never a tool's or model's own input and output)."""
     return [
         s
         for s in spans
@@ -206,10 +205,12 @@ def _outer(spans: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _agent_level(spans: Sequence[dict[str, Any]], side: str) -> tuple[str | None, str | None]:
+def _agent_level(
+    spans: Sequence[dict[str, Any]], side: str, ids: set[Any]
+) -> tuple[str | None, str | None]:
     """The outermost span's agent-level value (spans sorted by start, so roots come first)."""
     roles = ("user",) if side == "input" else ("assistant", "")
-    for span in _outer(spans):
+    for span in _outer(spans, ids):
         for source in AGENT_LEVEL:
             if source.side != side:
                 continue
@@ -227,16 +228,31 @@ def _start(span: Mapping[str, Any]) -> tuple[bool, Any]:
     return (start is None, start if start is not None else 0)
 
 
+_MARKERS = tuple({source.key for source in (*MESSAGE_SOURCES, *AGENT_LEVEL)})
+"""Keys and event names whose text shows a span may hold messages (checked before parsing)."""
+
+
+def _may_hold(span: Mapping[str, Any]) -> bool:
+    """False when the span's stored JSON text names no message source: most spans (tool
+    spans, HTTP spans) are then never parsed."""
+    texts = [v for v in (span.get("attributes"), span.get("events")) if v is not None]
+    if any(not isinstance(v, str) for v in texts):
+        return True  # already parsed: look
+    return any(marker in text for text in texts for marker in _MARKERS)
+
+
 def turn_dialogue(spans: Iterable[Mapping[str, Any]]) -> TurnDialogue:
     """The user message and agent reply of one turn (one trace) from its spans."""
-    decoded = sorted((_decoded(s) for s in spans), key=_start)
+    spans = list(spans)
+    ids = {s.get("span_id") for s in spans}
+    decoded = sorted((_decoded(s) for s in spans if _may_hold(s)), key=_start)
     by_end = sorted(
         decoded, key=lambda s: _start({"start_time": s.get("end_time") or s.get("start_time")})
     )
     user, convention = _pick(decoded, "input")
     agent, reply_convention = _pick(by_end, "output")
     if user is None:
-        user, convention = _agent_level(decoded, "input")
+        user, convention = _agent_level(decoded, "input", ids)
     if agent is None:
-        agent, reply_convention = _agent_level(decoded, "output")
+        agent, reply_convention = _agent_level(decoded, "output", ids)
     return TurnDialogue(user, agent, convention or reply_convention)

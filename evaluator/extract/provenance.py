@@ -2,7 +2,9 @@
 
 `ToolCall.provenance` maps a field (`id`, `name`, `arguments`, `result`, `error`) to one
 of these kinds (`schemas.EVIDENCE_KINDS` says what each is); the `tool_calls` table keeps
-them as `id_from`, `arguments_from`, `result_from`, `error_from`.
+them as `id_from`, `arguments_from`, `result_from`, `error_from`. A field without an entry
+came from the call's own source (`source_of`): a traced call's tool span, an explicit call's
+report, so the common case builds no dict.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from tracesim.schemas import ToolCall
 
 __all__ = [
     "EXECUTION",
+    "EXPLICIT",
     "INPUT",
     "INPUT_POSITION",
     "MCP_SPAN",
     "REQUEST",
     "TOOL_SPAN",
+    "PROVENANCE_FIELDS",
     "note",
+    "source_of",
 ]
 
 TOOL_SPAN = "tool_span"
@@ -25,6 +30,8 @@ REQUEST = "model_request"
 INPUT = "model_input"
 INPUT_POSITION = "model_input_position"
 EXECUTION = "execution_span"
+EXPLICIT = "explicit"
+PROVENANCE_FIELDS = ("id", "name", "arguments", "result", "error")
 
 
 def note(call: ToolCall, field: str, kind: str) -> None:
@@ -33,3 +40,16 @@ def note(call: ToolCall, field: str, kind: str) -> None:
         call.provenance = {field: kind}
     else:
         call.provenance[field] = kind
+
+
+def source_of(call: ToolCall, field: str) -> str | None:
+    """The evidence `field` of `call` was read from (None when the field is empty)."""
+    value = getattr(call, field)
+    if value is None or value == "" or value == {}:
+        return None
+    provenance = call.provenance
+    if provenance is not None and field in provenance:
+        return provenance[field]
+    source = call.source
+    traced = source is None or getattr(source, "value", source) == "tracing_processor"
+    return TOOL_SPAN if traced else EXPLICIT

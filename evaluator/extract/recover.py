@@ -52,7 +52,7 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["requested_calls", "row_may_hold_requests", "safe_requested_calls"]
+__all__ = ["request_keys", "requested_calls", "row_may_hold_requests", "safe_requested_calls"]
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +140,20 @@ def _from_langchain_messages(value: Any) -> Iterable[dict[str, Any]]:
             yield from _from_output_messages([{"tool_calls": extra["tool_calls"]}])
 
 
+def _from_generations(value: Any) -> Iterable[dict[str, Any]]:
+    """A LangChain LLMResult (`{"generations": [[{"text", "message": AIMessage}]]}`), as
+    OpenInference's LangChain instrumentations (Python and JS) put it in an LLM span's
+    `output.value`: its messages' tool calls, with the ids `llm.output_messages` may lack."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("generations"), list):
+        return
+    messages = []
+    for group in value["generations"]:
+        for generation in group if isinstance(group, list) else [group]:
+            if isinstance(generation, Mapping) and isinstance(generation.get("message"), Mapping):
+                messages.append(generation["message"])
+    yield from _from_langchain_messages(messages)
+
+
 def _from_responses_object(value: Any) -> Iterable[dict[str, Any]]:
     """A Responses API object (Logfire's OpenAI Agents spans): its `output[]` function_call
     items {call_id, name, arguments} (the item `id` is not a call id)."""
@@ -197,6 +211,9 @@ def _from_attributes(
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
     if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
         raw.extend(_from_langchain_messages(json_or_none(entity_output)))
+    output = attributes.get(OPENINFERENCE.OUTPUT_VALUE)
+    if isinstance(output, str) and '"generations"' in output and '"tool_calls"' in output:
+        raw.extend(_from_generations(json_or_none(output)))
     response = attributes.get(LOGFIRE.AGENTS_RESPONSE)
     if isinstance(response, str) and '"function_call"' in response:
         raw.extend(_from_responses_object(json_or_none(response)))
@@ -233,9 +250,7 @@ def _from_indexed(
     return [calls[k] for k in sorted(calls)]
 
 
-def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
-    """Tool calls a model span requested, in message order (empty for other spans); those
-    without an id too when not `with_ids` (id "")."""
+def _raw_requests(span: SpanView) -> list[dict[str, Any]]:
     raw: list[dict[str, Any]] = []
     if span.may_hold_text(*_MARKERS):
         raw.extend(_from_attributes(span.attributes))
@@ -243,6 +258,27 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
         attributes = event.get("attributes")
         if isinstance(attributes, Mapping) and attributes:
             raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
+    return raw
+
+
+def request_keys(span: SpanView) -> list[tuple[str, str]]:
+    """(id, tool name) of the calls a model span requested ("" id when none), without
+    parsing their arguments (the audit needs no more); read from the cache when
+    `safe_requested_calls` already read the span. Raises on an unreadable span."""
+    if span.requests is not None:
+        return [(r.id, r.name) for r in span.requests]
+    keys = []
+    for item in _raw_requests(span):
+        call_id, name = item.get("id"), item.get("name")
+        if name:
+            keys.append(("" if _is_item_id(call_id) else str(call_id or ""), str(name)))
+    return keys
+
+
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+    """Tool calls a model span requested, in message order (empty for other spans); those
+    without an id too when not `with_ids` (id "")."""
+    raw = _raw_requests(span)
     calls = []
     order = span.sort_key()
     for item in raw:

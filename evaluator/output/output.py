@@ -73,7 +73,6 @@ SCORES_SCHEMA = pa.schema(
 )
 
 _TRACED = ToolCallSource.TRACING_PROCESSOR
-_EXPLICIT = {"id": "explicit", "arguments": "explicit", "result": "explicit", "error": "explicit"}
 _NONE: dict[str, str] = {}
 
 
@@ -120,14 +119,14 @@ class ToolCallColumns:
         id_from, args_from = c["id_from"], c["arguments_from"]
         result_from, error_from, conflicts = c["result_from"], c["error_from"], c["conflicts"]
         for call in calls:
-            provenance = call.provenance
-            if provenance is None:  # an explicit call, or one built by hand
-                provenance = _NONE if call.source == _TRACED else _EXPLICIT
+            # a field without an entry came from the call's own source (`source_of`)
+            provenance = call.provenance or _NONE
+            own = "tool_span" if call.source is _TRACED or call.source is None else "explicit"
             get = provenance.get
-            id_from.append(get("id") if call.id else None)
-            args_from.append(get("arguments") if call.arguments else None)
-            result_from.append(get("result") if call.result is not None else None)
-            error_from.append(get("error") if call.error is not None else None)
+            id_from.append(get("id", own) if call.id else None)
+            args_from.append(get("arguments", own) if call.arguments else None)
+            result_from.append(get("result", own) if call.result is not None else None)
+            error_from.append(get("error", own) if call.error is not None else None)
             conflicts.append(get("conflicts"))
             source = call.source
             span_id = call.span_id

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
+from tracesim.evaluator.checks.rules import check_config_rules
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
@@ -103,7 +104,7 @@ DEFAULT_CHUNK_ROWS = 20_000
 Measured at 100k turns: 40k rows cost ~500 MB at the peak of a chunk that checks 7
 assertions per turn, 20k rows about half; smaller chunks cost <10% in speed."""
 
-__all__ = ["EvaluationResult", "evaluate_db", "verdict_of"]
+__all__ = ["EvaluationResult", "check_names", "evaluate_db", "verdict_of"]
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,23 @@ def _version() -> str | None:
         return metadata.version("tracesim")
     except metadata.PackageNotFoundError:
         return None
+
+
+def check_names(config: EvalConfig, *, base_dir: str | Path | None = None) -> list[Any]:
+    """Load the custom metrics and check every name the config gates on (metrics, labels,
+    trial rule): what an evaluation checks first, and `tracesim run` before its first
+    conversation. Returns the custom metrics; raises EvalConfigError."""
+    try:
+        custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
+    except CustomMetricError as exc:
+        raise EvalConfigError(str(exc)) from exc
+    check_gate_names(config, extra=[m.name for m in custom])
+    try:
+        check_config_rules(config)  # evaluation.policies / tool_validity
+    except ValueError as exc:
+        raise EvalConfigError(str(exc)) from exc
+    check_trial_rule(config, extra=[m.name for m in custom])
+    return custom
 
 
 def evaluate_db(
@@ -170,12 +188,7 @@ def evaluate_db(
     recent, not yet evaluated, sampled).
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
-    try:
-        custom = load_custom_metrics(config.custom_metrics_file_paths, base_dir=base_dir)
-    except CustomMetricError as exc:
-        raise EvalConfigError(str(exc)) from exc
-    check_gate_names(config, extra=[m.name for m in custom])
-    check_trial_rule(config, extra=[m.name for m in custom])
+    custom = check_names(config, base_dir=base_dir)
     if workers is not None and workers < 1:
         raise EvalConfigError(f"workers must be 1 or more (got {workers})")
     started = datetime.now(timezone.utc).replace(tzinfo=None)

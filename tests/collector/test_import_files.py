@@ -336,3 +336,37 @@ def test_a_file_held_by_another_process_is_refused_clearly(tmp_path: Path) -> No
     assert result.output.startswith("tracesim import: ")
     assert "import into another --db" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_db_that_is_not_duckdb_is_refused_clearly(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.pb", _requests("openllmetry-openai")[0].SerializeToString())
+    db = _write(tmp_path / "notes.duckdb", "not a database\n")
+    result = _import(db, path)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"tracesim import: --db {db}: cannot be opened as a DuckDB")
+    assert "Traceback" not in result.output and db.read_text() == "not a database\n"
+
+
+def test_a_failure_mid_import_says_what_is_stored(tmp_path: Path, monkeypatch) -> None:
+    """A spool that fails (disk full) after the first request: the message says how many
+    requests are stored, and they are."""
+    from tracesim.collector import Busy, Collector
+
+    real_ingest = Collector.ingest
+    calls = {"n": 0}
+
+    def failing_second(self, request):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise Busy("spool: no space left on device")
+        return real_ingest(self, request)
+
+    monkeypatch.setattr(Collector, "ingest", failing_second)
+    requests = _requests("otel-genai-openai-v2-latest-event")
+    path = _write(tmp_path / "all.jsonl", trace_files.json_lines(requests, metrics_line=False))
+    db = tmp_path / "half.duckdb"
+    result = _import(db, path)
+    assert result.exit_code == 1, result.output
+    assert "import stopped after 1 of 2 request(s): spool: no space left on device" in result.output
+    spans, logs = stored_rows(db)
+    assert spans and not logs

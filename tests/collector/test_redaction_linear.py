@@ -132,3 +132,13 @@ def test_the_presets_redact_what_the_look_around_regexes_did(name: str, pieces: 
     text = "".join(pieces)
     redactor = Redactor([RedactionRule(preset=name, attributes=("x",))])
     assert redactor.span({"x": text})["x"] == _reference(name, text)
+
+
+def test_the_name_cache_is_bounded_in_bytes_of_attribute_names() -> None:
+    """Attribute names are client-chosen (up to the request size): 20 distinct 1 MB names
+    are not all kept (before, up to 8,192 names of any length were)."""
+    redactor = Redactor([RedactionRule(preset="email")])
+    scope = redactor.scopes["spans"]
+    for index in range(20):
+        redactor.span({f"{index:02d}" + "n" * 1_000_000: "x@example.com"})
+    assert sum(len(name) for name in scope._plans) <= (8 << 20) + 1_000_002

@@ -56,6 +56,9 @@ def _request(trace: bytes) -> object:
     other = span("tool", trace_id=trace, attrs={"session.id": ALICE})
     request = trace_request([llm, other])
     request.resource_spans[0].schema_url = f"https://schemas/{ALICE}"
+    ref = request.resource_spans[0].resource.entity_refs.add(type=f"host-{ALICE}")
+    ref.schema_url = f"https://schemas/{ALICE}/entity"
+    ref.id_keys.append("service.name")
     scope = request.resource_spans[0].scope_spans[0]
     scope.scope.version = f"1.0+{ALICE}"
     scope.schema_url = f"https://schemas/{ALICE}/scope"

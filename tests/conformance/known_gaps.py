@@ -84,12 +84,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
-    # OpenInference JS LangChain: bare-string tool input, JS stack in the status message
-    ("openinference-langchain-node", "tool_calls"): (
-        "arguments: the TOOL span's input.value is the bare string ('Paris'), read as "
-        '{"input": "Paris"} instead of the request\'s {"city": "Paris"}; error: the '
-        "status message keeps the JS stack ('...\\n\\nError: order A1 not found\\n    at ...')"
-    ),
     # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
     ("litellm-otel", "tool_calls"): (
         "no call at all: the request is only in legacy gen_ai.completion.0.function_call."
@@ -108,21 +102,4 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
         "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
     ),
-    # public corpus: mozilla-ai/any-agent's recorded traces (tests/conformance/public/)
-    **{
-        (f"any-agent-{framework}", "tool_calls"): (
-            "arguments, result: any-agent's tool-span convention is not read (arguments in "
-            "gen_ai.tool.args, result in gen_ai.output, the request in call_llm's "
-            "gen_ai.output [{tool.name, tool.args}]): every call has {} and no result"
-        )
-        for framework in (
-            "agno",
-            "google",
-            "langchain",
-            "llama-index",
-            "openai",
-            "smolagents",
-            "tinyagent",
-        )
-    },
 }

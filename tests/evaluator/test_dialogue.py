@@ -236,3 +236,11 @@ def test_production_conversation_is_judged_with_an_inferred_goal(tmp_path: Path)
         ("traced", "Where is my order A1001?", "It is shipped.", "otel_genai"),
         ("traced", "Thanks!", "You're welcome.", "otel_genai"),
     ]
+
+
+def test_a_tool_span_under_a_silent_root_never_speaks_for_the_turn() -> None:
+    spans = [
+        span(1, {"http.route": "/chat"}),  # the root: no messages at all
+        span(2, {"openinference.span.kind": "TOOL", "input.value": '{"q": 1}'}, parent=1),
+    ]
+    assert turn_dialogue(spans) == turn_dialogue([])  # nothing, rather than the tool's input

@@ -8,6 +8,7 @@ import json
 from datetime import datetime
 
 from tracesim.evaluator.extract import extract_tool_calls
+from tracesim.evaluator.extract.provenance import source_of
 
 TRACE = "0" * 31 + "1"
 
@@ -56,7 +57,14 @@ def test_openinference_tool_span_named_only_by_its_span_name() -> None:
     )
     [call] = extract_tool_calls([row])
     assert (call.name, call.arguments, call.result) == ("get_weather", {"city": "Paris"}, "Sunny")
-    assert call.provenance == {"name": "tool_span", "arguments": "tool_span", "result": "tool_span"}
+    sources = {f: source_of(call, f) for f in ("id", "name", "arguments", "result", "error")}
+    assert sources == {
+        "id": None,
+        "name": "tool_span",
+        "arguments": "tool_span",
+        "result": "tool_span",
+        "error": None,
+    }
 
 
 def test_arksim_tool_call_function_arguments() -> None:
@@ -217,8 +225,9 @@ def test_tool_span_with_its_own_id_and_empty_values_takes_the_request() -> None:
     assert call.arguments == {"city": "Oslo"}
     assert call.result == "Rain"
     assert call.id == "adk-1f2e"
-    assert call.provenance["arguments"] == "model_request"
-    assert call.provenance["result"] == "model_input"
+    assert source_of(call, "arguments") == "model_request"
+    assert source_of(call, "result") == "model_input"
+    assert source_of(call, "id") == "tool_span"
 
 
 def test_result_under_a_rewritten_id_pairs_by_position() -> None:

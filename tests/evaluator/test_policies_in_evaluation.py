@@ -106,3 +106,13 @@ def test_without_policies_nothing_extra_is_graded(tmp_path: Path) -> None:
     db = _db(tmp_path / "prod.duckdb")
     evaluate_db(db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "out", progress=False)
     assert _scores(db, "policy") == [] and _scores(db, "tool_validity") == []
+
+
+def test_a_bad_policy_in_the_config_is_refused_before_evaluating(tmp_path: Path) -> None:
+    import pytest
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+
+    db = _db(tmp_path / "prod.duckdb")
+    bad = EvalConfig(metrics=[], policies=[{"never": ["x"]}, {"before": ["only-one"]}])
+    with pytest.raises(EvalConfigError, match=r"^evaluation.policies\[1\].before: must be"):
+        evaluate_db(db, config=bad, output_dir=tmp_path / "out", progress=False)

@@ -99,9 +99,12 @@ def command(
     redaction_file: str | None,
 ) -> None:
     """Import trace files: OTLP/JSON or protobuf, Collector file-exporter JSON lines,
-    Jaeger or Tempo JSON exports (gzip'd or not)."""
+    Jaeger or Tempo JSON exports, the OTel SDK's span JSON (gzip'd or not)."""
+    import duckdb
+
     from tracesim.collector import (
         Collector,
+        CollectorError,
         InvalidRedactionRule,
         RedactionRule,
         StoreLocked,
@@ -140,8 +143,24 @@ def command(
             raise BadInput(
                 f"{error}; stop that process or import into another --db", command="import"
             ) from None
-        for request in requests:
-            rejected += collector.ingest(request)[0]
+        except (duckdb.Error, OSError) as error:  # not a DuckDB file, a folder not writable
+            first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise BadInput(
+                f"--db {db_path}: cannot be opened as a DuckDB file ({first_line}); "
+                "give a new file name or an existing tracesim DuckDB file",
+                command="import",
+            ) from None
+        done = 0
+        try:
+            for request in requests:
+                rejected += collector.ingest(request)[0]
+                done += 1
+        except CollectorError as error:  # disk full, spool failure: say what is stored
+            collector.shutdown()
+            raise click.ClickException(
+                f"import stopped after {done} of {len(requests)} request(s): {error}; the "
+                f"{done} stored are in {db_path}, and importing again stores nothing twice"
+            ) from None
     finally:
         collector.shutdown()
     stats = collector.stats()
