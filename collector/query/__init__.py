@@ -1,6 +1,7 @@
 """Read-only SQL: the statement guard, query endpoint and workers, and the sidecar."""
 
 from tracesim.collector.query.query import QueryAnswer, database_tables, json_safe, run_query
+from tracesim.collector.query.query_memory import DEFAULT_QUERY_MEMORY, MemoryWatch
 from tracesim.collector.query.query_pool import QueryPool
 from tracesim.collector.query.sidecar import (
     SIDECAR_SUFFIX,
@@ -15,9 +16,13 @@ from tracesim.collector.query.sql_guard import (
     check_read_only,
     check_safe_for_endpoint,
 )
+from tracesim.collector.query.value_size import MAX_BUILT_SIZE
 
 __all__ = [
+    "DEFAULT_QUERY_MEMORY",
     "ENDPOINT_TABLE_FUNCTIONS",
+    "MAX_BUILT_SIZE",
+    "MemoryWatch",
     "QueryAnswer",
     "QueryPool",
     "RefusedQuery",

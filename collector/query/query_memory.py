@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["DEFAULT_QUERY_MEMORY", "MemoryWatch", "resident_bytes"]
+__all__ = ["DEFAULT_QUERY_MEMORY", "MemoryWatch", "Watched", "resident_bytes"]
 
 DEFAULT_QUERY_MEMORY = 1 << 30
 """Bytes the collector's process may grow by while queries run (1 GiB)."""

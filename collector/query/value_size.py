@@ -38,6 +38,8 @@ AMPLIFIERS = frozenset(
 """Scalar functions whose result size is set by an argument (not bounded by their input)."""
 
 _NUMBER = re.compile(r"\d+")
+_NESTED_FIELD = re.compile(r"\{[^{}]*\{")
+"""A `format` field whose spec holds another field (`{:>{}}`): a width from the arguments."""
 
 
 class TooLargeValue(ValueError):
@@ -67,8 +69,10 @@ def built_size(node: dict[str, Any]) -> int:
     if name in ("printf", "format"):
         template = _literal(name, args, 0, kind="a format text written in the query")
         widths = [int(number) for number in _NUMBER.findall(template)]
-        if "*" in template:  # a width taken from the arguments: each must be a number here
-            widths += [_count(name, args, index) for index in range(1, len(args))]
+        if "*" in template or _NESTED_FIELD.search(template):  # a width from the arguments
+            for index in range(1, len(args)):  # each written in the query; numbers count
+                text = _literal(name, args, index, kind="written in the query")
+                widths += [int(text)] if text.isdigit() else []
         return max([1, *widths])
     return 1
 

@@ -103,7 +103,7 @@ def _indexed(attributes: Mapping[str, Any], source: MessageSource) -> list[Messa
             rows.setdefault(int(index), {})[field] = value
         elif field.startswith("contents.") and field.endswith(".message_content.text"):
             rows.setdefault(int(index), {}).setdefault("content", value)
-    return [(str(r.get("role") or ""), _text(r.get("content"))) for _, r in sorted(rows.items())]
+    return [(_role(r), _text(r.get("content"))) for _, r in sorted(rows.items())]
 
 
 def _events_json(value: Any, side: str) -> list[Message]:
@@ -143,7 +143,14 @@ def _from_span(span: Mapping[str, Any], source: MessageSource) -> list[Message]:
         return out
     if source.shape == "indexed":
         return _indexed(attributes, source)
+    if any(str(attributes.get(key)) != value for key, value in source.when):
+        return []
     value = attributes.get(source.key)
+    if value is None and source.shape == "messages":  # the GenAI details event / log record
+        for event in span.get("events") or ():
+            attrs = event.get("attributes") if isinstance(event, Mapping) else None
+            if isinstance(attrs, Mapping) and attrs.get(source.key) is not None:
+                value = attrs[source.key]
     if value is None:
         return []
     if source.shape == "messages":

@@ -44,6 +44,7 @@ def _ask(running: Collector, sql: str) -> httpx.Response:
         "SELECT repeat(name, 100000) FROM spans",
         "SELECT printf('%900000000d', 1)",
         "SELECT printf('%*d', 900000000, 1)",
+        "SELECT format('{:>{}}', 'x', 900000000)",
         "SELECT printf('%*d', len(name) * 100000000, 1) FROM spans",
     ],
 )
