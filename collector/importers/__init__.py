@@ -1,6 +1,6 @@
 """Trace-file readers for `tracesim import`: OTLP/JSON and protobuf dumps, the OpenTelemetry
 Collector file exporter's JSON lines (and its protobuf stream), Jaeger and Tempo JSON
-exports, gzip'd or not. Each format is one module turning a file into OTLP export
+exports, the Python SDK's span JSON (ConsoleSpanExporter), gzip'd or not. Each format is one module turning a file into OTLP export
 requests; what happens to them next is the receivers' path (`Collector.ingest`).
 """
 

@@ -1,8 +1,9 @@
 """Read trace files of any supported format: the one entry point of `collector.importers`.
 
 A file is gunzipped when it starts with gzip's magic bytes, then recognised by its content
-(never by its name): JSON (one document: OTLP/JSON, a Jaeger export, a Tempo export), JSON
-lines (the OpenTelemetry Collector file exporter: one OTLP/JSON document per line), or
+(never by its name): JSON (one document: OTLP/JSON, a Jaeger export, a Tempo export, the
+SDK's span JSON), JSON lines (the OpenTelemetry Collector file exporter: one OTLP/JSON
+document per line), spans written one after another (the SDK's ConsoleSpanExporter), or
 protobuf (one OTLP request, or the file exporter's size-delimited stream). A file is read
 whole and checked before anything of it is stored: TraceFileError otherwise.
 """
@@ -10,6 +11,7 @@ whole and checked before anything of it is stored: TraceFileError otherwise.
 from __future__ import annotations
 
 import gzip
+import json
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,12 @@ from tracesim.collector.importers.otlp_json import (
     request_from_document,
 )
 from tracesim.collector.importers.otlp_proto import requests_from_protobuf
+from tracesim.collector.importers.sdk_console import (
+    is_sdk_span,
+    parse_concatenated,
+    request_from_sdk_spans,
+    sdk_spans_of,
+)
 from tracesim.collector.importers.tempo import is_tempo_document, request_from_tempo
 
 __all__ = ["TraceFile", "read_trace_file"]
@@ -38,7 +46,8 @@ class TraceFile:
 
     path: str
     format: str
-    """otlp-json, otlp-jsonl (the file exporter's JSON lines), otlp-protobuf, jaeger, tempo."""
+    """otlp-json, otlp-jsonl (the file exporter's JSON lines), otlp-protobuf, jaeger, tempo,
+    sdk-json (the OpenTelemetry SDK's span JSON, ConsoleSpanExporter's output)."""
     requests: list[Request]
     gzipped: bool = False
     skipped: list[str] = field(default_factory=list)
@@ -91,6 +100,10 @@ def _json(data: bytes, path: str) -> TraceFile:
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
+        values = parse_concatenated(text)
+        if values and all(is_sdk_span(v) for _, v in values):  # ConsoleSpanExporter's output
+            request = request_from_sdk_spans(list(values), path=path)
+            return TraceFile(path, "sdk-json", [request])
         if text.strip().count("\n") >= 1 and text.lstrip().startswith("{"):
             first_error = error
             try:
@@ -104,6 +117,13 @@ def _json(data: bytes, path: str) -> TraceFile:
         raise TraceFileError(path, f"not valid JSON ({error.msg})", line=error.lineno) from None
     if isinstance(document, dict) and isinstance(document.get("result"), dict):
         document = document["result"]  # Jaeger's API v3 wraps OTLP/JSON in "result"
+    sdk_spans = sdk_spans_of(document) or ([document] if is_sdk_span(document) else None)
+    if sdk_spans is not None:  # the SDK's span JSON: a list, {"spans": [...]}, or one span
+        # ids may be written as 128-bit integers, which orjson reads as floats: reparse
+        exact = json.loads(text)
+        sdk_spans = sdk_spans_of(exact) or [exact]
+        request = request_from_sdk_spans([(None, s) for s in sdk_spans], path=path)
+        return TraceFile(path, "sdk-json", [request])
     if isinstance(document, dict) and "spans" in document and "processes" in document:
         document = {"data": [document]}  # one Jaeger trace, not wrapped in "data"
     if is_jaeger_document(document):

@@ -102,6 +102,11 @@ def _named(request: RequestedCall, name: str) -> bool:
 def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
     if not candidates:
         return None
+    with_ids = [r for r in candidates if r.id]
+    if with_ids and len(with_ids) < len(candidates):
+        # a request with an id is the call's own; an id-less one of the same tool is often
+        # a second reporter's copy (OpenLLMetry's agent spans around the provider's)
+        candidates = with_ids
     if latest:
         before = [r for r in candidates if r.order and order and r.order <= order]
         if before:
@@ -123,26 +128,30 @@ def assign_requests(
     rest, each the earliest unused request of its name (`latest`: the latest one made
     before the call, for requests gathered over a whole conversation).
     """
-    used = set(taken)
+    used = set(taken)  # request ids handed out (an id names one call)
+    gone: set[int] = set()  # requests handed out, by identity (id-less requests too)
     found: list[RequestedCall | None] = [None] * len(pending)
+
+    def free(request: RequestedCall) -> bool:
+        return id(request) not in gone and (not request.id or request.id not in used)
 
     def take(index: int, choice: RequestedCall | None) -> None:
         if choice is not None:
-            used.add(choice.id)
+            gone.add(id(choice))
+            if choice.id:
+                used.add(choice.id)
             found[index] = choice
 
     for index, call in enumerate(pending):
         if call.call_id:
-            choice = next((r for r in requested if r.id == call.call_id), None)
-            found[index] = choice
-            if choice is not None:
-                used.add(choice.id)
+            take(index, next((r for r in requested if r.id == call.call_id), None))
     # Calls whose id names no request (missing, a placeholder, or the framework's own id:
-    # ADK's `adk-...`, rewritten ids) pair by arguments, bare input, then name and position.
+    # ADK's `adk-...`, rewritten ids) pair by arguments, bare input, then name and position;
+    # id-less requests (OpenInference JS, Gemini) pair the same way.
     for index, call in enumerate(pending):
         if found[index] is None and call.bare is None:
             arguments = call.arguments
-            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
+            fits = [r for r in requested if _named(r, call.name) and free(r)]
             same = [r for r in fits if r.same_arguments(arguments)]
             take(index, _pick(same, call.order, latest=latest))
     for index, call in enumerate(pending):
@@ -150,12 +159,12 @@ def assign_requests(
             fits = [
                 r
                 for r in requested
-                if _named(r, call.name) and r.id not in used and call.bare in r.arguments.values()
+                if _named(r, call.name) and free(r) and call.bare in r.arguments.values()
             ]
             take(index, _pick(fits, call.order, latest=latest))
     for index, call in enumerate(pending):
         if found[index] is None:
-            fits = [r for r in requested if _named(r, call.name) and r.id not in used]
+            fits = [r for r in requested if _named(r, call.name) and free(r)]
             take(index, _pick(fits, call.order, latest=latest))
     return found
 

@@ -162,7 +162,12 @@ def _recover(
     pending = [(view, call, p) for view, call, p in calls if p is not None]
     left = []
     for trace_id in dict.fromkeys(view.trace_id for view, _, _ in pending):  # in start order
-        requested = [r for v in models if v.trace_id == trace_id for r in safe_requested_calls(v)]
+        requested = [
+            r
+            for v in models
+            if v.trace_id == trace_id
+            for r in safe_requested_calls(v, with_ids=False)
+        ]
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
         chosen = assign_requests([p for _, p in in_trace], requested, taken=taken)

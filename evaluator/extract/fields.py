@@ -102,7 +102,7 @@ _EXCEPTION_LINE = re.compile(
     r"(?: ?\[[^\]]*\])?: (.+)$",
     re.DOTALL,
 )
-_JS_FRAME = re.compile(r"^\s+at\s")
+_JS_FRAME = re.compile(r"^\s+at\s", re.MULTILINE)
 """A JavaScript stack frame line (`    at fn (file.js:1:2)`): Node's `error.stack` puts the
 `Type: message` line first, then the frames (OpenInference JS, OpenLLMetry Node, Vercel AI)."""
 _ERROR_OUTPUT_KEYS = (
@@ -425,6 +425,10 @@ def _exception_message(text: str) -> str:
     if _TRACEBACK_HEAD in text:
         last = lines[-1].strip()
     elif len(lines) > 1 and any(_JS_FRAME.match(line) for line in lines[1:]):
+        first = next(i for i, line in enumerate(lines) if _JS_FRAME.match(line))
+        head = lines[first - 1].strip() if first else ""
+        if _EXCEPTION_LINE.match(head):  # `Error: msg` right above the frames
+            return _EXCEPTION_LINE.match(head).group(1)  # type: ignore[union-attr]
         last = "\n".join(line for line in lines if not _JS_FRAME.match(line)).strip()
     else:
         last = text.strip()
@@ -467,7 +471,10 @@ def tool_error(span: SpanView) -> str | None:
             event_attributes = event.get("attributes") or {}
             message = event_attributes.get(OTEL.EXCEPTION_MESSAGE)
             if _present(message):
-                return _repr_message(str(message))
+                text = _repr_message(str(message))
+                if "\n" in text and (_TRACEBACK_HEAD in text or _JS_FRAME.search(text)):
+                    return _exception_message(text)  # a stack inside the message (Node)
+                return text
             if span.status_code != "ERROR" or not span.status_message:
                 kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
                 return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT

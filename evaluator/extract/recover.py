@@ -140,6 +140,20 @@ def _from_langchain_messages(value: Any) -> Iterable[dict[str, Any]]:
             yield from _from_output_messages([{"tool_calls": extra["tool_calls"]}])
 
 
+def _from_generations(value: Any) -> Iterable[dict[str, Any]]:
+    """A LangChain LLMResult (`{"generations": [[{"text", "message": AIMessage}]]}`), as
+    OpenInference's LangChain instrumentations (Python and JS) put it in an LLM span's
+    `output.value`: its messages' tool calls, with the ids `llm.output_messages` may lack."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("generations"), list):
+        return
+    messages = []
+    for group in value["generations"]:
+        for generation in group if isinstance(group, list) else [group]:
+            if isinstance(generation, Mapping) and isinstance(generation.get("message"), Mapping):
+                messages.append(generation["message"])
+    yield from _from_langchain_messages(messages)
+
+
 def _from_responses_object(value: Any) -> Iterable[dict[str, Any]]:
     """A Responses API object (Logfire's OpenAI Agents spans): its `output[]` function_call
     items {call_id, name, arguments} (the item `id` is not a call id)."""
@@ -197,6 +211,9 @@ def _from_attributes(
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
     if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
         raw.extend(_from_langchain_messages(json_or_none(entity_output)))
+    output = attributes.get(OPENINFERENCE.OUTPUT_VALUE)
+    if isinstance(output, str) and '"generations"' in output and '"tool_calls"' in output:
+        raw.extend(_from_generations(json_or_none(output)))
     response = attributes.get(LOGFIRE.AGENTS_RESPONSE)
     if isinstance(response, str) and '"function_call"' in response:
         raw.extend(_from_responses_object(json_or_none(response)))

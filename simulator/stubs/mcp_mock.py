@@ -12,7 +12,8 @@ propagates (in the request's `_meta`, which the `mcp` client fills from the
 OTel context, or the HTTP headers); without one, the only scenario of the file,
 else every scenario's stubs in file order. `repeat` is counted per conversation
 (`tracesim.chat_id`). The `mcp` server traces each request as a SERVER span
-parented by the propagated `traceparent`, so its calls are spans of the turn.
+parented by the propagated `traceparent` (from `_meta`, else the HTTP headers),
+so its calls are spans of the turn.
 """
 
 from __future__ import annotations
@@ -105,6 +106,38 @@ def _routing(*carriers: Any) -> tuple[str | None, str | None]:
     )
 
 
+def _meta(ctx: Any) -> Mapping[str, Any] | None:
+    meta = getattr(ctx, "meta", None)
+    return meta if isinstance(meta, Mapping) else getattr(meta, "model_extra", None)
+
+
+def _headers(ctx: Any) -> Mapping[str, str] | None:
+    """The HTTP request's headers (streamable HTTP), None on stdio."""
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    return headers if headers is not None and hasattr(headers, "get") else None
+
+
+class HeaderTraceContext:
+    """`mcp` server middleware: a request whose `_meta` carries no `traceparent` is parented
+    by the W3C `traceparent` / `baggage` HTTP headers (clients traced by an HTTP
+    instrumentation rather than by the `mcp` client's `_meta` injection). Listed first, so
+    the `mcp` server's own tracing middleware runs inside that context."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        meta, headers = _meta(ctx), _headers(ctx)
+        if (meta and meta.get("traceparent")) or not headers or not headers.get("traceparent"):
+            return await call_next(ctx)
+        from opentelemetry import context as otel_context
+        from opentelemetry import propagate
+
+        carrier = {k: headers.get(k) for k in ("traceparent", "tracestate", "baggage")}
+        token = otel_context.attach(propagate.extract({k: v for k, v in carrier.items() if v}))
+        try:
+            return await call_next(ctx)
+        finally:
+            otel_context.detach(token)
+
+
 def build_server(tools: MockTools, *, name: str = "tracesim-mcp-mock") -> Any:
     """A low-level `mcp` Server listing `tools.definitions` and answering from the stubs."""
     from mcp import types
@@ -123,9 +156,7 @@ def build_server(tools: MockTools, *, name: str = "tracesim-mcp-mock") -> Any:
         )
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        meta = getattr(ctx, "meta", None)
-        meta = meta if isinstance(meta, Mapping) else getattr(meta, "model_extra", None)
-        scenario_id, chat_id = _routing(meta, getattr(ctx, "headers", None))
+        scenario_id, chat_id = _routing(_meta(ctx), _headers(ctx))
         answer = tools.answer(
             params.name, params.arguments, scenario_id=scenario_id, chat_id=chat_id
         )
@@ -145,4 +176,6 @@ def build_server(tools: MockTools, *, name: str = "tracesim-mcp-mock") -> Any:
             structured_content=structured,
         )
 
-    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+    server.middleware.insert(0, HeaderTraceContext())
+    return server

@@ -84,12 +84,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
     ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
     ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
-    # OpenInference JS LangChain: bare-string tool input, JS stack in the status message
-    ("openinference-langchain-node", "tool_calls"): (
-        "arguments: the TOOL span's input.value is the bare string ('Paris'), read as "
-        '{"input": "Paris"} instead of the request\'s {"city": "Paris"}; error: the '
-        "status message keeps the JS stack ('...\\n\\nError: order A1 not found\\n    at ...')"
-    ),
     # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
     ("litellm-otel", "tool_calls"): (
         "no call at all: the request is only in legacy gen_ai.completion.0.function_call."

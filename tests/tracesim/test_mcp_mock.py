@@ -192,3 +192,96 @@ def test_bad_scenarios_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
         and "needs a 'result' or an 'error'" in done.stderr
     )
     assert "Traceback" not in done.stderr
+
+
+def _rpc(client, url: str, body: dict, headers: dict) -> dict | None:
+    """One JSON-RPC message over streamable HTTP; the answer from a JSON or SSE body."""
+    reply = client.post(
+        url,
+        json=body,
+        headers={"accept": "application/json, text/event-stream", **headers},
+    )
+    assert reply.status_code < 300, reply.text
+    if "id" not in body:
+        return None
+    if reply.headers.get("content-type", "").startswith("application/json"):
+        return reply.json()
+    for line in reply.text.splitlines():
+        if line.startswith("data:") and '"id"' in line:
+            return json.loads(line[5:])
+    raise AssertionError(reply.text)
+
+
+def test_http_headers_carry_the_context_when_meta_does_not(tmp_path: Path) -> None:
+    """A client that propagates W3C headers (an HTTP instrumentation), not `_meta`."""
+    import httpx
+
+    scenarios = tmp_path / "scenarios.json"
+    scenarios.write_text(json.dumps(SCENARIOS))
+    db = tmp_path / "c.duckdb"
+    with Collector(db, grpc_port=0, http_port=None) as collector:
+        process = subprocess.Popen(
+            [
+                TRACESIM,
+                "mcp-mock",
+                "--scenarios",
+                str(scenarios),
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--otlp-endpoint",
+                collector.grpc_endpoint,
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            url = process.stderr.readline().rsplit(" ", 1)[-1].strip()
+            with httpx.Client(timeout=30) as client:
+                init = client.post(
+                    url,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "protocolVersion": "2025-06-18",
+                            "capabilities": {},
+                            "clientInfo": {"name": "raw", "version": "0"},
+                        },
+                    },
+                    headers={"accept": "application/json, text/event-stream"},
+                )
+                assert init.status_code == 200, init.text
+                session = {
+                    "mcp-session-id": init.headers["mcp-session-id"],
+                    "mcp-protocol-version": "2025-06-18",
+                }
+                _rpc(
+                    client, url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session
+                )
+                traced = {
+                    **session,
+                    "traceparent": f"00-{TRACE_ID:032x}-00f067aa0ba902b7-01",
+                    "baggage": "tracesim.chat_id=chat-7,tracesim.turn_id=0,"
+                    "tracesim.scenario_id=replay-1",
+                }
+                answer = _rpc(
+                    client,
+                    url,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "tools/call",
+                        "params": {"name": "lookup_order", "arguments": {"order_id": "Z9"}},
+                    },
+                    traced,
+                )
+        finally:
+            process.terminate()
+            process.wait(10)
+        assert collector.flush(10)
+    # replay-1 has no stub for Z9 (the other scenario would have answered): chosen by baggage
+    assert answer["result"]["isError"] is True
+    assert [s[:3] for s in _mock_spans(db)] == [(f"{TRACE_ID:032x}", "chat-7", "lookup_order")]

@@ -233,7 +233,9 @@ def test_from_chdb_the_same_scenario(tmp_path: Path) -> None:
             )
     url = write_exporter_tables(tmp_path / "ch", request_of(({"service.name": "prod"}, spans)))
     out = tmp_path / "s.json"
-    done = _from_db("--db", url, "-o", str(out))
+    config = EvalConfig(metrics=[], policies=[{"never": ["lookup_order"]}])
+    evaluate_db(url, config=config, output_dir=tmp_path / "o", progress=False)
+    done = _from_db("--db", url, "--failed", "-o", str(out))
     assert done.exit_code == 0, done.output
     [scenario] = load_scenarios(out)
     assert scenario.turns == ["Where is order A1001?", "Thanks"]
@@ -241,3 +243,4 @@ def test_from_chdb_the_same_scenario(tmp_path: Path) -> None:
         {"name": "lookup_order", "args": {"order_id": "A1001"}}
     ]
     assert [s.result for s in scenario.tool_stubs] == ["shipped"]
+    assert "failed in their latest evaluation: 1" in done.output

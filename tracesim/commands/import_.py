@@ -99,7 +99,7 @@ def command(
     redaction_file: str | None,
 ) -> None:
     """Import trace files: OTLP/JSON or protobuf, Collector file-exporter JSON lines,
-    Jaeger or Tempo JSON exports (gzip'd or not)."""
+    Jaeger or Tempo JSON exports, the OTel SDK's span JSON (gzip'd or not)."""
     import duckdb
 
     from tracesim.collector import (
