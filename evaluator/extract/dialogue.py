@@ -203,12 +203,13 @@ def _pick(spans: Sequence[dict[str, Any]], side: str) -> tuple[str | None, str |
 
 def _outer(spans: Sequence[dict[str, Any]], ids: set[Any]) -> list[dict[str, Any]]:
     """Spans that speak for the whole turn: roots of the turn (`ids`: every span of it), and
-    agent or chain spans (never a tool's or model's own input and output)."""
+    agent spans; never a tool's, a model's or an inner chain step's own input and output
+    (LangGraph's routing steps output `Send(...)`)."""
     return [
         s
         for s in spans
         if s.get("parent_span_id") not in ids
-        or s["attributes"].get("openinference.span.kind") in ("AGENT", "CHAIN")
+        or s["attributes"].get("openinference.span.kind") == "AGENT"
     ]
 
 

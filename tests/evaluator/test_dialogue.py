@@ -319,3 +319,15 @@ def test_more_shapes(spans: list, convention: str) -> None:
     dialogue = turn_dialogue(spans)
     assert (dialogue.user_message, dialogue.agent_message) == (USER, REPLY)
     assert dialogue.convention == convention
+
+
+def test_an_inner_chain_step_is_not_the_reply() -> None:
+    """LangGraph's routing step (a CHAIN inside the agent) outputs `Send(...)`, not an answer."""
+    spans = [
+        span(1, {"openinference.span.kind": "CHAIN", "input.value": USER}),
+        span(
+            2, {"openinference.span.kind": "CHAIN", "output.value": "Send(node='tools')"}, parent=1
+        ),
+    ]
+    dialogue = turn_dialogue(spans)
+    assert dialogue.user_message == USER and dialogue.agent_message is None
