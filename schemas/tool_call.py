@@ -22,6 +22,8 @@ class ToolCallSource(str, Enum):
     """Read from A2A artifact metadata (tool-call-capture extension)."""
     CHAT_COMPLETIONS = "chat_completions"
     """Read from `message.tool_calls` of a chat-completions response."""
+    A2A_STATUS = "a2a_status"
+    """Announced in an A2A agent's working-state status updates (tool progress, SPEC §8)."""
 
     @property
     def explicit(self) -> bool:

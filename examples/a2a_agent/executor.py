@@ -47,6 +47,10 @@ class CaptureQuirks:
     """Also emit an artifact carrying tool calls whose `extensions` do not list the URI."""
     final_snapshot: Literal["none", "same", "differs"] = "none"
     """After the artifact updates, send a Task snapshot with the same calls, or only the first one."""
+    tool_progress: Literal["none", "text", "structured"] = "none"
+    """Announce each tool call and its outcome in working-state status updates, as agents built
+    like seed 004 do: text only ("🔧 Calling tool: **name**", "✅ Tool **name** completed",
+    "❌ Tool **name** failed"), or with `tool_call` / `tool_result` objects in the metadata."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,8 @@ class CustomerServiceExecutor(AgentExecutor):
             task = new_task_from_user_message(context.message)
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
+        if self.quirks.tool_progress != "none":
+            await self._announce(updater, entries)
         tagged = {
             "metadata": {TOOL_CALLS_KEY: entries},
             "extensions": [A2A_TOOL_CALL_EXTENSION_URI],
@@ -192,6 +198,25 @@ class CustomerServiceExecutor(AgentExecutor):
             )
             await event_queue.enqueue_event(snapshot)
         await updater.complete()
+
+    async def _announce(self, updater: TaskUpdater, entries: list[Any]) -> None:
+        """Seed 004's tool progress: a working status update per call and per outcome."""
+        structured = self.quirks.tool_progress == "structured"
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            name, failed = entry["name"], entry.get("error") is not None
+            call = {"name": name, "args": entry.get("arguments") or {}, "id": entry.get("id")}
+            result = {"name": name, "status": "error" if failed else "success"}
+            icon, outcome = ("❌", "failed") if failed else ("✅", "completed")
+            for text, key, value in (
+                (f"🔧 Calling tool: **{name}**", "tool_call", call),
+                (f"{icon} Tool **{name}** {outcome}", "tool_result", result),
+            ):
+                message = updater.new_agent_message(
+                    [Part(text=text)], metadata={key: value} if structured else None
+                )
+                await updater.update_status(TaskState.TASK_STATE_WORKING, message=message)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Nothing runs long enough to cancel: mark the task cancelled."""

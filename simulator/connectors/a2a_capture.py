@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracesim.schemas import A2A_TOOL_CALL_EXTENSION_URI, AgentResponse, ToolCall, ToolCallSource
+from tracesim.simulator.connectors.a2a_status import StatusToolProgress
 
 __all__ = [
     "TOOL_CALLS_METADATA_KEY",
@@ -147,6 +148,8 @@ class CaptureAccumulator:
     context_id: str = ""
     task_id: str = ""
     task_state: str = ""
+    progress: StatusToolProgress = field(default_factory=StatusToolProgress)
+    """Tool calls announced by status updates (used when no artifact reports calls)."""
 
     def on_task(self, task: Mapping[str, Any]) -> None:
         """A Task snapshot: authoritative, it replaces what was accumulated."""
@@ -176,9 +179,13 @@ class CaptureAccumulator:
             self.artifacts[key] = chunk
 
     def on_status_update(self, event: Mapping[str, Any]) -> None:
-        """A status change: keeps its message text as a fallback reply; tool calls unchanged."""
+        """A status change: keeps its message text as a fallback reply; artifact tool calls
+        unchanged; tool progress it announces is recorded (`a2a_status`)."""
         self._ids(event)
         self._status(event.get("status"))
+        status = event.get("status")
+        if isinstance(status, dict):
+            self.progress.on_status_message(status.get("message"))
 
     def on_message(self, message: Mapping[str, Any]) -> None:
         """A direct Message reply (no task)."""
@@ -208,8 +215,10 @@ class CaptureAccumulator:
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        """Captured calls, artifact by artifact in first-seen order."""
-        return [call for artifact in self.artifacts.values() for call in artifact.calls]
+        """Captured calls, artifact by artifact in first-seen order; without any, the calls
+        status updates announced (the artifact extension is the fuller report)."""
+        calls = [call for artifact in self.artifacts.values() for call in artifact.calls]
+        return calls or list(self.progress.calls)
 
     @property
     def text(self) -> str:

@@ -222,3 +222,25 @@ def test_hanging_agent_times_out() -> None:
 def test_unreachable_agent_is_a_connector_error() -> None:
     with pytest.raises(ConnectorError, match="could not read the A2A agent card"):
         asyncio.run(_turns(A2AConnector(_config("http://127.0.0.1:9")), "hi"))
+
+
+@pytest.mark.parametrize("progress", ["text", "structured"])
+def test_tool_progress_in_status_updates_is_captured(progress: str) -> None:
+    """Seed 004's agents announce calls in working-state status updates, without the
+    capture extension: those are the turn's calls (source a2a_status)."""
+    with _agent() as (url, _, _):
+        _, (reference,) = asyncio.run(_turns(A2AConnector(_config(url)), MESSAGE))
+    quirks = CaptureQuirks(tool_progress=progress)
+    with _agent(declare_extension=False, quirks=quirks) as (url, _, _):
+        connector = A2AConnector(_config(url))
+        _, (response,) = asyncio.run(_turns(connector, MESSAGE))
+    assert connector.streaming is True
+    assert _names(response) == _names(reference) and _names(response)
+    assert {c.source for c in response.tool_calls} == {ToolCallSource.A2A_STATUS}
+    if progress == "structured":
+        assert [(c.id, c.arguments) for c in response.tool_calls] == [
+            (c.id, c.arguments) for c in reference.tool_calls
+        ]
+    assert [c.error is None for c in response.tool_calls] == [
+        c.error is None for c in reference.tool_calls
+    ]

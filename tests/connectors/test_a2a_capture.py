@@ -154,3 +154,51 @@ def test_struct_numbers_are_restored_as_ints() -> None:
         "b": [2, 2.5],
         "c": {"d": "1.0"},
     }
+
+
+def test_status_update_tool_progress_text_and_objects() -> None:
+    """Seed 004: text forms pair by name; objects by id; a result alone is still a call."""
+    from tracesim.simulator.connectors.a2a_status import StatusToolProgress
+
+    def status(text: str, **metadata: Any) -> dict:
+        message: dict[str, Any] = {"parts": [{"text": text}]}
+        if metadata:
+            message["metadata"] = metadata
+        return {"status": {"state": "TASK_STATE_WORKING", "message": message}}
+
+    accumulator = CaptureAccumulator()
+    for event in (
+        status("🔧 Calling tool: **list_clusters**"),
+        status(
+            "🔧 Calling tool: **get_app**",
+            tool_call={"name": "get_app", "args": {"a": 1}, "id": "c9"},
+        ),
+        status(
+            "❌ Tool **get_app** failed",
+            tool_result={"name": "get_app", "status": "error", "id": "c9"},
+        ),
+        status("✅ Tool **list_clusters** completed"),
+        status("❌ Tool **sync** failed"),
+    ):
+        accumulator.on_status_update(event)
+    calls = accumulator.tool_calls
+    assert [(c.name, c.id, c.arguments, c.error is not None) for c in calls] == [
+        ("list_clusters", "", {}, False),
+        ("get_app", "c9", {"a": 1}, True),
+        ("sync", "", {}, True),
+    ]
+    assert {c.source for c in calls} == {ToolCallSource.A2A_STATUS}
+    progress = StatusToolProgress()
+    progress.on_status_message("not a message")
+    assert progress.calls == []
+
+
+def test_artifact_calls_win_over_status_progress() -> None:
+    accumulator = CaptureAccumulator()
+    accumulator.on_status_update(
+        {"status": {"message": {"parts": [{"text": "🔧 Calling tool: **x**"}]}}}
+    )
+    accumulator.on_artifact_update({"artifact": _artifact([_call("x", "c1")])})
+    assert [(c.name, c.source) for c in accumulator.tool_calls] == [
+        ("x", ToolCallSource.A2A_PROTOCOL)
+    ]
