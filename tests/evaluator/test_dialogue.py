@@ -216,6 +216,7 @@ def test_production_conversation_is_judged_with_an_inferred_goal(tmp_path: Path)
         ]
     assert len(fake.requests) == 3  # goal once, helpfulness per turn
     assert any("[turn 1] User: Thanks!" in p and "Agent: You're welcome." in p for p in prompts)
+    assert all("Goal: not given; infer what the user wanted" in p for p in prompts)
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute(
             "SELECT metric, turn_id, value, reason FROM scores WHERE chat_id = 'prod-1' "
