@@ -29,6 +29,7 @@ from tracesim.collector.query.store_routes import (
     new_nonce,
 )
 from tracesim.collector.receivers.http_server import HttpServer
+from tracesim.collector.receivers.read_deadline import DEFAULT_READ_TIMEOUT
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
 from tracesim.collector.receivers.receiver_http import StoreRoutes, build_app
 from tracesim.collector.receivers.tls import tls_config
@@ -69,6 +70,7 @@ class Collector:
     before running (`value_size`).
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
+    `grpc_read_timeout`: seconds a call may take to deliver its request before it is cut.
     Queries run with DuckDB's external access disabled and its configuration locked.
     `router_capacity` / `router_max_bytes`: entries and bytes each of the router's four
     trace maps keeps (conversation ids are client-chosen text; the oldest go first).
@@ -92,6 +94,7 @@ class Collector:
         batch_seconds: float = 0.2,
         grpc_workers: int = 4,
         grpc_max_waiting: int = 64,
+        grpc_read_timeout: float = DEFAULT_READ_TIMEOUT,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
         router_max_bytes: int = DEFAULT_ROUTER_BYTES,
@@ -117,6 +120,7 @@ class Collector:
         self._batch = (batch_rows, batch_seconds)
         self._grpc_workers = grpc_workers
         self._grpc_max_waiting = grpc_max_waiting
+        self._grpc_read_timeout = grpc_read_timeout
         self._fsync = fsync
         self._router_capacity = router_capacity
         self._router_max_bytes = router_max_bytes
@@ -227,6 +231,7 @@ class Collector:
                 workers=self._grpc_workers,
                 max_waiting=self._grpc_max_waiting,
                 tls=self._tls,
+                read_timeout=self._grpc_read_timeout,
             )
             self._grpc.start()
         if self._http_port is not None:

@@ -11,7 +11,8 @@ agent-level input/output values (OpenInference `input.value`, Vercel AI
 
 Shapes:
 - `messages`: a JSON list of `{role, content | parts}` (parts `{type: text,
-  content | text}`, Gemini `{text}`);
+  content | text}`, Gemini `{text}`), on the span or on one of its events (the GenAI
+  `gen_ai.client.inference.operation.details` event / log record);
 - `indexed`: flattened `{prefix}{i}.{middle}role` / `...content` attributes;
 - `event`: an event (or log record) named `key`, its text in `field`
   (`message.content` walks into an object);
@@ -47,6 +48,9 @@ class MessageSource:
     """`indexed`: between the index and `role`/`content` (OpenInference `message.`)."""
     field: str = "content"
     """`event`: the event attribute holding the text."""
+    when: tuple[tuple[str, str], ...] = ()
+    """Attribute values the span must have for the source to count (any-agent writes
+    `gen_ai.output` on tool spans too; only a model call's text output is a reply)."""
 
 
 MESSAGE_SOURCES: tuple[MessageSource, ...] = (
@@ -66,6 +70,13 @@ MESSAGE_SOURCES: tuple[MessageSource, ...] = (
     MessageSource("pydantic_ai", "output", "events_json", "all_messages_events"),
     MessageSource("pydantic_ai", "input", "messages", "pydantic_ai.all_messages"),
     MessageSource("pydantic_ai", "output", "messages", "pydantic_ai.all_messages"),
+    MessageSource(
+        "any_agent",
+        "output",
+        "text",
+        "gen_ai.output",
+        when=(("gen_ai.output.type", "text"), ("gen_ai.operation.name", "call_llm")),
+    ),
 )
 """Model-call level sources, in the order they are tried on each span."""
 

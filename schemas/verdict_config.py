@@ -8,6 +8,8 @@ earlier evaluation that `tracesim run` / `evaluate` compare with at the end.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["BaselineConfig", "FINAL_STATUSES", "TrialPassRule"]
@@ -56,3 +58,6 @@ class BaselineConfig(BaseModel):
     """An eval id, a run id, or `latest` (the newest evaluation before this one)."""
     alpha: float = Field(default=0.05, gt=0, lt=1)
     """Significance level of the exact test on each scenario's pass counts."""
+    correction: Literal["none", "holm"] = "none"
+    """`holm`: Holm-Bonferroni over the scenarios (alpha bounds any false verdict of the
+    whole comparison, not of each scenario); `none`: each scenario at alpha."""

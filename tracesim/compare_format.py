@@ -28,6 +28,15 @@ def _p(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
+def _p_head(comparison: dict[str, Any]) -> str:
+    return "p (Holm)" if comparison.get("correction") == "holm" else "p"
+
+
+def _p_of(comparison: dict[str, Any], row: dict[str, Any]) -> float | None:
+    """The p-value the verdict was decided on (Holm-adjusted when corrected)."""
+    return row.get("p_adjusted") if comparison.get("correction") == "holm" else row["p_value"]
+
+
 def _num(value: float) -> str:
     return f"{value:+.4g}"
 
@@ -43,9 +52,10 @@ def headline(comparison: dict[str, Any]) -> str:
     parts = [f"{s.get(v, 0)} {v}" for v in ("regressed", "improved", "unchanged", "inconclusive")]
     apart = s.get("only_in_baseline", 0) + s.get("only_in_candidate", 0)
     tail = f"; {apart} scenario(s) in one side only" if apart else ""
+    holm = ", Holm-corrected" if comparison.get("correction") == "holm" else ""
     return (
         f"against baseline {base}: {', '.join(parts)}{tail} "
-        f"(Fisher's exact test, two-sided, alpha {comparison.get('alpha', 0.05):g})"
+        f"(Fisher's exact test, two-sided, alpha {comparison.get('alpha', 0.05):g}{holm})"
     )
 
 
@@ -56,7 +66,7 @@ def comparison_text(comparison: dict[str, Any]) -> str:
         f"candidate: {_who(comparison['candidate'])}",
         "",
     ]
-    rows = [("scenario", "baseline", "candidate", "change", "p", "verdict")]
+    rows = [("scenario", "baseline", "candidate", "change", _p_head(comparison), "verdict")]
     for s in comparison["scenarios"]:
         change = "-" if s["change"] is None else f"{s['change']:+.0%}"
         rows.append(
@@ -65,7 +75,7 @@ def comparison_text(comparison: dict[str, Any]) -> str:
                 _rate(s["baseline"]),
                 _rate(s["candidate"]),
                 change,
-                _p(s["p_value"]),
+                _p(_p_of(comparison, s)),
                 _MARK[s["verdict"]],
             )
         )
@@ -109,7 +119,7 @@ def comparison_markdown(comparison: dict[str, Any], *, heading: str = "###") -> 
         "",
         _md(headline(comparison)),
         "",
-        "| scenario | baseline | candidate | change | p | verdict |",
+        f"| scenario | baseline | candidate | change | {_p_head(comparison)} | verdict |",
         "|---|---|---|---|---|---|",
     ]
     for s in comparison["scenarios"]:
@@ -118,7 +128,7 @@ def comparison_markdown(comparison: dict[str, Any], *, heading: str = "###") -> 
         shown = f"**{verdict}**" if verdict in ("regressed", "improved") else verdict
         out.append(
             f"| {_md(s['scenario_id'])} | {_rate(s['baseline'])} | {_rate(s['candidate'])} "
-            f"| {change} | {_p(s['p_value'])} | {shown} |"
+            f"| {change} | {_p(_p_of(comparison, s))} | {shown} |"
         )
     for key, label in (("only_in_baseline", "baseline"), ("only_in_candidate", "candidate")):
         if comparison[key]:

@@ -19,13 +19,10 @@ A run that completed no turn exits 3 whatever the gates say; Ctrl-C exits 130
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
-import os
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,14 +33,13 @@ from tracesim.agent_server import (
     AgentServerError,
     CollectorEndpoints,
     agent_under_test,
-    check_server,
 )
 from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
 from tracesim.console import make_console
-from tracesim.paths import PathProblem, check_writable_dir, check_writable_file
 from tracesim.progress import RunProgress
+from tracesim.run_collector import CollectorUnavailable, run_collector
+from tracesim.run_prepare import prepare
 from tracesim.run_summary import (
-    busy_port_message,
     count_earlier_runs,
     count_spans,
     missing_conversations,
@@ -51,7 +47,6 @@ from tracesim.run_summary import (
     run_failure_lines,
     write_run_summary,
 )
-from tracesim.schemas.agent_config import CustomAgentConfig
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.connectors.base import AgentConnector
@@ -59,7 +54,7 @@ from tracesim.simulator.connectors.factory import agent_timeout, make_connector_
 from tracesim.simulator.loader import AgentLoadError
 from tracesim.simulator.results import RunResult
 from tracesim.simulator.runner import Runner
-from tracesim.simulator.scenarios import ScenarioError, load_scenarios
+from tracesim.simulator.scenarios import ScenarioError
 from tracesim.simulator.tracing import make_simulator_provider
 from tracesim.simulator.users import UserConfigError, UserFactory
 
@@ -143,7 +138,7 @@ def run(
             f"warning: {note}", markup=False, highlight=False, soft_wrap=True
         )
     try:
-        scenarios, users = _prepare(config, loaded.base_dir, str(loaded.path))
+        scenarios, users = prepare(config, loaded.base_dir, str(loaded.path))
     except (ConfigError, ScenarioError, UserConfigError) as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
@@ -155,7 +150,7 @@ def run(
     except AgentServerError as exc:  # exit 2 when its command is missing, else 3
         _print_error(console, "agent server error", exc)
         return RunOutcome(exit_code=exc.exit_code, error=str(exc), config=config)
-    except _CollectorUnavailable as exc:  # one line: the file or port, and the fix
+    except CollectorUnavailable as exc:  # one line: the file or port, and the fix
         err = console if console.stderr else make_console(stderr=True)
         err.print(f"tracesim run: {exc}", markup=False, highlight=False, soft_wrap=True)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)
@@ -270,64 +265,6 @@ class _AgentLoadFailed(RuntimeError):
     """The agent class could not be loaded (a config problem found after start)."""
 
 
-class _CollectorUnavailable(RuntimeError):
-    """The embedded collector could not start: its DuckDB file is locked or a port is
-    busy (bad input: one line naming the file or port and the fix, exit 2)."""
-
-
-def _check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
-    """Every gate names a known metric (custom metrics included) and a failure-label gate
-    labels its judge answers, before anything runs; `source` (the config file) prefixes."""
-    from tracesim.evaluator.pipeline.pipeline import check_names
-    from tracesim.evaluator.scoring.gates import EvalConfigError
-
-    try:
-        check_names(config.evaluation, base_dir=base_dir)
-    except EvalConfigError as exc:
-        raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
-
-
-def _prepare(
-    config: RunConfig, base_dir: Path, source: str = ""
-) -> tuple[list[Scenario], UserFactory]:
-    """Everything that can fail without running anything (`source`: the config file)."""
-    scenarios = load_scenarios(config.scenario_file_path)
-    if importlib.util.find_spec("tracesim.evaluator.checks.assertions") is not None:
-        from tracesim.evaluator.checks.assertions import parse_assertions
-        from tracesim.evaluator.checks.rules import check_config_rules
-
-        try:  # evaluation.policies / tool_validity: checked like a scenario's assertions
-            check_config_rules(config.evaluation)
-        except ValueError as exc:
-            raise ScenarioError(str(exc)) from None
-        for index, scenario in enumerate(scenarios):
-            where = f"{config.scenario_file_path}: scenario #{index} ({scenario.scenario_id!r})"
-            try:
-                parse_assertions(scenario.assertions, where=where)
-            except ValueError as exc:
-                raise ScenarioError(str(exc)) from None
-    _check_gate_names(config, base_dir, source)
-    users = UserFactory(config.user, config.llm, seed=config.seed)
-    users.check(scenarios)
-    if isinstance(config.agent_config, CustomAgentConfig) and config.agent_config.module_path:
-        target = config.agent_config.module_path.partition(":")[0]
-        if target.endswith(".py") and not (base_dir / target).is_file():
-            raise ConfigError(f"agent_config.module_path: file not found: {base_dir / target}")
-    check_server(config.agent_config, base_dir)
-    try:
-        check_writable_dir(config.output_dir, what="output_dir")
-        if config.collector.mode == "embedded":
-            check_writable_file(config.resolved_db_path, what="db_path")
-    except PathProblem as exc:
-        raise ConfigError(str(exc)) from None
-    if config.collector.mode == "remote" and config.collector.auth_token_env:
-        if not os.environ.get(config.collector.auth_token_env):
-            raise ConfigError(
-                f"collector.auth_token_env: ${config.collector.auth_token_env} is not set"
-            )
-    return scenarios, users
-
-
 async def _capture(
     loaded: LoadedConfig,
     scenarios: list[Scenario],
@@ -342,7 +279,7 @@ async def _capture(
     db_path = Path(config.resolved_db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    with _collector(config, db_path) as (collector, endpoint, headers):
+    with run_collector(config, db_path) as (collector, endpoint, headers):
         provider = make_simulator_provider(endpoint, headers=headers)
         agent = agent_under_test(  # a server stops before settling: it flushes on SIGTERM
             config.agent_config,
@@ -413,37 +350,6 @@ def _wait_for_store(config: RunConfig, run_id: str, result: Any) -> int | None:
     except StoreError as exc:
         log.warning("could not watch %s for the run's spans: %s", config.store, exc)
         return None
-
-
-@contextmanager
-def _collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, dict[str, str]]]:
-    """The embedded collector (started, shut down = drained and committed) or the remote endpoint."""
-    settings = config.collector
-    if settings.mode in ("remote", "otlp"):
-        token = os.environ.get(settings.auth_token_env) if settings.auth_token_env else None
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        yield None, settings.endpoint or "", headers
-        return
-    from tracesim.collector.collector import Collector
-    from tracesim.collector.errors import StoreLocked
-
-    collector = Collector(
-        db_path, host=settings.host, grpc_port=settings.grpc_port, http_port=settings.http_port
-    )
-    try:
-        collector.start()
-    except StoreLocked:
-        raise _CollectorUnavailable(
-            f"{db_path} is in use by another process (another `tracesim run` on the same "
-            "output_dir, or a `tracesim collect`): wait for it to finish, or give this run "
-            "its own file (`--output_dir results-2`, or `--db_path other.duckdb`)"
-        ) from None
-    except OSError as exc:
-        raise _CollectorUnavailable(busy_port_message(settings, exc)) from None
-    try:
-        yield collector, collector.grpc_endpoint or "", {}
-    finally:
-        collector.shutdown()
 
 
 async def _simulate(

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from tracesim.simulator.results import RunResult
 
 __all__ = [
-    "busy_port_message",
     "count_earlier_runs",
     "count_spans",
     "missing_conversations",
@@ -170,29 +169,3 @@ def run_failure_lines(result: RunResult | None, *, limit: int = RUN_FAILURE_LIMI
     if len(bad) > limit:
         lines.append(f"  ... and {len(bad) - limit} more (see run_summary.json)")
     return lines
-
-
-def busy_port_message(settings: Any, error: OSError) -> str:
-    """One line for an embedded collector that could not listen: which configured port is
-    taken and the fix in the config's own words (never a flag `run` does not have)."""
-    import socket
-
-    for setting in ("collector.grpc_port", "collector.http_port"):  # the config's words
-        port = getattr(settings, setting.partition(".")[2], 0)
-        if not port:
-            continue
-        probe = socket.socket(socket.AF_INET6 if ":" in settings.host else socket.AF_INET)
-        try:
-            probe.bind((settings.host, port))
-        except OSError:
-            return (
-                f"{setting}: {settings.host}:{port} is already in use (by a running "
-                "`tracesim collect`, another run or another collector?): stop that process, "
-                f"or set {setting} to a free port (0 picks one: `--{setting} 0`)"
-            )
-        finally:
-            probe.close()
-    return (
-        f"the embedded collector could not listen on {settings.host}: {error}; set "
-        "collector.grpc_port and collector.http_port to 0 (free ports) or to ports not in use"
-    )

@@ -6,7 +6,9 @@ Busy -> UNAVAILABLE, oversized -> RESOURCE_EXHAUSTED (by gRPC itself), wrong
 token -> UNAUTHENTICATED. Memory: at most `workers` requests are read at once and
 `max_waiting` more calls wait holding a small window each (`grpc_admission`); calls
 past that get UNAVAILABLE. A call with no message or more than one (the methods are
-unary) is refused INVALID_ARGUMENT before anything is stored. Compressed messages (gzip, every member, or deflate) are
+unary) is refused INVALID_ARGUMENT before anything is stored; a call whose request has
+not arrived whole after `read_timeout` s is cancelled (`read_deadline`), so a client that
+sends nothing cannot hold a worker. Compressed messages (gzip, every member, or deflate) are
 inflated here, not by gRPC, like HTTP bodies (`inflate`: within the size limit, whole or
 INVALID_ARGUMENT); gRPC's message flag is not visible to Python, so a message is taken
 as compressed when it starts like gzip or zlib, which an OTLP request never does. With
@@ -31,6 +33,7 @@ from tracesim.collector.receivers.grpc_admission import (
     AdmittingHandlers,
 )
 from tracesim.collector.receivers.inflate import inflate, looks_compressed
+from tracesim.collector.receivers.read_deadline import DEFAULT_READ_TIMEOUT, ReadDeadlines
 from tracesim.collector.receivers.responses import logs_response as _logs_response
 from tracesim.collector.receivers.responses import trace_response as _trace_response
 from tracesim.collector.receivers.tls import TlsConfig
@@ -55,6 +58,7 @@ class GrpcReceiver:
         workers: int = 4,
         max_waiting: int = 64,
         tls: TlsConfig | None = None,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
     ) -> None:
         if workers < 1 or max_waiting < 0:
             raise ValueError(
@@ -75,6 +79,7 @@ class GrpcReceiver:
             ],
         )
         self.admission = Admission(workers + max_waiting)
+        self.deadlines = ReadDeadlines(read_timeout)
         self._handlers = AdmittingHandlers(
             {
                 TRACE_METHOD: (
@@ -136,13 +141,20 @@ class GrpcReceiver:
 
         def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> Any:
             try:
-                payload = next(requests, None)
+                clock = self.deadlines.watch(context.cancel)  # type: ignore[attr-defined]
+                try:
+                    payload = next(requests, None)
+                    extra = payload is not None and next(requests, None) is not None
+                finally:
+                    cut = self.deadlines.done(clock)
+                if cut:  # cancelled by its read deadline: nothing of it is stored
+                    return None
                 if payload is None:
                     context.abort(
                         grpc.StatusCode.INVALID_ARGUMENT,
                         "Export takes exactly one request message and got none",
                     )
-                if next(requests, None) is not None:  # checked before storing anything
+                if extra:  # checked before storing anything
                     context.abort(
                         grpc.StatusCode.INVALID_ARGUMENT,
                         "Export takes exactly one request message and got more than one; "
@@ -172,3 +184,4 @@ class GrpcReceiver:
         """Stop accepting calls and wait up to `grace` s for those in flight."""
         self._server.stop(grace).wait()
         self._handlers.close()
+        self.deadlines.close()

@@ -123,6 +123,9 @@ class Part:
     `before(char)`: True when the character before a match rules it out (a look-behind);
     `after(data, end)`: True when the text after a match rules it out (a look-ahead);
     `check(text)`: False keeps a match as it is (a Luhn check, excluded number ranges).
+    `before_run`: a character class of what `before` rejects (`[\\d.]`): where a match's
+    start fails, none can start inside a run of those either, so the scan jumps past it
+    (a million digits cost one search, not a million).
     The pattern is compiled on first use, so importing the presets needs no engine.
     """
 
@@ -130,11 +133,17 @@ class Part:
     before: Callable[[str], bool] | None = None
     after: Callable[[bytes, int], bool] | None = None
     check: Callable[[str], bool] | None = None
+    before_run: str | None = None
 
     @cached_property
     def regex(self) -> Any:
         """The compiled pattern (LinearRegexError when RE2 cannot run it)."""
         return compile_linear(self.pattern)
+
+    @cached_property
+    def skip(self) -> Any:
+        """A run of characters no match may follow (None without `before_run`)."""
+        return compile_linear(self.before_run + "+") if self.before_run else None
 
     @classmethod
     def of(
@@ -144,9 +153,10 @@ class Part:
         before: Callable[[str], bool] | None = None,
         after: Callable[[bytes, int], bool] | None = None,
         check: Callable[[str], bool] | None = None,
+        before_run: str | None = None,
     ) -> Part:
         """A part from a pattern and its edge rules."""
-        return cls(pattern, before, after, check)
+        return cls(pattern, before, after, check, before_run)
 
 
 def substitute(parts: tuple[Part, ...], text: str, replacement: str) -> str:
@@ -165,7 +175,7 @@ def substitute(parts: tuple[Part, ...], text: str, replacement: str) -> str:
 def _substitute_part(part: Part, data: bytes, put: bytes) -> bytes | None:
     """One part over UTF-8 bytes; None when nothing was replaced."""
     search = part.regex.search
-    before, after, check = part.before, part.after, part.check
+    before, after, check, skip = part.before, part.after, part.check, part.skip
     pieces: list[bytes] = []
     done = at = 0
     end_of_data = len(data)
@@ -175,7 +185,11 @@ def _substitute_part(part: Part, data: bytes, put: bytes) -> bytes | None:
             break
         start, end = match.span()
         if before is not None and before(char_before(data, start)):
-            at = start + 1  # the edge rules it out: a match may still start further on
+            at = start + 1  # the edge rules it out: a match may still start further on,
+            if skip is not None:  # but not right after a character `before` rejects
+                run = skip.match(data, start)
+                if run is not None:
+                    at = run.end() + 1
             continue
         if after is not None and after(data, end):
             shorter = _shorter_match(part, data, start, end)

@@ -105,6 +105,7 @@ PRESETS: dict[str, Preset] = {
                     before=_digit_or("."),
                     after=_digit_maybe_after("."),
                     check=luhn_valid,
+                    before_run=r"[\d.]",
                 ),
             ),
             "13-19 digit card numbers (spaces or dashes allowed) passing the Luhn check",
@@ -116,6 +117,7 @@ PRESETS: dict[str, Preset] = {
                     r"\d{3}-\d{2}-\d{4}",
                     before=_digit_or("-"),
                     after=_digit_maybe_after("-"),
+                    before_run=r"[\d-]",
                     check=_ssn_valid,
                 ),
             ),
@@ -130,11 +132,17 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "phone",
             (
-                Part.of(r"\+\d{7,15}", before=_word_or_plus, after=_digit_after),
+                Part.of(
+                    r"\+\d{7,15}",
+                    before=_word_or_plus,
+                    after=_digit_after,
+                    before_run=r"[\w+]",
+                ),
                 Part.of(
                     r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]?\d{3,4}",
                     before=_word_or_plus,
                     after=_word_after,
+                    before_run=r"[\w+]",
                 ),
             ),
             "phone numbers: +E.164, or grouped digits like (555) 123-4567 / 020 7946 0958",
@@ -146,6 +154,7 @@ PRESETS: dict[str, Preset] = {
                     rf"{_OCTET}(?:\.{_OCTET}){{3}}",
                     before=_digit_or("."),
                     after=_digit_maybe_after("."),
+                    before_run=r"[\d.]",
                 ),
             ),
             "IPv4 addresses",

@@ -103,7 +103,7 @@ def _indexed(attributes: Mapping[str, Any], source: MessageSource) -> list[Messa
             rows.setdefault(int(index), {})[field] = value
         elif field.startswith("contents.") and field.endswith(".message_content.text"):
             rows.setdefault(int(index), {}).setdefault("content", value)
-    return [(str(r.get("role") or ""), _text(r.get("content"))) for _, r in sorted(rows.items())]
+    return [(_role(r), _text(r.get("content"))) for _, r in sorted(rows.items())]
 
 
 def _events_json(value: Any, side: str) -> list[Message]:
@@ -143,7 +143,14 @@ def _from_span(span: Mapping[str, Any], source: MessageSource) -> list[Message]:
         return out
     if source.shape == "indexed":
         return _indexed(attributes, source)
+    if any(str(attributes.get(key)) != value for key, value in source.when):
+        return []
     value = attributes.get(source.key)
+    if value is None and source.shape == "messages":  # the GenAI details event / log record
+        for event in span.get("events") or ():
+            attrs = event.get("attributes") if isinstance(event, Mapping) else None
+            if isinstance(attrs, Mapping) and attrs.get(source.key) is not None:
+                value = attrs[source.key]
     if value is None:
         return []
     if source.shape == "messages":
@@ -196,12 +203,13 @@ def _pick(spans: Sequence[dict[str, Any]], side: str) -> tuple[str | None, str |
 
 def _outer(spans: Sequence[dict[str, Any]], ids: set[Any]) -> list[dict[str, Any]]:
     """Spans that speak for the whole turn: roots of the turn (`ids`: every span of it), and
-    agent or chain spans (never a tool's or model's own input and output)."""
+    agent spans; never a tool's, a model's or an inner chain step's own input and output
+    (LangGraph's routing steps output `Send(...)`)."""
     return [
         s
         for s in spans
         if s.get("parent_span_id") not in ids
-        or s["attributes"].get("openinference.span.kind") in ("AGENT", "CHAIN")
+        or s["attributes"].get("openinference.span.kind") == "AGENT"
     ]
 
 

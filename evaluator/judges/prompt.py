@@ -42,6 +42,8 @@ def _scenario_block(scenario: Mapping[str, Any]) -> str:
     ):
         if scenario.get(key):
             lines.append(f"{title}: {_clip(_text(scenario[key]))}")
+        elif key == "goal":  # a collected conversation: no scenario states it (SPEC §14)
+            lines.append("Goal: not given; infer what the user wanted from their messages")
     knowledge = scenario.get("knowledge") or []
     if isinstance(knowledge, str):
         knowledge = [knowledge]

@@ -285,8 +285,13 @@ def evaluate_db(
                     trials=trials,
                     scenarios=scenarios,
                 )
-                alpha = config.baseline.alpha if config.baseline else 0.05
-                comparison = compare_evaluations(baseline, this, alpha=alpha)
+                rule = config.baseline
+                comparison = compare_evaluations(
+                    baseline,
+                    this,
+                    alpha=rule.alpha if rule else 0.05,
+                    correction=rule.correction if rule else "none",
+                )
                 if config.fail_on_regression:
                     gates.append(regression_gate(comparison))
             verdict = verdict_of(gates, summary, usage)

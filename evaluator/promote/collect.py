@@ -78,15 +78,23 @@ def promote_store(
         answers = summarise([[t["user_message"] for t in pending[i][0].turns] for i in wanted])
         for i, summary in zip(wanted, answers, strict=True):
             summaries[i] = summary
+    used: set[str] = set()
     for (data, calls, definitions), summary in zip(pending, summaries, strict=True):
-        result.promotions.append(
-            conversation_scenario(
-                data.chat_id,
-                data.turns,
-                calls,
-                definitions=definitions,
-                summary=summary,
-                store=getattr(store, "label", None),
-            )
+        promotion = conversation_scenario(
+            data.chat_id,
+            data.turns,
+            calls,
+            definitions=definitions,
+            summary=summary,
+            store=getattr(store, "label", None),
         )
+        if promotion.scenario is not None:  # ids made file-safe may collide: keep them unique
+            base = scenario_id = promotion.scenario["scenario_id"]
+            n = 1
+            while scenario_id in used:
+                n += 1
+                scenario_id = f"{base}-{n}"
+            used.add(scenario_id)
+            promotion.scenario["scenario_id"] = scenario_id
+        result.promotions.append(promotion)
     return result

@@ -14,14 +14,22 @@ only are listed apart and never get a verdict.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from tracesim.evaluator.stats.bootstrap import paired_change_ci
 from tracesim.evaluator.stats.trials import ScenarioTrials, TrialRollup
-from tracesim.evaluator.stats.verdict import DEFAULT_ALPHA, VerdictName, scenario_verdict
+from tracesim.evaluator.stats.verdict import (
+    DEFAULT_ALPHA,
+    VerdictName,
+    decide,
+    holm_adjust,
+    scenario_verdict,
+)
 
 __all__ = [
     "Comparison",
+    "Correction",
     "EvaluationDigest",
     "MetricChange",
     "ScenarioComparison",
@@ -30,6 +38,8 @@ __all__ = [
 ]
 
 TEST_NAME = "fisher_exact_two_sided"
+
+Correction = Literal["none", "holm"]
 
 
 class EvaluationDigest(BaseModel):
@@ -68,6 +78,8 @@ class ScenarioComparison(BaseModel):
     verdict: VerdictName
     p_value: float | None
     """Fisher's exact test, two-sided, on the 2x2 table of passes and failures."""
+    p_adjusted: float | None = None
+    """With `correction: holm`: the Holm-adjusted p-value the verdict was decided on."""
 
 
 class MetricChange(BaseModel):
@@ -91,6 +103,8 @@ class Comparison(BaseModel):
     candidate: dict[str, object]
     test: str = TEST_NAME
     alpha: float = DEFAULT_ALPHA
+    correction: Correction = "none"
+    """`none`: each scenario tested at alpha; `holm`: Holm-Bonferroni over the scenarios."""
     scenarios: list[ScenarioComparison] = Field(default_factory=list)
     only_in_baseline: list[str] = Field(default_factory=list)
     only_in_candidate: list[str] = Field(default_factory=list)
@@ -136,9 +150,11 @@ def compare_evaluations(
     candidate: EvaluationDigest,
     *,
     alpha: float = DEFAULT_ALPHA,
+    correction: Correction = "none",
     seed: int | None = None,
 ) -> Comparison:
-    """Pair `candidate` with `baseline` by scenario id (see the module)."""
+    """Pair `candidate` with `baseline` by scenario id (see the module); `correction:
+    holm` decides the verdicts on Holm-adjusted p-values (many scenarios, one alpha)."""
     base = {s.scenario_id: s for s in baseline.scenarios}
     cand = {s.scenario_id: s for s in candidate.scenarios}
     common = sorted(base.keys() & cand.keys())
@@ -164,6 +180,14 @@ def compare_evaluations(
                 p_value=v.p_value,
             )
         )
+    if correction == "holm":
+        adjusted = holm_adjust([row.p_value for row in rows])
+        for row, p_adj in zip(rows, adjusted, strict=True):
+            before, after = row.baseline, row.candidate
+            graded_b, graded_c = before.trials - before.ungraded, after.trials - after.ungraded
+            change = after.passed * graded_b - before.passed * graded_c
+            row.p_adjusted = p_adj
+            row.verdict = decide(change, p_adj, alpha=alpha)
     metric_names = sorted(
         {n for sid in common for n in base[sid].metric_means}
         & {n for sid in common for n in cand[sid].metric_means}
@@ -202,6 +226,7 @@ def compare_evaluations(
         baseline=_side(baseline),
         candidate=_side(candidate),
         alpha=alpha,
+        correction=correction,
         scenarios=rows,
         only_in_baseline=only_base,
         only_in_candidate=only_cand,

@@ -20,7 +20,7 @@ from typing import Literal
 
 from tracesim.evaluator.stats.exact_test import fisher_exact
 
-__all__ = ["DEFAULT_ALPHA", "Verdict", "VerdictName", "scenario_verdict"]
+__all__ = ["DEFAULT_ALPHA", "Verdict", "VerdictName", "decide", "holm_adjust", "scenario_verdict"]
 
 DEFAULT_ALPHA = 0.05
 """Significance level of the exact test."""
@@ -55,8 +55,31 @@ def scenario_verdict(
     p = fisher_exact(base_passed, base_trials - base_passed, cand_passed, cand_trials - cand_passed)
     # Compare the rates exactly (cross-multiplied), never as floats.
     change = cand_passed * base_trials - base_passed * cand_trials
+    return Verdict(decide(change, p, alpha=alpha), p)
+
+
+def decide(change: int, p: float | None, *, alpha: float = DEFAULT_ALPHA) -> VerdictName:
+    """The verdict from the sign of the pass-rate change and the (possibly adjusted) p-value."""
+    if p is None:
+        return "inconclusive"
     if change == 0:
-        return Verdict("unchanged", p)
+        return "unchanged"
     if p < alpha:
-        return Verdict("regressed" if change < 0 else "improved", p)
-    return Verdict("inconclusive", p)
+        return "regressed" if change < 0 else "improved"
+    return "inconclusive"
+
+
+def holm_adjust(p_values: list[float | None]) -> list[float | None]:
+    """Holm-Bonferroni adjusted p-values (None stays None and does not count as a test).
+
+    Sorted ascending, the i-th smallest of m is multiplied by m - i (i from 0), kept
+    monotone and capped at 1: rejecting where adjusted p < alpha holds the chance of any
+    false verdict over all the scenarios at alpha."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(tested)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(tested):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[index] = running
+    return adjusted

@@ -29,7 +29,11 @@ from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 from tracesim.evaluator.store.base import QueryRows, StoreError
 from tracesim.evaluator.store.duckdb_reads import NEWEST_RUNS_SQL, inspect_connection
 from tracesim.evaluator.store.duckdb_store import DuckDBStore, FileLocked
-from tracesim.evaluator.store.live_client import CollectorClient, CollectorUnreachable
+from tracesim.evaluator.store.live_client import (
+    CollectorClient,
+    CollectorUnreachable,
+    CollectorUntrusted,
+)
 from tracesim.evaluator.store.live_connection import RemoteConnection
 from tracesim.evaluator.store.llm_cache_file import open_llm_cache
 
@@ -103,7 +107,7 @@ def open_live(locked: FileLocked, *, endpoint: str | None, token: str | None) ->
         except StoreError as exc:
             client.close()
             refused = "HTTP 401" in str(exc) or "HTTP 403" in str(exc)
-            if refused and named:
+            if named and (refused or isinstance(exc, CollectorUntrusted)):
                 raise
             notes.append(
                 f"{url} asks for a token" if refused else f"{url} does not say which file it serves"

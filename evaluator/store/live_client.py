@@ -9,7 +9,16 @@ from typing import Any
 import pyarrow as pa
 from tracesim.evaluator.store.base import QueryRows, StoreError
 
-__all__ = ["TOKEN_HINT", "CollectorClient", "CollectorUnreachable"]
+__all__ = [
+    "CA_ENV",
+    "TOKEN_HINT",
+    "CollectorClient",
+    "CollectorUnreachable",
+    "CollectorUntrusted",
+]
+
+CA_ENV = "TRACESIM_COLLECTOR_CA"
+"""PEM file of the CA that signed a TLS collector's certificate (default: the system's CAs)."""
 
 TOKEN_HINT = (
     "give the collector's token (`tracesim sql --auth-token-env VAR`, or the environment "
@@ -21,15 +30,27 @@ class CollectorUnreachable(StoreError):
     """Nothing answered at the endpoint (no connection)."""
 
 
+class CollectorUntrusted(StoreError):
+    """A TLS collector whose certificate this client does not trust."""
+
+
 class CollectorClient:
     """One collector's HTTP endpoint (`http://host:port`), with its bearer token if any."""
 
     def __init__(self, endpoint: str, token: str | None, *, timeout: float = 120.0) -> None:
+        import os
+        import ssl
+
         import httpx
 
         self.endpoint = endpoint.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._http = httpx.Client(headers=headers, timeout=timeout)
+        ca = os.environ.get(CA_ENV)
+        try:
+            verify: Any = ssl.create_default_context(cafile=ca) if ca else True
+        except (OSError, ssl.SSLError) as exc:
+            raise StoreError(f"{CA_ENV}={ca}: not a readable PEM CA file ({exc})") from None
+        self._http = httpx.Client(headers=headers, timeout=timeout, verify=verify)
 
     def _send(self, method: str, route: str, **kwargs: Any) -> Any:
         import httpx
@@ -38,6 +59,11 @@ class CollectorClient:
         try:
             response = self._http.request(method, url, **kwargs)
         except httpx.ConnectError as exc:
+            if "CERTIFICATE" in str(exc).upper() or "SSL" in str(exc).upper():
+                raise CollectorUntrusted(
+                    f"{url}: the collector's TLS certificate is not trusted ({exc}). Fix: give "
+                    f"the PEM file of the CA that signed it in ${CA_ENV}"
+                ) from None
             raise CollectorUnreachable(f"nothing answered at {url}: {exc}") from None
         except httpx.HTTPError as exc:
             raise StoreError(f"could not reach the collector at {url}: {exc}") from None

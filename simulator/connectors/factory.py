@@ -43,7 +43,15 @@ def make_connector_factory(agent_config: Any, *, base_dir: Path) -> Callable[[],
         module = importlib.import_module("tracesim.simulator.connectors.chat_completions")
         return lambda: module.ChatCompletionsConnector(agent_config)
     if isinstance(agent_config, A2AAgentConfig):
-        module = importlib.import_module("tracesim.simulator.connectors.a2a")
+        try:
+            module = importlib.import_module("tracesim.simulator.connectors.a2a")
+        except ImportError as exc:  # the SDK is an extra: name it, never a traceback
+            from tracesim.simulator.loader import AgentLoadError
+
+            raise AgentLoadError(
+                f"agent_type a2a needs the A2A SDK, which is not installed ({exc.name or exc}):"
+                " pip install 'tracesim[a2a]' (from a checkout: pip install '.[a2a]')"
+            ) from None
         return lambda: module.A2AConnector(agent_config)
     raise ValueError(f"unsupported agent_config: {type(agent_config).__name__}")
 

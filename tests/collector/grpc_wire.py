@@ -30,10 +30,12 @@ def raw_call(
     *,
     compressed: bool,
     encoding: str | None,
+    end_stream: bool = True,
 ) -> WireStatus:
     """One call whose message frame carries `message` as it is, flagged compressed or not,
     with `grpc-encoding: encoding` when given; None sends no message, a list one message
-    frame per item (more than a unary method takes)."""
+    frame per item (more than a unary method takes); `end_stream=False` never ends the
+    request (a client that stalls)."""
     host, port = endpoint.removeprefix("http://").rsplit(":", 1)
     conn = h2.connection.H2Connection(
         h2.config.H2Configuration(client_side=True, header_encoding="utf-8")
@@ -54,13 +56,13 @@ def raw_call(
     with socket.create_connection((host, int(port)), timeout=30) as sock:
         conn.initiate_connection()
         stream = conn.get_next_available_stream_id()
-        conn.send_headers(stream, headers, end_stream=not messages)
+        conn.send_headers(stream, headers, end_stream=end_stream and not messages)
         while "grpc-status" not in answer:
             while rest and conn.local_flow_control_window(stream) > 0:
                 size = min(
                     len(rest), conn.local_flow_control_window(stream), conn.max_outbound_frame_size
                 )
-                conn.send_data(stream, rest[:size], end_stream=size == len(rest))
+                conn.send_data(stream, rest[:size], end_stream=end_stream and size == len(rest))
                 rest = rest[size:]
             sock.sendall(conn.data_to_send())
             data = sock.recv(65536)

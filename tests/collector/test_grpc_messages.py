@@ -112,7 +112,8 @@ def test_a_unary_call_with_several_messages_is_refused_whole(small: Collector, c
     (before, the first was stored, the others dropped, and OK answered)."""
     endpoint = small.grpc_endpoint or ""
     messages = [
-        trace_request([span(f"extra-{count}-{index}")]).SerializeToString() for index in range(count)
+        trace_request([span(f"extra-{count}-{index}")]).SerializeToString()
+        for index in range(count)
     ]
     status = raw_call(endpoint, TRACE_METHOD, messages, compressed=False, encoding=None)
     assert status.code == INVALID_ARGUMENT, status
@@ -122,3 +123,45 @@ def test_a_unary_call_with_several_messages_is_refused_whole(small: Collector, c
     assert one.code == 0, one
     assert _names(small) == {f"extra-{count}-0"}
     assert small._grpc is not None and small._grpc.admission.admitted == 0
+
+
+@pytest.mark.parametrize("sent", [None, "one message"])
+def test_a_call_that_never_ends_its_request_is_cut_and_frees_its_worker(
+    db_path: Path, sent: str | None
+) -> None:
+    """With one worker, a client that opens an Export and then stalls (no message, or one
+    message and never the end of the stream) held it for good: every later export waited.
+    Past the read timeout the call is cancelled and the next export is stored."""
+    with Collector(
+        db_path, grpc_port=0, http_port=None, grpc_workers=1, grpc_read_timeout=0.5
+    ) as running:
+        endpoint = running.grpc_endpoint or ""
+        message = None if sent is None else trace_request([span("stalled")]).SerializeToString()
+        try:
+            stalled = raw_call(
+                endpoint, TRACE_METHOD, message, compressed=False, encoding=None, end_stream=False
+            )
+        except ConnectionError:  # cut with RST_STREAM: the same outcome
+            stalled = None
+        assert stalled is None or stalled.code != 0
+        client = GrpcClient(endpoint)
+        try:
+            client.export(trace_request([span("after")]))
+        finally:
+            client.close()
+        assert _names(running) == {"after"}
+        assert running._grpc is not None and running._grpc.deadlines.cut == 1
+
+
+def test_finished_calls_are_not_held_by_their_read_clocks(small: Collector) -> None:
+    """The deadline registry forgets a call once it was read: keeping a reference to its
+    context kept gRPC's stream open, and the 17th call on a connection was refused."""
+    endpoint = small.grpc_endpoint or ""
+    client = GrpcClient(endpoint)
+    try:
+        for index in range(40):
+            client.export(trace_request([span(f"held-{index}")]))
+    finally:
+        client.close()
+    assert small._grpc is not None
+    assert not small._grpc.deadlines._reading and small._grpc.deadlines.cut == 0

@@ -347,26 +347,34 @@ def test_a_db_that_is_not_duckdb_is_refused_clearly(tmp_path: Path) -> None:
     assert "Traceback" not in result.output and db.read_text() == "not a database\n"
 
 
-def test_a_failure_mid_import_says_what_is_stored(tmp_path: Path, monkeypatch) -> None:
-    """A spool that fails (disk full) after the first request: the message says how many
-    requests are stored, and they are."""
+@pytest.mark.parametrize("lasting", [True, False], ids=["disk-full", "writer-behind"])
+def test_a_busy_store_is_waited_for_once_then_said(
+    lasting: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector answers Busy for the second batch: once (its writer behind), the
+    import waits for the writer and goes on; for good (a full disk), it stops and says how
+    many batches are stored, and they are."""
     from tracesim.collector import Busy, Collector
 
     real_ingest = Collector.ingest
     calls = {"n": 0}
 
-    def failing_second(self, request):  # type: ignore[no-untyped-def]
+    def busy_from_second(self, request):  # type: ignore[no-untyped-def]
         calls["n"] += 1
-        if calls["n"] == 2:
+        if calls["n"] == 2 or (lasting and calls["n"] > 2):
             raise Busy("spool: no space left on device")
         return real_ingest(self, request)
 
-    monkeypatch.setattr(Collector, "ingest", failing_second)
-    requests = _requests("otel-genai-openai-v2-latest-event")
+    monkeypatch.setattr(Collector, "ingest", busy_from_second)
+    requests = _requests("otel-genai-openai-v2-latest-event")  # a traces and a logs request
     path = _write(tmp_path / "all.jsonl", trace_files.json_lines(requests, metrics_line=False))
     db = tmp_path / "half.duckdb"
     result = _import(db, path)
-    assert result.exit_code == 1, result.output
-    assert "import stopped after 1 of 2 request(s): spool: no space left on device" in result.output
     spans, logs = stored_rows(db)
-    assert spans and not logs
+    if lasting:
+        assert result.exit_code == 1, result.output
+        assert "import stopped after 1 of 2 batch(es) of requests: spool: no space" in result.output
+        assert spans and not logs
+    else:
+        assert result.exit_code == 0, result.output
+        assert spans and logs

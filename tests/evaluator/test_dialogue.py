@@ -216,6 +216,7 @@ def test_production_conversation_is_judged_with_an_inferred_goal(tmp_path: Path)
         ]
     assert len(fake.requests) == 3  # goal once, helpfulness per turn
     assert any("[turn 1] User: Thanks!" in p and "Agent: You're welcome." in p for p in prompts)
+    assert all("Goal: not given; infer what the user wanted" in p for p in prompts)
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute(
             "SELECT metric, turn_id, value, reason FROM scores WHERE chat_id = 'prod-1' "
@@ -244,3 +245,90 @@ def test_a_tool_span_under_a_silent_root_never_speaks_for_the_turn() -> None:
         span(2, {"openinference.span.kind": "TOOL", "input.value": '{"q": 1}'}, parent=1),
     ]
     assert turn_dialogue(spans) == turn_dialogue([])  # nothing, rather than the tool's input
+
+
+@pytest.mark.parametrize(
+    ("spans", "convention"),
+    [
+        (  # OpenInference on Gemini: role `model`, text in message contents
+            [
+                span(
+                    1,
+                    {
+                        "llm.input_messages.0.message.role": "user",
+                        "llm.input_messages.0.message.contents.0.message_content.text": USER,
+                        "llm.output_messages.0.message.role": "model",
+                        "llm.output_messages.0.message.contents.0.message_content.text": REPLY,
+                    },
+                ),
+            ],
+            "openinference",
+        ),
+        (  # latest GenAI semconv: messages on the inference details event (or log record)
+            [
+                span(
+                    1,
+                    {"gen_ai.operation.name": "chat"},
+                    events=[
+                        {
+                            "name": "gen_ai.client.inference.operation.details",
+                            "attributes": {
+                                "gen_ai.input.messages": json.dumps(
+                                    [{"role": "user", "parts": [{"type": "text", "content": USER}]}]
+                                ),
+                                "gen_ai.output.messages": json.dumps(
+                                    [
+                                        {
+                                            "role": "assistant",
+                                            "parts": [{"type": "text", "content": REPLY}],
+                                        }
+                                    ]
+                                ),
+                            },
+                        }
+                    ],
+                ),
+            ],
+            "otel_genai",
+        ),
+        (  # any-agent: gen_ai.output of the model call; a tool's gen_ai.output is not a reply
+            [
+                span(
+                    1,
+                    {
+                        "gen_ai.operation.name": "call_llm",
+                        "gen_ai.output.type": "text",
+                        "gen_ai.output": REPLY,
+                        "gen_ai.input.messages": json.dumps([{"role": "user", "content": USER}]),
+                    },
+                ),
+                span(
+                    2,
+                    {
+                        "gen_ai.operation.name": "execute_tool",
+                        "gen_ai.output.type": "text",
+                        "gen_ai.output": "tool output",
+                    },
+                ),
+            ],
+            "otel_genai",
+        ),
+    ],
+    ids=["openinference-gemini", "genai-details-event", "any-agent"],
+)
+def test_more_shapes(spans: list, convention: str) -> None:
+    dialogue = turn_dialogue(spans)
+    assert (dialogue.user_message, dialogue.agent_message) == (USER, REPLY)
+    assert dialogue.convention == convention
+
+
+def test_an_inner_chain_step_is_not_the_reply() -> None:
+    """LangGraph's routing step (a CHAIN inside the agent) outputs `Send(...)`, not an answer."""
+    spans = [
+        span(1, {"openinference.span.kind": "CHAIN", "input.value": USER}),
+        span(
+            2, {"openinference.span.kind": "CHAIN", "output.value": "Send(node='tools')"}, parent=1
+        ),
+    ]
+    dialogue = turn_dialogue(spans)
+    assert dialogue.user_message == USER and dialogue.agent_message is None

@@ -192,3 +192,22 @@ def test_evaluate_while_spans_keep_arriving(tmp_path: Path) -> None:
         collector.flush()
         stored = collector.query("SELECT count(*) FROM spans")[1][0][0]
     assert stored == 8 * (1 + sent[0])
+
+
+def test_a_tls_collector_is_read_with_its_ca(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracesim.evaluator.store.live_client import CA_ENV
+
+    from tests.tls_certs import self_signed_cert
+
+    cert, key = self_signed_cert(tmp_path / "tls")
+    db = tmp_path / "tls.duckdb"
+    with Collector(db, grpc_port=None, http_port=0, tls_cert=cert, tls_key=key) as collector:
+        assert (collector.http_endpoint or "").startswith("https://")
+        unknown = CliRunner().invoke(cli, ["sql", "SELECT count(*) FROM spans", "--db", str(db)])
+        assert unknown.exit_code == 2 and "Traceback" not in unknown.output
+        assert "not trusted" in unknown.output and CA_ENV in unknown.output
+        monkeypatch.setenv(CA_ENV, str(cert))
+        assert _json("sql", "SELECT count(*) AS n FROM spans", "--db", str(db),
+                     "--format", "json") == [{"n": 0}]  # fmt: skip

@@ -48,8 +48,9 @@ def locked_db(tmp_path: Path) -> Iterator[Path]:
         ["evaluate", "--no-progress"],
         ["inspect"],
         ["collect", "--grpc-port", "0", "--http-port", "0"],
+        ["sql", "SELECT 1"],
     ],
-    ids=["report", "evaluate", "inspect", "collect"],
+    ids=["report", "evaluate", "inspect", "collect", "sql"],
 )
 def test_a_locked_file_is_exit_2_in_every_command(locked_db: Path, args: list[str]) -> None:
     result = CliRunner().invoke(cli, [*args, "--db", str(locked_db)])

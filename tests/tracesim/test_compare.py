@@ -100,6 +100,25 @@ def test_fail_on_regression_exits_one_and_text_names_the_scenarios(
         "--db", str(db), "--baseline", base.run_id, "--candidate", "latest", "--format", "markdown"
     )
     assert "| cancel-wrong-email | 4/4 (100%) | 0/4 (0%) | -100% |" in markdown
+    # Holm over the 6 scenarios tested: the three p = 2/70 become 6 x 2/70 (monotone), 0.17:
+    # four trials are too few then.
+    code, output = _compare(
+        "--db",
+        str(db),
+        "--baseline",
+        base.run_id,
+        "--candidate",
+        "latest",
+        "--correction",
+        "holm",
+        "--fail-on-regression",
+        "--format",
+        "json",
+    )
+    holm = json.loads(output)
+    assert code == 0 and holm["correction"] == "holm" and holm["summary"]["inconclusive"] == 3
+    row = next(s for s in holm["scenarios"] if s["scenario_id"] == "cancel-wrong-email")
+    assert row["p_adjusted"] == pytest.approx(6 * 2 / 70)
 
 
 def test_bad_references_exit_two_with_one_line(

@@ -172,6 +172,18 @@ def test_llm_summary_when_configured(tmp_path: Path) -> None:
     assert "Refund it please" in fake.requests[0]["messages"][1]["content"]
 
 
+def test_chat_ids_that_read_alike_get_distinct_scenario_ids(tmp_path: Path) -> None:
+    con = duckdb.connect(str(tmp_path / "p.duckdb"))
+    create_all(con)
+    _turn(con, 1, "a/b", "hello", "hi", [])
+    _turn(con, 2, "a:b", "hello", "hi", [])
+    con.close()
+    out = tmp_path / "s.json"
+    done = _from_db("--db", str(tmp_path / "p.duckdb"), "-o", str(out))
+    assert done.exit_code == 0, done.output
+    assert [s.scenario_id for s in load_scenarios(out)] == ["prod-a-b", "prod-a-b-2"]
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     done = _from_db("--db", str(tmp_path / "missing.duckdb"), "-o", str(tmp_path / "x.json"))
     assert done.exit_code == 2 and "does not exist (--db)" in done.output

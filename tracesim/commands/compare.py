@@ -44,6 +44,13 @@ __all__ = ["command"]
     show_default=True,
     help="Significance level of the exact test on each scenario's pass counts.",
 )
+@click.option(
+    "--correction",
+    type=click.Choice(["none", "holm"]),
+    default="none",
+    show_default=True,
+    help="holm: Holm-Bonferroni over the scenarios (alpha bounds any false verdict of all).",
+)
 def command(
     baseline_ref: str,
     candidate_ref: str,
@@ -53,6 +60,7 @@ def command(
     fmt: str,
     fail_on_regression: bool,
     alpha: float,
+    correction: str,
 ) -> None:
     """Compare two evaluations scenario by scenario (Fisher's exact test on the pass counts,
     two-sided) and metric by metric (paired mean change with a bootstrap interval).
@@ -81,7 +89,12 @@ def command(
             "name two different ones",
             command="compare",
         )
-    comparison = compare_evaluations(baseline, candidate, alpha=alpha).model_dump(mode="json")
+    comparison = compare_evaluations(
+        baseline,
+        candidate,
+        alpha=alpha,
+        correction="holm" if correction == "holm" else "none",
+    ).model_dump(mode="json")
     if fmt == "json":
         click.echo(comparison_json(comparison), nl=False)
     elif fmt == "markdown":

@@ -94,6 +94,14 @@ def command(
     scenarios_path: str, transport: str, host: str, port: int, otlp_endpoint: str | None
 ) -> None:
     """Serve the scenarios' tools over MCP, answered from their tool_stubs."""
+    try:  # the MCP SDK is an extra: name it, never a traceback
+        import mcp  # noqa: F401
+    except ImportError:
+        raise BadInput(
+            "tracesim mcp-mock needs the MCP SDK, which is not installed: "
+            "pip install 'tracesim[mcp]' (from a checkout: pip install '.[mcp]')",
+            command="mcp-mock",
+        ) from None
     import anyio
 
     from tracesim.simulator.scenarios import ScenarioError, load_scenarios

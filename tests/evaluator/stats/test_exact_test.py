@@ -58,3 +58,39 @@ def test_compare_leaves_ungraded_trials_out_of_the_test() -> None:
     only_ungraded = EvaluationDigest(eval_id="u", scenarios=[scenario_trials("s", [None] * 3)])
     (row,) = compare_evaluations(base, only_ungraded).scenarios
     assert (row.verdict, row.p_value, row.change) == ("inconclusive", None, None)
+
+
+def test_holm_adjusted_p_values_by_hand() -> None:
+    from tracesim.evaluator.stats.verdict import holm_adjust
+
+    # Sorted 0.01, 0.03, 0.04 of m = 3: 3 x 0.01 = 0.03, 2 x 0.03 = 0.06, max(0.06, 1 x 0.04).
+    assert holm_adjust([0.01, 0.04, None, 0.03]) == pytest.approx([0.03, 0.06, None, 0.06])
+    assert holm_adjust([0.5, 0.9]) == [1.0, 1.0]
+    assert holm_adjust([]) == []
+
+
+def test_holm_keeps_a_strong_regression_and_drops_a_marginal_one() -> None:
+    from tracesim.evaluator.stats import EvaluationDigest, compare_evaluations, scenario_trials
+
+    def digest(name: str, counts: dict[str, tuple[int, int]]) -> EvaluationDigest:
+        return EvaluationDigest(
+            eval_id=name,
+            scenarios=[
+                scenario_trials(sid, [True] * c + [False] * (n - c))
+                for sid, (n, c) in counts.items()
+            ],
+        )
+
+    base = digest("b", {"strong": (8, 8), "marginal": (8, 8), "same": (8, 4)})
+    cand = digest("c", {"strong": (8, 0), "marginal": (8, 3), "same": (8, 4)})
+    plain = {r.scenario_id: r for r in compare_evaluations(base, cand).scenarios}
+    assert plain["marginal"].verdict == "regressed"  # p = 112/4368 = 0.026 < 0.05
+    holm = compare_evaluations(base, cand, correction="holm")
+    rows = {r.scenario_id: r for r in holm.scenarios}
+    # p: strong 2/12870 x 3; marginal 0.026 x 2 = 0.051 >= 0.05; same 1.0 x 1.
+    assert rows["strong"].verdict == "regressed"
+    assert rows["strong"].p_adjusted == pytest.approx(3 * 2 / 12870)
+    assert rows["marginal"].verdict == "inconclusive"
+    assert rows["marginal"].p_adjusted == pytest.approx(2 * 112 / 4368)
+    assert rows["same"].verdict == "unchanged"
+    assert holm.correction == "holm" and holm.summary["regressed"] == 1
