@@ -130,7 +130,7 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     arguments JSON,
     result VARCHAR,
     error VARCHAR,
-    source VARCHAR,                       -- agent_response | tracing_processor | a2a_protocol | chat_completions
+    source VARCHAR,                       -- agent_response | traced (formerly tracing_processor) | a2a_protocol | chat_completions
     traced BOOLEAN,                       -- also seen in spans (explicit + traced = both)
     span_id VARCHAR,
     start_time TIMESTAMP,

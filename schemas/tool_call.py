@@ -8,7 +8,10 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-__all__ = ["EVIDENCE_KINDS", "AgentResponse", "ToolCall", "ToolCallSource"]
+LEGACY_TRACED = ("tracing_processor",)
+"""Stored `source` values meaning TRACED written by arksim and by older tracesim versions."""
+
+__all__ = ["EVIDENCE_KINDS", "LEGACY_TRACED", "AgentResponse", "ToolCall", "ToolCallSource"]
 
 
 class ToolCallSource(str, Enum):
@@ -16,14 +19,22 @@ class ToolCallSource(str, Enum):
 
     AGENT_RESPONSE = "agent_response"
     """Returned explicitly by a python agent in its `AgentResponse`."""
-    TRACING_PROCESSOR = "tracing_processor"
-    """Derived from the agent's OpenTelemetry spans."""
+    TRACED = "traced"
+    """Derived from the agent's OpenTelemetry spans (arksim, and tracesim before, wrote
+    `tracing_processor`: still read as this)."""
+    TRACING_PROCESSOR = "traced"
+    """The former name of TRACED (an alias: the same member)."""
     A2A_PROTOCOL = "a2a_protocol"
     """Read from A2A artifact metadata (tool-call-capture extension)."""
     CHAT_COMPLETIONS = "chat_completions"
     """Read from `message.tool_calls` of a chat-completions response."""
     A2A_STATUS = "a2a_status"
     """Announced in an A2A agent's working-state status updates (tool progress, SPEC §8)."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> ToolCallSource | None:
+        """Read the former stored name of TRACED (`tracing_processor`) as TRACED."""
+        return cls.TRACED if value in LEGACY_TRACED else None
 
     @property
     def explicit(self) -> bool:

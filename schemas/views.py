@@ -85,7 +85,7 @@ VIEWS: dict[str, str] = {
             SELECT tool_name,
                    CASE WHEN status_code = 'ERROR'
                         THEN coalesce(nullif(status_message, ''), 'error') END,
-                   duration_ms, 'tracing_processor', true
+                   duration_ms, 'traced', true
             FROM spans
             WHERE tool_name <> '' AND chat_id IS NOT NULL
               AND chat_id NOT IN (SELECT chat_id FROM tool_calls)
@@ -98,10 +98,10 @@ VIEWS: dict[str, str] = {
             quantile_cont(ms, 0.5) AS p50_ms,
             quantile_cont(ms, 0.95) AS p95_ms,
             max(ms) AS max_ms,
-            count(*) FILTER (WHERE source <> 'tracing_processor'
+            count(*) FILTER (WHERE source NOT IN ('traced', 'tracing_processor')
                              AND NOT coalesce(traced, false)) AS explicit,
-            count(*) FILTER (WHERE source = 'tracing_processor') AS traced,
-            count(*) FILTER (WHERE source <> 'tracing_processor'
+            count(*) FILTER (WHERE source IN ('traced', 'tracing_processor')) AS traced,
+            count(*) FILTER (WHERE source NOT IN ('traced', 'tracing_processor')
                              AND coalesce(traced, false)) AS both
         FROM calls
         GROUP BY name

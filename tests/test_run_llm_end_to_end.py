@@ -82,6 +82,6 @@ def test_llm_user_and_judges_through_tracesim_run(tmp_path: Path) -> None:
         )
         calls = con.execute("SELECT name, source, traced FROM tool_calls").fetchall()
     assert turns == [("Where is my order A1001?", turns[0][1])] and "shipped" in turns[0][1]
-    assert calls == [("lookup_order", "tracing_processor", True)]
+    assert calls == [("lookup_order", "traced", True)]
     assert scores["helpfulness"] == 1.0 and scores["goal_completion"] == 1.0
     assert scores["trajectory"] == 1.0 and scores["final_score"] == 1.0

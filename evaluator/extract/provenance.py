@@ -51,5 +51,5 @@ def source_of(call: ToolCall, field: str) -> str | None:
     if provenance is not None and field in provenance:
         return provenance[field]
     source = call.source
-    traced = source is None or getattr(source, "value", source) == "tracing_processor"
+    traced = source is None or getattr(source, "value", source) in ("traced", "tracing_processor")
     return TOOL_SPAN if traced else EXPLICIT

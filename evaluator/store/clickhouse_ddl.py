@@ -97,9 +97,9 @@ SELECT tc.name AS name, count() AS calls, countIf(tc.error IS NOT NULL) AS error
     quantileExactInclusive(0.5)(coalesce(tc.duration_ms, s.d)) AS p50_ms,
     quantileExactInclusive(0.95)(coalesce(tc.duration_ms, s.d)) AS p95_ms,
     max(coalesce(tc.duration_ms, s.d)) AS max_ms,
-    countIf(tc.source != 'tracing_processor' AND NOT tc.traced) AS explicit,
-    countIf(tc.source = 'tracing_processor') AS traced,
-    countIf(tc.source != 'tracing_processor' AND tc.traced) AS both
+    countIf(tc.source NOT IN ('traced', 'tracing_processor') AND NOT tc.traced) AS explicit,
+    countIf(tc.source IN ('traced', 'tracing_processor')) AS traced,
+    countIf(tc.source NOT IN ('traced', 'tracing_processor') AND tc.traced) AS both
 FROM tool_calls AS tc FINAL
 LEFT JOIN (
     SELECT SpanId, any(Duration) / 1e6 AS d FROM {schema.traces}

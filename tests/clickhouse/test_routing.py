@@ -151,4 +151,4 @@ def test_evaluate_derives_tool_calls_per_turn(
     lookup = calls[-1]
     assert (lookup["id"], lookup["arguments"], lookup["result"]) == ("call_1", '{"id":7}', "found")
     assert calls[1]["error"] == "refund denied" and calls[1]["arguments"] == '{"amount":2.5}'
-    assert {c["source"] for c in calls} == {"tracing_processor"}
+    assert {c["source"] for c in calls} == {"traced"}

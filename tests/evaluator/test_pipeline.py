@@ -155,7 +155,7 @@ def test_deterministic_evaluation_writes_tables_and_results(tmp_path: Path) -> N
         "FROM tool_calls ORDER BY chat_id, turn_id, seq"
     ).fetchall()
     assert calls == [
-        ("chat-ok", 0, 0, "lookup_order", "tracing_processor", True, True, '{"paid": 30}'),
+        ("chat-ok", 0, 0, "lookup_order", "traced", True, True, '{"paid": 30}'),
         ("chat-ok", 1, 0, "refund", "agent_response", True, True, "refunded"),
     ]
     scores = con.execute(

@@ -91,10 +91,10 @@ def test_traced_only_chat_gets_tool_calls_per_trace(tmp_path: Path) -> None:
     assert result.exit_code == 0
     orphan_trace = format(0xC, "032x")  # no conversation key: a conversation of its own
     assert _tool_calls(db) == [
-        (orphan_trace, 0, 0, None, "orphan", "tracing_processor"),
-        ("prod-1", 0, 0, None, "search", "tracing_processor"),
-        ("prod-1", 0, 1, None, "lookup", "tracing_processor"),
-        ("prod-1", 1, 0, None, "refund", "tracing_processor"),
+        (orphan_trace, 0, 0, None, "orphan", "traced"),
+        ("prod-1", 0, 0, None, "search", "traced"),
+        ("prod-1", 0, 1, None, "lookup", "traced"),
+        ("prod-1", 1, 0, None, "refund", "traced"),
     ]
     with duckdb.connect(str(db), read_only=True) as con:
         stats = dict(con.execute("SELECT name, calls FROM tool_stats").fetchall())
@@ -144,6 +144,6 @@ def test_traced_only_chat_from_a_real_collector(tmp_path: Path) -> None:
     result = evaluate_db(db, config=NO_JUDGES, output_dir=tmp_path / "out", progress=False)
     assert result.exit_code == 0
     assert _tool_calls(db) == [
-        ("s-9", 0, 0, None, "first", "tracing_processor"),
-        ("s-9", 1, 0, None, "second", "tracing_processor"),
+        ("s-9", 0, 0, None, "first", "traced"),
+        ("s-9", 1, 0, None, "second", "traced"),
     ]
