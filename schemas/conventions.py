@@ -30,6 +30,7 @@ __all__ = [
     "A2A_TOOL_CALL_EXTENSION_URI",
     "ANY_AGENT",
     "MCP",
+    "PROVIDER",
     "TOOL_SPAN_NAME_SUFFIXES",
 ]
 
@@ -359,6 +360,15 @@ class ANY_AGENT:  # noqa: N801 - the library's name
 
     TOOL_ARGS = "gen_ai.tool.args"  # JSON object text on execute_tool spans
     OUTPUT = "gen_ai.output"  # a tool's result (call_llm: [{tool.name, tool.args}] requests)
+
+
+class PROVIDER:
+    """Provider request bodies instrumentations record whole (OpenInference `input.value`):
+    where a tool's result, and whether it failed, travel back to the model."""
+
+    ANTHROPIC_TOOL_RESULT = "tool_result"  # Messages API block {tool_use_id, content, is_error}
+    ANTHROPIC_IS_ERROR = "is_error"
+    BEDROCK_TOOL_RESULT = "toolResult"  # Converse API block {toolUseId, content, status}
 
 
 class MCP:

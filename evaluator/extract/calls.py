@@ -31,7 +31,12 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from tracesim.evaluator.extract.messages import calls_from_messages, row_may_hold_responses
+from tracesim.evaluator.extract.messages import (
+    FAILURE_MARKERS,
+    calls_from_messages,
+    row_may_hold_responses,
+    tool_responses,
+)
 from tracesim.evaluator.extract.nested import merge_nested
 from tracesim.evaluator.extract.provenance import (
     INPUT,
@@ -42,7 +47,7 @@ from tracesim.evaluator.extract.provenance import (
 )
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from tracesim.evaluator.extract.results import fill_results
-from tracesim.evaluator.extract.span import SpanView, row_may_be_tool_span, view_of
+from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
 from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
 
@@ -243,6 +248,8 @@ def extract_tool_calls(
             shared.append(other)
         others = shared
     found_calls, aliases = _derive(calls, others, scope)
+    if found_calls:
+        _flag_failures(found_calls, others)
     if audit is not None:
         audit.extend(skipped)
         audit.extend(
@@ -256,6 +263,28 @@ def extract_tool_calls(
             )
         )
     return found_calls
+
+
+def _flag_failures(calls: list[ToolCall], others: list[Any]) -> None:
+    """A call whose answer a later model input flags as failed (Anthropic `is_error`,
+    Bedrock `status: error`) failed: its output is the error, in place. Only rows whose
+    text may hold such a flag are read."""
+    flagged = [s for s in others if _may_flag(s)]
+    if not flagged:
+        return
+    failed: set[str] = set()
+    tool_responses(views_of(flagged), failed=failed)
+    for call in calls:
+        if call.error is None and call.id and call.id in failed:
+            call.error, call.result = call.result or "error", None
+            note(call, "error", INPUT)
+
+
+def _may_flag(span: Any) -> bool:
+    if type(span) is dict:
+        raw = span.get("attributes")
+        return not isinstance(raw, str) or has_marker(raw, FAILURE_MARKERS)
+    return span.raw_may_hold(*FAILURE_MARKERS) if type(span) is SpanView else True
 
 
 def _skipped(span: Any, kind: str, why: str) -> Unexplained:

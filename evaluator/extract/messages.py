@@ -29,13 +29,18 @@ from tracesim.evaluator.extract.fields import is_tool_span, tool_error
 from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
+from tracesim.schemas.conventions import PROVIDER
 
-__all__ = ["calls_from_messages", "row_may_hold_responses", "tool_responses"]
+__all__ = ["FAILURE_MARKERS", "calls_from_messages", "row_may_hold_responses", "tool_responses"]
 
 logger = logging.getLogger(__name__)
 
 _TOOL_MESSAGE_EVENT = GENAI.EVENT_TOOL_MESSAGE
+_PROVIDER_MARKERS = (PROVIDER.ANTHROPIC_TOOL_RESULT, PROVIDER.BEDROCK_TOOL_RESULT)
+FAILURE_MARKERS = (PROVIDER.ANTHROPIC_IS_ERROR, PROVIDER.BEDROCK_TOOL_RESULT)
+"""Text a stored row holds when a model input may flag a tool result as failed."""
 _MARKERS = (
+    *_PROVIDER_MARKERS,  # inside a provider request body (`input.value`)
     f'"{GENAI.INPUT_MESSAGES}"',
     f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
     f'"{GENAI.PROMPT_PREFIX}',
@@ -79,20 +84,48 @@ def _from_indexed(attributes: Mapping[str, Any], prefix: str, middle: str) -> li
     return found
 
 
-def _from_attributes(attributes: Mapping[str, Any]) -> list[tuple[Any, Any]]:
+def _provider_results(value: Any, failed: set[str]) -> Iterable[tuple[Any, Any]]:
+    """Tool results in a provider request body (OpenInference's `input.value`): Anthropic
+    Messages `tool_result` blocks {tool_use_id, content, is_error} (Python and JS SDKs) and
+    Bedrock Converse `toolResult` {toolUseId, content, status}. Failed ids go to `failed`."""
+    body = json_or_none(value)
+    messages = body.get("messages") if isinstance(body, Mapping) else body
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, Mapping) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == PROVIDER.ANTHROPIC_TOOL_RESULT:
+                call_id, error = block.get("tool_use_id"), block.get("is_error") is True
+            elif isinstance(block.get(PROVIDER.BEDROCK_TOOL_RESULT), Mapping):
+                block = block[PROVIDER.BEDROCK_TOOL_RESULT]
+                call_id, error = block.get("toolUseId"), block.get("status") == "error"
+            else:
+                continue
+            if call_id and error:
+                failed.add(str(call_id))
+            yield call_id, block.get("content")
+
+
+def _from_attributes(
+    attributes: Mapping[str, Any], failed: set[str] | None = None
+) -> list[tuple[Any, Any]]:
     pairs: list[tuple[Any, Any]] = []
     messages = attributes.get(GENAI.INPUT_MESSAGES)
     if messages:
         pairs.extend(_from_messages(messages))
     pairs.extend(_from_indexed(attributes, OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, "message."))
     pairs.extend(_from_indexed(attributes, GENAI.PROMPT_PREFIX, ""))
+    body = attributes.get(OPENINFERENCE.INPUT_VALUE)
+    if isinstance(body, str) and has_marker(body, _PROVIDER_MARKERS):
+        pairs.extend(_provider_results(body, failed if failed is not None else set()))
     return pairs
 
 
-def _span_responses(span: SpanView) -> list[tuple[Any, Any]]:
+def _span_responses(span: SpanView, failed: set[str] | None = None) -> list[tuple[Any, Any]]:
     pairs: list[tuple[Any, Any]] = []
     if span.may_hold_text(*_MARKERS):
-        pairs.extend(_from_attributes(span.attributes))
+        pairs.extend(_from_attributes(span.attributes, failed))
     for event in span.events:
         attributes = event.get("attributes")
         if not isinstance(attributes, Mapping):
@@ -104,14 +137,17 @@ def _span_responses(span: SpanView) -> list[tuple[Any, Any]]:
     return pairs
 
 
-def tool_responses(spans: Iterable[SpanView]) -> dict[str, str | None]:
-    """Tool-call id -> the result its tool message carried (first seen), over `spans`."""
+def tool_responses(
+    spans: Iterable[SpanView], *, failed: set[str] | None = None
+) -> dict[str, str | None]:
+    """Tool-call id -> the result its tool message carried (first seen), over `spans`;
+    `failed` receives the ids a message flags as failed (`is_error`, `status: error`)."""
     found: dict[str, str | None] = {}
     for span in spans:
         try:
             if span.may_be_tool_span() and is_tool_span(span):
                 continue  # a tool span's own events are its input and output (Strands)
-            pairs = _span_responses(span)
+            pairs = _span_responses(span, failed)
         except Exception as exc:  # one bad model span must not stop extraction
             logger.warning("skipping span %s for tool results: %s", span.span_id, exc)
             continue

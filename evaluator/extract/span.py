@@ -251,6 +251,12 @@ class SpanView:
             return has_marker(raw, _TOOL_MARKERS)
         return True
 
+    def raw_may_hold(self, *markers: str) -> bool:
+        """`may_hold_text`, on the stored text even once parsed (False only when a row's
+        JSON text certainly lacks every marker)."""
+        raw = self._raw_attributes
+        return has_marker(raw, markers) if type(raw) is str else True
+
     def may_hold_text(self, *markers: str) -> bool:
         """False only when the raw attribute JSON certainly lacks every marker."""
         raw = self._raw_attributes

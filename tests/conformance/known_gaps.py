@@ -11,11 +11,6 @@ from __future__ import annotations
 
 __all__ = ["CORPUS_GAPS"]
 
-_IS_ERROR = (
-    "error: the failed call's result is flagged in the next model input only "
-    "({flag}); extraction takes the text as a result and reports no error"
-)
-
 CORPUS_GAPS: dict[tuple[str, str], str] = {
     # Anthropic Messages API
     ("anthropic-openllmetry", "model_calls"): (
@@ -31,21 +26,7 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "model calls: the SDK's 'anthropic.messages.create' span and OpenInference's "
         "'messages.stream' LLM span are one streamed request, counted twice (8 instead of 4)"
     ),
-    ("anthropic-openinference", "tool_calls"): _IS_ERROR.format(
-        flag="input.value: tool_result is_error=true"
-    ),
-    ("anthropic-openinference-stream", "tool_calls"): _IS_ERROR.format(
-        flag="input.value: tool_result is_error=true"
-    ),
-    ("openinference-anthropic-node", "tool_calls"): (
-        "result, error: the JS OpenInference anthropic spans carry the results only in "
-        "input.value (tool_result blocks, is_error=true on the failure), not in "
-        "llm.input_messages: every call has no result and no error"
-    ),
     # Bedrock Converse API
-    ("bedrock-openinference", "tool_calls"): _IS_ERROR.format(
-        flag="input.value: toolResult status='error'"
-    ),
     ("bedrock-botocore-otel", "screening"): (
         "the calls are only in gen_ai.* log records (gen_ai.choice / gen_ai.tool.message): "
         "extract_tool_calls over a turn's spans finds none"

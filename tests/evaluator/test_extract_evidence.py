@@ -294,3 +294,60 @@ def test_history_answers_are_not_new_answers() -> None:
     model_2 = _model("00000000000000c4", 4, answers=[("old", "from turn 0")])
     [call] = extract_tool_calls([model_1, tool_a, model_2])
     assert call.result is None
+
+
+def test_a_model_input_flagging_the_result_failed_makes_the_call_failed() -> None:
+    """Anthropic `tool_result.is_error` (OpenInference Python and JS) and Bedrock Converse
+    `toolResult.status=error`: the tool span's output was the error told to the model."""
+    for body in (
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "c1",
+                            "content": "no such order",
+                            "is_error": True,
+                        }
+                    ],
+                }
+            ]
+        },
+        [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "toolResult": {
+                            "toolUseId": "c1",
+                            "content": [{"text": "no such order"}],
+                            "status": "error",
+                        }
+                    }
+                ],
+            }
+        ],
+    ):
+        tool = _row(
+            "00000000000000a1",
+            "lookup",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "lookup",
+                "tool_call.id": "c1",
+                "input.value": '{"order_id": "A1"}',
+                "output.value": "no such order",
+            },
+            second=1,
+        )
+        model = _row(
+            "00000000000000a2",
+            "messages.create",
+            {"openinference.span.kind": "LLM", "input.value": json.dumps(body)},
+            second=2,
+        )
+        [call] = extract_tool_calls([tool, model])
+        assert (call.result, call.error) == (None, "no such order")
+        assert source_of(call, "error") == "model_input"
