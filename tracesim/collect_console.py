@@ -23,8 +23,9 @@ MAX_NAMED = 5
 """New conversations named per line; the rest are counted."""
 MAX_REMEMBERED = 200_000
 """Conversations remembered to tell new from known; past this, they are counted only."""
-_SLACK_SECONDS = 60
-"""Spans are committed a little after they are received: look back this far each time."""
+_SLACK_SECONDS = 15
+"""Spans are committed a little after they are received (a batch, 0.2 s, more under load):
+look back this far each time (each look re-reads this many seconds of spans)."""
 
 
 def mixup_line(mixup: Mixup, host: str, ports: dict[str, int | None]) -> str:

@@ -160,29 +160,54 @@ class Part:
 
 
 def substitute(parts: tuple[Part, ...], text: str, replacement: str) -> str:
-    """`text` with every accepted match of each part (in order) replaced; `text` itself
-    (the same object) when nothing was replaced."""
+    """`text` with every accepted match replaced; the parts are the alternatives of one
+    pattern (`a|b`): at each point the leftmost viable match wins, the earlier part on a
+    tie, all read on the original text. `text` itself (the same object) when nothing was
+    replaced."""
     data = text.encode("utf-8", "surrogatepass")
-    changed = False
     put = replacement.encode("utf-8", "surrogatepass")
-    for part in parts:
-        new = _substitute_part(part, data, put)
-        if new is not None:
-            data, changed = new, True
-    return data.decode("utf-8", "surrogatepass") if changed else text
-
-
-def _substitute_part(part: Part, data: bytes, put: bytes) -> bytes | None:
-    """One part over UTF-8 bytes; None when nothing was replaced."""
-    search = part.regex.search
-    before, after, check, skip = part.before, part.after, part.check, part.skip
     pieces: list[bytes] = []
     done = at = 0
+    end_of_data = len(data)
+    found: list[tuple[int, int] | None] = [None] * len(parts)
+    gone = [False] * len(parts)  # this part has no viable match left
+    while at <= end_of_data:
+        best = -1
+        for index, part in enumerate(parts):
+            if gone[index]:
+                continue
+            span = found[index]
+            if span is None or span[0] < at:  # recomputed only once passed: linear
+                span = found[index] = _first_viable(part, data, at)
+                if span is None:
+                    gone[index] = True
+                    continue
+            if best < 0 or span[0] < found[best][0]:  # type: ignore[index]
+                best = index
+        if best < 0:
+            break
+        start, end = found[best]  # type: ignore[misc]
+        check = parts[best].check
+        if check is None or check(data[start:end].decode("utf-8", "replace")):
+            pieces.append(data[done:start])
+            pieces.append(put)
+            done = end
+        at = end if end > start else end + 1
+    if not pieces:
+        return text
+    pieces.append(data[done:])
+    return b"".join(pieces).decode("utf-8", "surrogatepass")
+
+
+def _first_viable(part: Part, data: bytes, at: int) -> tuple[int, int] | None:
+    """(start, end) of the first match of `part` at or after `at` whose edges pass."""
+    search = part.regex.search
+    before, after, skip = part.before, part.after, part.skip
     end_of_data = len(data)
     while at <= end_of_data:
         match = search(data, at)
         if match is None:
-            break
+            return None
         start, end = match.span()
         if before is not None and before(char_before(data, start)):
             at = start + 1  # the edge rules it out: a match may still start further on,
@@ -197,15 +222,8 @@ def _substitute_part(part: Part, data: bytes, put: bytes) -> bytes | None:
                 at = start + 1
                 continue
             end = shorter
-        if check is None or check(data[start:end].decode("utf-8", "replace")):
-            pieces.append(data[done:start])
-            pieces.append(put)
-            done = end
-        at = end if end > start else end + 1
-    if not pieces:
-        return None
-    pieces.append(data[done:])
-    return b"".join(pieces)
+        return start, end
+    return None
 
 
 def _shorter_match(part: Part, data: bytes, start: int, end: int) -> int | None:

@@ -4,7 +4,8 @@ Sources, first found wins: the agent name in `run_summary.json` next to the
 DuckDB file (written by `tracesim run`, only when its run_id is this
 evaluation's run); the services that sent spans (a `tracesim collect`
 file), the simulator's own service left out; the folder the file is in
-(`results/` stands for its parent). The eval_id stays in the page's metadata.
+(`results/` stands for its parent) or, for a ClickHouse store, its URL (label,
+no password). The eval_id stays in the page's metadata.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def run_name(con: Any, db_path: str, run: dict[str, Any] | None) -> str:
         name = _from_run_summary(path, (run or {}).get("run_id"))
         if name:
             return name
+    if "://" in db_path:  # a store's label (never holds a password): its URL, not a folder
+        return _from_services(con) or db_path.split(" (", 1)[0]
     return _from_services(con) or _from_folder(path)
 
 

@@ -177,3 +177,36 @@ def test_an_empty_database_still_reports(tmp_path: Path) -> None:
     con.close()
     page = write_report(db, tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Not evaluated yet" in page and "tracesim evaluate --db FILE" in page
+
+
+def test_the_title_names_the_agent_then_the_services_then_the_folder_or_store(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from tracesim.evaluator.report.title import run_name, run_title
+    from tracesim.schemas.ddl import create_all
+
+    folder = tmp_path / "my-agent" / "results"
+    folder.mkdir(parents=True)
+    db = folder / "tracesim.duckdb"
+    with duckdb.connect(str(db)) as con:
+        create_all(con)
+        assert run_name(con, str(db), None) == "my-agent"  # results/ stands for its parent
+        assert (
+            run_name(con, "clickhouse://u@h:8123/otel (http)", None) == "clickhouse://u@h:8123/otel"
+        )
+        con.execute(
+            "INSERT INTO spans (trace_id, span_id, service_name) VALUES"
+            " ('t', 'a', 'tracesim-simulator'), ('t', 'b', 'shop-agent')"
+        )
+        assert run_name(con, str(db), None) == "shop-agent"  # tracesim's own left out
+        (folder / "run_summary.json").write_text(
+            json.dumps({"run_id": "r1", "config": {"agent_config": {"agent_name": "support"}}})
+        )
+        assert run_name(con, str(db), {"run_id": "r1"}) == "support"
+        assert run_name(con, str(db), {"run_id": "other"}) == "shop-agent"  # another run's
+        title = run_title(
+            con, str(db), {"run_id": "r1", "kind": "run", "started_at": "2026-01-02 03:04:05"}
+        )
+        assert title == "support · run 2026-01-02 03:04"

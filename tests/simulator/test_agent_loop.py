@@ -65,7 +65,10 @@ def test_an_overridden_close_still_runs_on_the_agents_loop(monkeypatch: pytest.M
     assert Closing.closed == 1 and len(trips) == 1 + 2 + 1
 
 
-def test_a_loop_left_blocked_by_a_timed_out_call_is_not_reused() -> None:
+def test_a_loop_left_blocked_by_a_timed_out_call_is_not_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agent_loop, "_idle", [])
     unblock = threading.Event()
 
     async def blocks() -> None:
@@ -91,6 +94,7 @@ def test_a_loop_left_blocked_by_a_timed_out_call_is_not_reused() -> None:
 def test_a_loop_whose_last_call_completed_is_pooled_without_a_ping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(agent_loop, "_idle", [])  # earlier tests may have filled the pool
     async def scenario() -> AgentLoop:
         loop = AgentLoop()
         assert await loop.run(lambda: asyncio.sleep(0, "ok")) == "ok"
