@@ -135,7 +135,7 @@ def _load_scores(store: Any, eval_id: str) -> list[dict[str, Any]]:
 
 
 def run_scenarios(
-    scenarios: str | Path,
+    scenarios: str | Path | None = None,
     *,
     base_dir: Path,
     output_dir: Path,
@@ -144,7 +144,8 @@ def run_scenarios(
     **overrides: Any,
 ) -> TracesimResult:
     """Run `scenarios` against `agent` (a `file.py[:Class]` / module path, or a whole
-    `agent_config` mapping) or the agent of `config`; `overrides` set config keys (dotted)."""
+    `agent_config` mapping) or the agent of `config` (then `scenarios` defaults to the
+    config's own `scenario_file_path`); `overrides` set config keys (dotted)."""
     import yaml
 
     from tracesim.ci import load_outcomes
@@ -160,8 +161,10 @@ def run_scenarios(
     if config is not None:
         config_path = resolve(config)
     else:
-        if agent is None:
-            raise ValueError("tracesim_run needs agent= (a file.py[:Class]) or config=")
+        if agent is None or scenarios is None:
+            raise ValueError(
+                "tracesim_run needs a scenario file and agent= (a file.py[:Class]), or config="
+            )
         agent_config: dict[str, Any] = (
             dict(agent)
             if isinstance(agent, Mapping)
@@ -184,7 +187,7 @@ def run_scenarios(
         )
     settings = {
         "output_dir": str(output_dir / "results"),
-        "scenario_file_path": str(resolve(scenarios)),
+        **({"scenario_file_path": str(resolve(scenarios))} if scenarios is not None else {}),
         **{key: str(value) for key, value in overrides.items()},
     }
     log = io.StringIO()
@@ -221,13 +224,13 @@ def run_scenarios(
 def tracesim_run(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., TracesimResult]:
-    """`tracesim_run(scenarios, agent="agent.py:Class" | config="config.yaml", **overrides)`:
-    run the scenarios, evaluate, and return a `TracesimResult` to assert on."""
+    """`tracesim_run(scenarios, agent="agent.py:Class")` or `tracesim_run(config="config.yaml")`
+    (`**overrides` set config keys): run, evaluate, return a `TracesimResult` to assert on."""
     base_dir = Path(request.path).parent
     count = 0
 
     def _run(
-        scenarios: str | Path,
+        scenarios: str | Path | None = None,
         *,
         agent: str | Mapping[str, Any] | None = None,
         config: str | Path | None = None,

@@ -78,6 +78,16 @@ def test_a_gate_from_an_override(tracesim_run):
         "ok.json", agent="agent.py:ShopAgent", **{"evaluation.thresholds.final_score": 0.5}
     )
     assert result.exit_code == 0 and result.report.gates[0].metric == "final_score"
+
+
+def test_a_whole_config(tracesim_run):
+    result = tracesim_run(config="config.yaml", **{"evaluation.thresholds.final_score": 0.5})
+    assert result.exit_code == 0 and result.conversation("order-ok").status == "Done"
+"""
+
+CONFIG = """
+agent_config: {agent_type: custom, module_path: agent.py, class_name: ShopAgent}
+scenario_file_path: ok.json
 """
 
 
@@ -92,9 +102,10 @@ def test_a_user_suite_asserts_on_scores_through_the_fixture(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     pytester.makefile(".py", agent=AGENT)
     pytester.makefile(".json", ok=json.dumps(SCENARIOS), bad=json.dumps(BAD))
+    pytester.makefile(".yaml", config=CONFIG)
     pytester.makepyfile(test_my_agent=USER_TESTS)
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4, failed=1)
     text = result.stdout.str()
     # the failure says which conversation, which check and what was expected
     assert "refund-needed #0" in text and "trajectory (turn 0)" in text
