@@ -107,19 +107,43 @@ VIEWS: dict[str, str] = {
         GROUP BY name
     """,
     "llm_calls": f"""
-        WITH model_spans AS (SELECT * FROM spans WHERE {_MODEL_SPAN})
+        WITH model_spans AS (
+            SELECT *, nullif(attributes->>'$."gen_ai.response.id"', '') AS response_id
+            FROM spans WHERE {_MODEL_SPAN}
+        ),
+        innermost AS (
+            SELECT s.* FROM model_spans s
+            WHERE NOT EXISTS (
+                SELECT 1 FROM model_spans c
+                WHERE c.trace_id = s.trace_id AND c.parent_span_id = s.span_id
+                  -- a self-parented span, or two that parent each other, are still calls
+                  AND c.span_id <> s.span_id
+                  AND c.span_id IS DISTINCT FROM s.parent_span_id
+            )
+        )
         SELECT
             s.trace_id, s.span_id, s.chat_id, s.turn_id, s.service_name, s.operation, s.model,
             s.input_tokens, s.output_tokens,
             coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) AS total_tokens,
             s.duration_ms AS latency_ms, s.start_time, s.status_code
-        FROM model_spans s
+        FROM innermost s
+        -- one request reported by two instrumentations (a provider SDK's own span and an
+        -- instrumentation library's: Anthropic SDK + OpenLLMetry / OpenInference) is one
+        -- call: the same response id, or, where one lacks it, siblings from another scope
+        -- with the same usage over overlapping times; the one that started last (inside the
+        -- other: the provider's own span, its usage as the provider reported it) is kept
         WHERE NOT EXISTS (
-            SELECT 1 FROM model_spans c
-            WHERE c.trace_id = s.trace_id AND c.parent_span_id = s.span_id
-              -- a self-parented span, or two that parent each other, are still calls
-              AND c.span_id <> s.span_id
-              AND c.span_id IS DISTINCT FROM s.parent_span_id
+            SELECT 1 FROM innermost d
+            WHERE d.trace_id = s.trace_id AND d.span_id <> s.span_id
+              AND (d.start_time > s.start_time
+                   OR (d.start_time = s.start_time AND d.span_id < s.span_id))
+              AND d.scope_name IS DISTINCT FROM s.scope_name
+              AND (d.response_id = s.response_id
+                   OR ((d.response_id IS NULL OR s.response_id IS NULL)
+                       AND d.parent_span_id IS NOT DISTINCT FROM s.parent_span_id
+                       AND d.input_tokens = s.input_tokens
+                       AND d.output_tokens = s.output_tokens
+                       AND d.start_time <= s.end_time AND s.start_time <= d.end_time))
         )
     """,
     "latest_eval": """

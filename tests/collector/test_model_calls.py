@@ -139,3 +139,63 @@ def test_inference_operation_from_the_conventions_own_field() -> None:
     stream = hot_fields("ai.streamText.doStream", {"ai.operationId": "ai.streamText.doStream"})
     legacy = hot_fields("openai.chat", {"llm.request.type": "chat", "gen_ai.request.model": "m"})
     assert (inner[0], outer[0], stream[0], legacy[0]) == ("chat", None, "chat", "chat")
+
+
+def test_one_request_reported_by_two_instrumentations_is_one_call(
+    collector: Collector, client: GrpcClient
+) -> None:
+    """A provider SDK's own span and an instrumentation library's span of the same request
+    (same gen_ai.response.id; or, without one, same usage over overlapping times): one call,
+    with the usage of the span that started last (the provider's, inside the wrapper)."""
+    trace_id, parent = new_trace_id(), new_span_id()
+    t0 = 1_700_000_000_000_000_000
+    chat = {"gen_ai.operation.name": "chat"}
+    wrapper = [
+        span(
+            "anthropic.chat",
+            trace_id=trace_id,
+            parent=parent,
+            start=t0,
+            attrs={
+                **chat,
+                "gen_ai.response.id": "msg_1",
+                "gen_ai.usage.input_tokens": 100,
+                "gen_ai.usage.output_tokens": 21,
+            },
+        ),
+        span(
+            "messages.stream",
+            trace_id=trace_id,
+            parent=parent,
+            start=t0 + 10_000_000,
+            attrs={**chat, **USAGE},
+        ),
+    ]
+    sdk = [
+        span(
+            "anthropic.messages.create",
+            trace_id=trace_id,
+            parent=parent,
+            start=t0 + 1_000,
+            attrs={**chat, "gen_ai.response.id": "msg_1", **USAGE},
+        ),
+        span(
+            "anthropic.messages.create",
+            trace_id=trace_id,
+            parent=parent,
+            start=t0 + 10_001_000,
+            attrs={**chat, "gen_ai.response.id": "msg_2", **USAGE},
+        ),
+        # same scope, same usage, overlapping: a genuine parallel call, counted
+        span(
+            "anthropic.messages.create",
+            trace_id=trace_id,
+            parent=parent,
+            start=t0 + 10_002_000,
+            attrs={**chat, "gen_ai.response.id": "msg_3", **USAGE},
+        ),
+    ]
+    client.export(trace_request(wrapper, scope="instrumentation"))
+    client.export(trace_request(sdk, scope="com.anthropic.sdk.python"))
+    _, rows = collector.query("SELECT count(*), sum(output_tokens) FROM llm_calls")
+    assert rows == [[3, 60]]

@@ -13,19 +13,6 @@ __all__ = ["CORPUS_GAPS"]
 
 CORPUS_GAPS: dict[tuple[str, str], str] = {
     # Anthropic Messages API
-    ("anthropic-openllmetry", "model_calls"): (
-        "model calls: the Anthropic SDK's own span (scope com.anthropic.sdk.python, "
-        "'anthropic.messages.create') and OpenLLMetry's 'anthropic.chat' are siblings for the "
-        "same request (same gen_ai.response.id): 8 calls and doubled tokens instead of 4"
-    ),
-    ("anthropic-openllmetry-stream", "model_calls"): (
-        "model calls: SDK span + OpenLLMetry span per streamed request (siblings, same "
-        "gen_ai.response.id) counted twice: 8 calls, doubled tokens"
-    ),
-    ("anthropic-openinference-stream", "model_calls"): (
-        "model calls: the SDK's 'anthropic.messages.create' span and OpenInference's "
-        "'messages.stream' LLM span are one streamed request, counted twice (8 instead of 4)"
-    ),
     # Bedrock Converse API
     ("bedrock-botocore-otel", "screening"): (
         "the calls are only in gen_ai.* log records (gen_ai.choice / gen_ai.tool.message): "
