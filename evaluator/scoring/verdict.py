@@ -11,7 +11,7 @@ this order (the first rule that applies wins):
 3. a gate failed: exit 1;
 4. gates are defined and a conversation ended by an error (ungradeable): exit 3;
 5. otherwise exit 0: `gates passed`, or `no gates defined` (then nothing sets
-   the exit code, and the line says what did not pass).
+   the exit code, and the line says what did not pass or could not be graded).
 
 Exit 2 (bad input) never reaches an evaluation: it is raised before.
 """
@@ -115,6 +115,9 @@ def decide(
         problems.append(f"{_plural(not_passed, 'conversation')} did not pass")
     if errored:
         problems.append(f"{_plural(errored, 'conversation')} ended by an error")
+    ungraded = conversations - graded - errored - interrupted
+    if ungraded > 0:
+        problems.append(f"{_plural(ungraded, 'conversation')} could not be graded")
     if not problems:
         return Verdict(ExitCode.OK, "no gates defined", "ok")
     return Verdict(

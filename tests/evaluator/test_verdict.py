@@ -148,3 +148,17 @@ def test_failed_judges_are_named_when_nothing_was_graded() -> None:
     verdict = decide([_gate(None, "helpfulness")], conversations=2, graded=2, judge_errors=12)
     assert int(verdict.exit_code) == 3
     assert verdict.headline.endswith("so the gates cannot pass (judge: 12 requests failed)")
+
+
+
+def test_without_gates_the_line_says_how_many_could_not_be_graded() -> None:
+    """No gate: exit 0, but a run that graded nothing is never shown as a plain pass."""
+    verdict = decide([], conversations=3, graded=0)
+    assert int(verdict.exit_code) == 0 and verdict.tone == "warn"
+    assert verdict.headline.startswith(
+        "no gates defined: 3 conversations could not be graded, and nothing sets the exit code"
+    )
+    verdict = decide([], conversations=3, graded=2, not_passed=1)
+    assert verdict.headline.startswith(
+        "no gates defined: 1 conversation did not pass and 1 conversation could not be graded"
+    )

@@ -286,3 +286,40 @@ def test_every_name_gets_a_did_you_mean_before_the_run(tmp_path: Path) -> None:
         "label of agent_behavior_failure; did you mean 'false information'?" in result.output
     )
     assert not (tmp_path / "results" / "tracesim.duckdb").exists()
+
+
+def test_evaluate_collected_conversations_nothing_grades_says_so(tmp_path: Path) -> None:
+    """Collected traffic with no scenario, policy or judge: the line says nothing was
+    graded instead of a plain 'no gates defined'; with a gate it exits 3."""
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "execute_tool get_weather",
+        "kind": 1,
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000001000000000",
+        "attributes": [
+            {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},
+            {"key": "gen_ai.conversation.id", "value": {"stringValue": "sess-1"}},
+        ],
+    }
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    db = tmp_path / "prod.duckdb"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["import", str(trace), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["evaluate", "--db", str(db), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "no gates defined: 1 conversation could not be graded, and nothing sets" in (
+        result.output
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"evaluation": {"thresholds": {"final_score": 0.7}}}))
+    args = ["evaluate", "--db", str(db), "--no-progress", "--config", str(config)]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    assert (
+        "nothing graded: none of 1 conversation could be graded, so the gates cannot pass "
+        "(exit code 3)" in result.output
+    )
