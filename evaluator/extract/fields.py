@@ -15,7 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from tracesim.evaluator.extract.envelopes import (
+    is_placeholder,
+    mcp_call_arguments,
+    unwrap_arguments,
+    unwrap_value,
+)
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
 from tracesim.schemas.conventions import (
@@ -26,6 +31,7 @@ from tracesim.schemas.conventions import (
     LANGSMITH,
     LLAMA_INDEX,
     MCP,
+    TOOL_ERROR_WRAPPER,
     TOOL_SPAN_NAME_SUFFIXES,
 )
 
@@ -310,6 +316,9 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
         value = parsed
     if not isinstance(value, Mapping):
         return coerce_arguments(value)
+    mcp = mcp_call_arguments(value)
+    if mcp is not None:
+        return coerce_arguments(mcp)  # an MCP tools/call envelope (OpenLLMetry's MCP spans)
     inputs = value.get("inputs")
     if isinstance(inputs, Mapping):
         return coerce_arguments(inputs)
@@ -458,7 +467,20 @@ def _haystack_error(output: Any) -> str:
     return text
 
 
+_ERROR_WRAPPER = re.compile(TOOL_ERROR_WRAPPER)
+
+
 def tool_error(span: SpanView) -> str | None:
+    """`_tool_error`, without the text a tool server wraps around the tool's own message
+    (the MCP Python SDK's `Error executing tool <name>: `)."""
+    error = _tool_error(span)
+    if error is None:
+        return None
+    match = _ERROR_WRAPPER.match(error)
+    return error[match.end() :] if match and match.end() < len(error) else error
+
+
+def _tool_error(span: SpanView) -> str | None:
     """The exception's message (an `exception` event) > status ERROR's message (the
     message out of a traceback or `Type: message` text) > `error.type`.
 

@@ -64,10 +64,4 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "6 results without a call (the next requests' tool messages): the calls they answer "
         "are not read (see tool_calls)"
     ),
-    # MCP client + server (official mcp package, OpenLLMetry)
-    ("mcp-openllmetry", "tool_calls"): (
-        "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
-        "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
-        "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
-    ),
 }
