@@ -81,3 +81,15 @@ def test_missing_db_exits_2(tmp_path: Path) -> None:
     result = _invoke("--db", str(tmp_path / "nope.duckdb"))
     assert result.exit_code == 2 and "does not exist" in result.output
     assert not (tmp_path / "nope.duckdb").exists()  # never created by accident
+
+
+def test_an_unknown_run_id_exits_2_naming_the_runs(tmp_path: Path) -> None:
+    """A mistyped --run-id evaluated nothing, exit 0, over the last results.json."""
+    db = build_db(tmp_path / "t.duckdb")
+    result = _invoke("--db", str(db), "--output-dir", str(tmp_path / "out"), "--run-id", "nope")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"tracesim evaluate: --run-id nope: no such run in {db}; its runs, newest first: "
+        "run-1 (or --all-runs for every conversation)"
+    )
+    assert not (tmp_path / "out" / "results.json").exists()

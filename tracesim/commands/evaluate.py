@@ -138,6 +138,13 @@ def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str |
         )
         return run_id, what
     if run_id is not None:
+        if run_id not in runs:  # else an evaluation of nothing, written over the last one
+            known = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
+            raise ValueError(
+                f"--run-id {run_id}: no such run in {store.label}; "
+                + (f"its runs, newest first: {known}" if runs else "it holds no run")
+                + " (or --all-runs for every conversation)"
+            )
         return run_id, f"evaluating run {run_id}"
     if all_runs or len(runs) <= 1:
         what = "every conversation in the file" if all_runs else "the file"

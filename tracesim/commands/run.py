@@ -53,7 +53,10 @@ def command(
     capture_only: bool,
     junit_path: Path | None,
 ) -> None:
-    """Drive the scenarios of CONFIG against the agent and capture its traces.
+    """Drive the scenarios of CONFIG against the agent, capture its traces and evaluate.
+
+    Writes the DuckDB file, results.json and report.html in output_dir. Exit 0 passed,
+    1 a gate failed, 2 bad input, 3 nothing graded or incomplete, 130 Ctrl-C.
 
     Extra `--key value` pairs override config keys, e.g. `--max_turns 3`.
     """
