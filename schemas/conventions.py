@@ -31,6 +31,7 @@ __all__ = [
     "ANY_AGENT",
     "MCP",
     "PROVIDER",
+    "TOOL_ERROR_WRAPPER",
     "TOOL_SPAN_NAME_SUFFIXES",
 ]
 
@@ -393,6 +394,11 @@ TOOL_SPAN_NAME_SUFFIXES: tuple[str, ...] = (
 )
 """Suffixes a tool span's name carries after the tool's own name, stripped when the span
 names the tool only by its span name (SPEC §5; OpenInference JS/Python, OpenLLMetry)."""
+
+
+TOOL_ERROR_WRAPPER = r"^Error executing tool [^\s:]+: "
+"""Text a tool server puts before the tool's own error message, removed (specific: the MCP
+Python SDK's FastMCP server, seen through OpenLLMetry's MCP spans)."""
 
 
 class UIPATH:

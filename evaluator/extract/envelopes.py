@@ -28,7 +28,7 @@ from tracesim.schemas import LANGCHAIN_MESSAGE as LC
 from tracesim.schemas import PLACEHOLDERS
 from tracesim.schemas.conventions import LLAMA_INDEX
 
-__all__ = ["Unwrapped", "is_placeholder", "unwrap_arguments", "unwrap_value"]
+__all__ = ["Unwrapped", "is_placeholder", "mcp_call_arguments", "unwrap_arguments", "unwrap_value"]
 
 _SINGLE_KEYS = ("result", "content")
 _JSON_HEADS = frozenset(("{", "[", '"'))
@@ -143,12 +143,30 @@ def unwrap_value(value: Any) -> Unwrapped:
     return Unwrapped(value if peeled else original, call_id, failed)
 
 
+_MCP_CALL_KEYS = frozenset(("name", "tool_name", "arguments", "_meta"))
+"""An MCP `tools/call` request's params ({name, arguments}; OpenLLMetry's MCP spans say
+`tool_name`): the arguments are its `arguments`."""
+
+
+def mcp_call_arguments(value: Any) -> Mapping[str, Any] | None:
+    """The arguments inside an MCP call envelope, else None."""
+    if (
+        isinstance(value, Mapping)
+        and isinstance(value.get("arguments"), Mapping)
+        and ("name" in value or "tool_name" in value)
+        and value.keys() <= _MCP_CALL_KEYS
+    ):
+        return value["arguments"]
+    return None
+
+
 def unwrap_arguments(value: Any) -> Unwrapped:
     """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
     a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
     values as they are."""
     if type(value) is dict and value.keys().isdisjoint(_ARGUMENT_ENVELOPE_KEYS):
-        return Unwrapped(value)  # plain arguments: no key any envelope below needs
+        inner = mcp_call_arguments(value) if "arguments" in value else None
+        return Unwrapped(inner if inner is not None else value)  # plain arguments, or MCP's
     if isinstance(value, Mapping):
         if value.get("type") == LC.TOOL_CALL_TYPE and isinstance(value.get("args"), Mapping):
             return Unwrapped(value["args"], str(value.get("id") or ""))

@@ -10,14 +10,19 @@ not an empty string; the first present source wins.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.envelopes import is_placeholder, unwrap_arguments, unwrap_value
+from tracesim.evaluator.extract.envelopes import (
+    is_placeholder,
+    mcp_call_arguments,
+    unwrap_arguments,
+    unwrap_value,
+)
+from tracesim.evaluator.extract.errors import error_output, tool_error
 from tracesim.evaluator.extract.span import SpanView
-from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, OTEL, TRACELOOP, UIPATH
+from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, TRACELOOP, UIPATH
 from tracesim.schemas.conventions import (
     AI_SDK,
     ANY_AGENT,
@@ -97,23 +102,6 @@ _JSON_ENCODED_RESULTS = (TRACELOOP.ENTITY_OUTPUT, MLFLOW.SPAN_OUTPUTS, AI_SDK.TO
 
 FIELD_KEYS = frozenset((*_ARGUMENT_KEYS, *_RESULT_KEYS, *_ID_KEYS))
 """Attributes a tool call's fields are read from (events may carry them instead)."""
-_EXCEPTION_LINE = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
-    r"(?: ?\[[^\]]*\])?: (.+)$",
-    re.DOTALL,
-)
-_JS_FRAME = re.compile(r"^\s+at\s", re.MULTILINE)
-"""A JavaScript stack frame line (`    at fn (file.js:1:2)`): Node's `error.stack` puts the
-`Type: message` line first, then the frames (OpenInference JS, OpenLLMetry Node, Vercel AI)."""
-_ERROR_OUTPUT_KEYS = (
-    ADK.TOOL_RESPONSE,  # ADK: the tool's {"error": message} response
-    GENAI.TOOL_CALL_RESULT,  # MCP tools/call isError content, provider SDKs' tool results
-    OPENINFERENCE.OUTPUT_VALUE,
-    AI_SDK.TOOL_CALL_RESULT,
-    LOGFIRE.TOOL_RESPONSE,
-)
-"""Attributes where a failed tool's own error output may be the only message (SPEC §5)."""
-_TRACEBACK_HEAD = "Traceback (most recent call last)"
 
 
 def _present(value: Any) -> bool:
@@ -310,6 +298,9 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
         value = parsed
     if not isinstance(value, Mapping):
         return coerce_arguments(value)
+    mcp = mcp_call_arguments(value)
+    if mcp is not None:
+        return coerce_arguments(mcp)  # an MCP tools/call envelope (OpenLLMetry's MCP spans)
     inputs = value.get("inputs")
     if isinstance(inputs, Mapping):
         return coerce_arguments(inputs)
@@ -405,116 +396,3 @@ def read_output(attributes: Mapping[str, Any]) -> tuple[str | None, str, bool]:
 def tool_result(attributes: Mapping[str, Any]) -> str | None:
     """The result `read_result` finds."""
     return read_result(attributes)[0]
-
-
-_EXCEPTION_REPR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((['\"])(.*?)\1\)")
-
-
-def _repr_message(text: str) -> str:
-    """`ValueError('msg')` (LangSmith puts the repr, then the traceback) -> `msg`."""
-    match = _EXCEPTION_REPR.match(text)
-    return match.group(2) if match else text
-
-
-def _exception_message(text: str) -> str:
-    """The exception's own message out of a traceback, `Type: message` status text, or the
-    OpenAI Agents SDK's `Error running tool (non-fatal): {..., 'error': message}`."""
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    if not lines:
-        return text
-    if _TRACEBACK_HEAD in text:
-        last = lines[-1].strip()
-    elif len(lines) > 1 and any(_JS_FRAME.match(line) for line in lines[1:]):
-        first = next(i for i, line in enumerate(lines) if _JS_FRAME.match(line))
-        head = lines[first - 1].strip() if first else ""
-        if _EXCEPTION_LINE.match(head):  # `Error: msg` right above the frames
-            return _EXCEPTION_LINE.match(head).group(1)  # type: ignore[union-attr]
-        last = "\n".join(line for line in lines if not _JS_FRAME.match(line)).strip()
-    else:
-        last = text.strip()
-    match = _EXCEPTION_LINE.match(last)
-    if match:
-        return match.group(1)
-    head, sep, tail = last.partition(": {")
-    if sep and last.endswith("}"):
-        ok, parsed = _parse_text("{" + tail)
-        if ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
-            return parsed["error"]
-    return last
-
-
-def _haystack_error(output: Any) -> str:
-    """Haystack's failed-tool output `{"error": "Failed to invoke Tool `t` with parameters
-    {...}. Error: <message>"}` -> the message."""
-    text: Any = output
-    if isinstance(text, str) and text.startswith("{"):
-        ok, parsed = _parse_text(text)
-        text = parsed if ok else text
-    if isinstance(text, Mapping):
-        text = text.get("error")
-    text = str(text or "error")
-    if text.startswith(HAYSTACK.ERROR_PREFIX) and HAYSTACK.ERROR_MARKER in text:
-        return text.rsplit(HAYSTACK.ERROR_MARKER, 1)[1]
-    return text
-
-
-def tool_error(span: SpanView) -> str | None:
-    """The exception's message (an `exception` event) > status ERROR's message (the
-    message out of a traceback or `Type: message` text) > `error.type`.
-
-    A status ERROR without a message still marks the call failed ("error" when nothing
-    says more). The whole traceback stays in the span.
-    """
-    attributes = span.attributes
-    for event in span.events:
-        if event.get("name") == OTEL.EXCEPTION_EVENT:
-            event_attributes = event.get("attributes") or {}
-            message = event_attributes.get(OTEL.EXCEPTION_MESSAGE)
-            if _present(message):
-                text = _repr_message(str(message))
-                if "\n" in text and (_TRACEBACK_HEAD in text or _JS_FRAME.search(text)):
-                    return _exception_message(text)  # a stack inside the message (Node)
-                return text
-            if span.status_code != "ERROR" or not span.status_message:
-                kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
-                return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
-    failed = span.status_code == "ERROR"
-    if failed and span.status_message:
-        return _exception_message(str(span.status_message))
-    if attributes.get(HAYSTACK.TOOL_ERROR) in (True, "true"):
-        return _haystack_error(attributes.get(HAYSTACK.TOOL_OUTPUT))
-    error_type = attributes.get(OTEL.ERROR_TYPE)
-    if not failed and not _present(error_type):
-        return None
-    # Only a bare type (`tool_error`, `TOOL_ERROR`) or none: the tool's own error output,
-    # when a result attribute holds one, is the message (MCP isError, ADK, provider SDKs).
-    output = error_output(attributes)
-    if output is not None:
-        return output
-    return str(error_type) if _present(error_type) else "error"
-
-
-def error_output(attributes: Mapping[str, Any]) -> str | None:
-    """The error message a failed call's result attributes hold (`{"error": msg}`, an
-    `{"error": {"message": msg}}` object, or the plain text output), else None."""
-    for key in _ERROR_OUTPUT_KEYS:
-        value = attributes.get(key)
-        if value is None or not _present(value):
-            continue
-        decoded: Any = value
-        if isinstance(value, (str, bytes)):
-            ok, parsed = _parse_text(value)
-            decoded = parsed if ok else value
-        if isinstance(decoded, Mapping) and len(decoded) == 1 and "result" in decoded:
-            decoded = decoded["result"]  # ADK's {"result": x} envelope
-        if isinstance(decoded, Mapping):
-            message = decoded.get("error")
-            if isinstance(message, Mapping):
-                message = message.get("message")
-            if isinstance(message, str) and _present(message):
-                return _exception_message(message)
-            continue
-        text = unwrap_value(decoded).value
-        if isinstance(text, str) and _present(text):
-            return _exception_message(text)
-    return None

@@ -220,4 +220,51 @@ def calls_from_messages(
                 call.result = results.get(call.id) if call.id else None
                 if call.result is not None:
                     call.provenance["result"] = "model_input"  # type: ignore[index]
+        if any(not c.id and c.result is None and c.error is None for c in calls):
+            _pair_unnamed_answers(calls, conversation or models)
     return calls
+
+
+def _unnamed_answers(views: list[SpanView]) -> list[tuple[str, Any]]:
+    """Tool messages without a call id (Gemini function responses: OpenInference
+    `llm.input_messages.N.message.role = tool` with `.name`), in conversation order: each
+    model input repeats the history, so a message is known by its index (first seen)."""
+    by_index: dict[int, tuple[str, Any]] = {}
+    prefix = OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX
+    for view in views:
+        if not view.may_hold_text(f'"{prefix}'):
+            continue
+        attributes = view.attributes
+        for key, role in attributes.items():
+            if role != "tool" or not key.startswith(prefix) or not key.endswith(".message.role"):
+                continue
+            head = key[: -len("role")]
+            index = key[len(prefix) :].partition(".")[0]
+            if not index.isdigit() or attributes.get(head + "tool_call_id"):
+                continue
+            name = attributes.get(head + "name")
+            by_index.setdefault(int(index), (str(name or ""), attributes.get(head + "content")))
+    return [by_index[i] for i in sorted(by_index)]
+
+
+def _pair_unnamed_answers(calls: list[ToolCall], views: list[SpanView]) -> None:
+    """Id-less calls take the id-less tool messages in order, by tool name (SPEC §5: pair by
+    position and name where ids are missing); `{"error": msg}` is the call's error."""
+    answers = _unnamed_answers(views)
+    for call in calls:
+        if call.id or call.result is not None or call.error is not None:
+            continue
+        index = next((i for i, (name, _) in enumerate(answers) if name in ("", call.name)), None)
+        if index is None:
+            continue
+        _, content = answers.pop(index)
+        decoded = json_or_none(content) if isinstance(content, str) else content
+        if isinstance(decoded, Mapping) and len(decoded) == 1 and "error" in decoded:
+            call.error = str(decoded["error"])
+            call.provenance["error"] = "model_input_position"  # type: ignore[index]
+            continue
+        value = unwrap_value(content).value
+        if value is not None and not isinstance(value, str):
+            value = orjson.dumps(value).decode()
+        call.result = value
+        call.provenance["result"] = "model_input_position"  # type: ignore[index]

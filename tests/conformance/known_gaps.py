@@ -19,15 +19,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "extract_tool_calls over a turn's spans finds none"
     ),
     # Gemini API (google-genai): calls have no ids
-    ("google-genai-openinference", "tool_calls"): (
-        "result, error: Gemini calls have no id; results are only the next model input's "
-        "function responses (llm.input_messages.N.message.content '{\"result\": ...}' / "
-        "'{\"error\": ...}'), never paired by position and name: no result, no error"
-    ),
-    ("google-genai-openinference-stream", "tool_calls"): (
-        "result, error: as google-genai-openinference (streamed): id-less Gemini calls never "
-        "paired with the next input's function responses"
-    ),
     ("google-genai-otel-events", "tool_calls"): (
         "no call at all: no conversation id and no tool span; each generate_content is its own "
         "trace and the messages are only in gen_ai.client.inference.operation.details log "
@@ -63,11 +54,5 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ("litellm-otel", "explained"): (
         "6 results without a call (the next requests' tool messages): the calls they answer "
         "are not read (see tool_calls)"
-    ),
-    # MCP client + server (official mcp package, OpenLLMetry)
-    ("mcp-openllmetry", "tool_calls"): (
-        "arguments: the MCP tool span's traceloop.entity.input is the call envelope "
-        "{tool_name, arguments}, taken whole instead of its arguments; error: FastMCP's "
-        "wrapper text 'Error executing tool lookup_order: ...' instead of the tool's message"
     ),
 }
