@@ -38,7 +38,7 @@ from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
 from tracesim.console import make_console
 from tracesim.progress import RunProgress
 from tracesim.run_collector import CollectorUnavailable, run_collector
-from tracesim.run_prepare import prepare
+from tracesim.run_prepare import check_baseline, prepare
 from tracesim.run_summary import (
     count_earlier_runs,
     count_spans,
@@ -139,6 +139,8 @@ def run(
         )
     try:
         scenarios, users = prepare(config, loaded.base_dir, str(loaded.path))
+        if evaluate:
+            check_baseline(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:
         _print_error(console, "config error", exc)
         return RunOutcome(exit_code=EXIT_BAD_CONFIG, error=str(exc), config=config)

@@ -18,7 +18,7 @@ from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.scenarios import ScenarioError, load_scenarios
 from tracesim.simulator.users import UserFactory
 
-__all__ = ["check_gate_names", "prepare"]
+__all__ = ["check_baseline", "check_gate_names", "prepare"]
 
 
 def check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> None:
@@ -31,6 +31,39 @@ def check_gate_names(config: RunConfig, base_dir: Path, source: str = "") -> Non
         check_names(config.evaluation, base_dir=base_dir)
     except EvalConfigError as exc:
         raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
+
+
+def check_baseline(config: RunConfig, base_dir: Path) -> None:
+    """`evaluation.baseline` names a store and an evaluation that exist, checked before the
+    first conversation (a typo'd ref or file must not cost a whole run, then exit 2)."""
+    from types import SimpleNamespace
+
+    from tracesim.evaluate_step import load_baseline
+    from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.evaluator.store import StoreError, open_store
+
+    baseline = config.evaluation.baseline
+    if baseline is None:
+        return
+    try:
+        if baseline.db:
+            load_baseline(config.evaluation, SimpleNamespace(label=None), base_dir)
+        elif config.collector.mode == "embedded":
+            db = Path(config.resolved_db_path)
+            if not db.exists():
+                raise EvalConfigError(
+                    f"evaluation.baseline: ref {baseline.ref!r}: {db} holds no evaluation yet. "
+                    "Fix: run once without `baseline`, or point evaluation.baseline.db at the "
+                    "baseline's DuckDB file"
+                )
+            try:
+                own = open_store(str(db), read_only=True)
+            except StoreError:
+                return  # in use or unreadable: the run itself says so, naming the file
+            with own:
+                load_baseline(config.evaluation, own, base_dir)
+    except EvalConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def prepare(

@@ -323,3 +323,25 @@ def test_evaluate_collected_conversations_nothing_grades_says_so(tmp_path: Path)
         "nothing graded: none of 1 conversation could be graded, so the gates cannot pass "
         "(exit code 3)" in result.output
     )
+
+
+def test_a_baseline_that_cannot_be_read_exits_2_before_the_agent_runs(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A typo'd baseline ref or file used to cost the whole run, then exit 2."""
+    marker = tmp_path / "agent-ran"
+    scenarios = [{"scenario_id": "s", "goal": "g", "turns": ["hi"]}]
+    config = _project(tmp_path, scenarios)
+    assert _run(str(config)).exit_code == 0  # the file now holds one evaluation
+    monkeypatch.setenv("VERDICT_MARKER", str(marker))
+    db = (tmp_path / "results" / "tracesim.duckdb").resolve()
+    result = _run(str(config), "--evaluation.baseline.ref", "zzz")
+    assert result.exit_code == 2, result.output
+    assert f"evaluation.baseline: {db}: no evaluation or run 'zzz' stored." in result.output
+    result = _run(str(config), "--evaluation.baseline.db", "main.duckdb")
+    assert result.exit_code == 2, result.output
+    assert f"evaluation.baseline.db: {tmp_path / 'main.duckdb'} does not exist." in result.output
+    assert not marker.exists()
+    result = _run(str(config), "--evaluation.baseline.ref", "latest")
+    assert result.exit_code == 0, result.output
+    assert marker.exists() and "against baseline" in result.output
