@@ -98,3 +98,35 @@ def test_collected_messages_are_stored_live_and_in_the_file(
     assert [tuple(r) for r in live] == rows
     report = _report_turns(db)
     _check_production([(chat, *turn) for chat, turns in report.items() for turn in turns], chats)
+    _check_page(db, chats[1])
+
+
+def _check_page(db: Path, chat_id: str) -> None:
+    """The written page: each turn's messages beside its spans, and (when Chromium is there)
+    the transcript a reader sees, with the "traced" badge."""
+    from tracesim.evaluator.report import write_report
+
+    from tests.report.cdp import CHROMIUM, Browser
+    from tests.report.test_report_traced_messages import _details
+
+    page = write_report(db, db.parent / "report.html")
+    turns = _details(page.read_text(encoding="utf-8"), chat_id)["turns"]
+    assert [t["user"] for t in turns] == [
+        "Hi, where is my order A1004?",
+        "I'd like a refund for it, it broke. My email is kim@example.com",
+    ]
+    assert all(t["agent"] and t["spans"] and t["source"] == "traced" for t in turns)
+    if not CHROMIUM.exists():
+        return
+    with Browser(width=1400, height=1000) as browser:
+        browser.open(page.as_uri() + f"#conv={chat_id}")
+        browser.wait_for("document.body.dataset.ready === '1'")
+        browser.wait_for(f"document.getElementById('conversation').dataset.chatId === '{chat_id}'")
+        text = browser.evaluate("document.getElementById('conversation').innerText")
+        assert "My email is kim@example.com" in text and turns[1]["agent"][:40] in text
+        badges = browser.evaluate(
+            "[...document.querySelectorAll('#conversation .turn-head .badge')]"
+            ".map(b => b.textContent)"
+        )
+        assert badges.count("traced") == 2
+        assert browser.errors == []
