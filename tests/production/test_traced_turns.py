@@ -92,6 +92,9 @@ def test_collected_messages_are_stored_live_and_in_the_file(
     finally:
         collector.shutdown()
     _evaluate(db, tmp_path / "file")  # the file itself, once the collector stopped
+    # and in worker processes, a chunk per conversation: the rows a serial evaluation writes
+    evaluate_db(db, config=NO_JUDGES, output_dir=tmp_path / "workers", progress=False,
+                workers=2, chunk_rows=1)  # fmt: skip
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute(TURNS).fetchall()
         assert con.execute("SELECT count(*) FROM traced_turns").fetchone()[0] == 4
