@@ -133,3 +133,20 @@ def _check_page(db: Path, chat_id: str) -> None:
         )
         assert badges.count("traced") == 2
         assert browser.errors == []
+
+
+def test_a_file_older_than_traced_turns_still_answers_all_turns(tmp_path: Path) -> None:
+    """`tracesim sql` on a read-only file written before `traced_turns` existed: the views
+    are created for the session over an empty stand-in, never a catalog error."""
+    from tracesim.evaluator.store.duckdb_reads import run_user_query
+    from tracesim.schemas.ddl import ALL_DDL
+
+    db = tmp_path / "old.duckdb"
+    with duckdb.connect(str(db)) as con:
+        for ddl in ALL_DDL:
+            if "traced_turns" not in ddl:
+                con.execute(ddl)
+        con.execute("INSERT INTO turns (chat_id, turn_id, user_message) VALUES ('c', 0, 'hi')")
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = run_user_query(con, TURNS, label=str(db), check=None).rows
+    assert rows == [["c", 0, "hi", None, "simulated"]]
