@@ -17,6 +17,7 @@ __all__ = [
     "TURNS_DDL",
     "CONVERSATIONS_DDL",
     "TOOL_CALLS_DDL",
+    "TRACED_TURNS_DDL",
     "SCORES_DDL",
     "RUNS_DDL",
     "LLM_CACHE_DDL",
@@ -143,6 +144,21 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     PRIMARY KEY (chat_id, turn_id, seq)
 )"""
 
+TRACED_TURNS_DDL = """
+CREATE TABLE IF NOT EXISTS traced_turns (
+    chat_id VARCHAR NOT NULL,             -- a collected (never simulated) conversation
+    turn_id INTEGER NOT NULL,             -- as the evaluator numbers its turns
+    run_id VARCHAR,                       -- NULL: collected traffic belongs to no run
+    trace_id VARCHAR,                     -- the trace the turn was cut from (NULL: keyed spans)
+    user_message VARCHAR,                 -- read from the spans (SPEC §14); NULL when absent
+    agent_message VARCHAR,
+    source VARCHAR,                       -- traced
+    message_convention VARCHAR,           -- the convention the messages came from
+    PRIMARY KEY (chat_id, turn_id)
+)"""
+"""Derived by evaluate like `tool_calls`: each evaluation replaces its chats' rows. The
+`all_turns` view shows them where `turns` has no row for the chat."""
+
 PROVENANCE_COLUMNS: tuple[str, ...] = (
     "id_from",
     "arguments_from",
@@ -206,6 +222,7 @@ ALL_DDL = (
     TURNS_DDL,
     CONVERSATIONS_DDL,
     TOOL_CALLS_DDL,
+    TRACED_TURNS_DDL,
     SCORES_DDL,
     RUNS_DDL,
     LLM_CACHE_DDL,

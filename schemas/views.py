@@ -28,6 +28,12 @@ are queried directly; the views add:
     from `runs`, or from `scores` alone when `runs` is empty.
 `latest_scores`
     The rows of `scores` that belong to `latest_eval`.
+`all_turns`
+    Every turn with its messages: `turns` (simulated, `source` 'simulated') and,
+    for collected conversations without `turns` rows, the turns evaluate derived
+    from their spans (`traced_turns`, `source` 'traced'). Columns: chat_id,
+    turn_id, run_id, scenario_id, trace_id, user_message, agent_message, status,
+    error, duration_ms, source, message_convention.
 `turn_summary`
     One row per turn: status, duration, counts of spans, tool calls, tool
     errors and LLM calls, tokens, and `turn_success` from `latest_scores`.
@@ -72,6 +78,19 @@ __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 _LLM_OPERATIONS = "(" + ", ".join(f"'{op}'" for op in GENAI.INFERENCE_OPERATIONS) + ")"
 _MODEL_SPAN = f"(operation IN {_LLM_OPERATIONS})"
 """A span of a model operation (SPEC §5: agent and workflow spans repeating usage are not)."""
+
+ALL_TURNS_SQL = """
+        SELECT chat_id, turn_id, run_id, scenario_id, trace_id, user_message, agent_message,
+               status, error, duration_ms, 'simulated' AS source,
+               CAST(NULL AS VARCHAR) AS message_convention
+        FROM turns
+        UNION ALL
+        SELECT chat_id, turn_id, run_id, NULL, trace_id, user_message, agent_message,
+               NULL, NULL, NULL, coalesce(source, 'traced'), message_convention
+        FROM traced_turns
+        WHERE chat_id NOT IN (SELECT chat_id FROM turns)
+"""
+"""`turns` with the turns evaluate derived for collected conversations (`traced_turns`)."""
 
 VIEWS: dict[str, str] = {
     "tool_stats": """
@@ -163,6 +182,7 @@ VIEWS: dict[str, str] = {
     "latest_scores": """
         SELECT s.* FROM scores s WHERE s.eval_id = (SELECT eval_id FROM latest_eval)
     """,
+    "all_turns": ALL_TURNS_SQL,
     "turn_summary": """
         SELECT
             t.chat_id, t.turn_id, t.run_id, t.scenario_id, t.status, t.error,
@@ -239,5 +259,16 @@ def create_views(con: Any, *, temporary: bool = False) -> None:
     on a file opened read-only that was written before the views existed.
     """
     kind = "TEMP VIEW" if temporary else "VIEW"
+    if (
+        temporary
+        and not con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'traced_turns'"
+        ).fetchone()[0]
+    ):  # a file older than `traced_turns`: an empty stand-in, for all_turns
+        con.execute(
+            "CREATE TEMP TABLE traced_turns (chat_id VARCHAR, turn_id INTEGER, run_id VARCHAR,"
+            " trace_id VARCHAR, user_message VARCHAR, agent_message VARCHAR, source VARCHAR,"
+            " message_convention VARCHAR)"
+        )
     for name, select in VIEWS.items():
         con.execute(f"CREATE OR REPLACE {kind} {name} AS {select}")

@@ -4,7 +4,7 @@ evaluate's writes to tracesim's derived tables.
 
 Guarded like the query endpoint: the same token, the statement guard on every query
 (the tables a request sends count as tables it may read), size limits on bodies and
-answers, a time limit. Writes reach only `tool_calls`, `scores` and `runs`, by
+answers, a time limit. Writes reach only `tool_calls`, `traced_turns`, `scores` and `runs`, by
 deleting rows of given keys and inserting rows of known columns, in one transaction:
 never `spans`, `logs`, `turns` or `conversations`, never arbitrary SQL.
 """
@@ -26,7 +26,12 @@ from tracesim.collector.query.sql_guard import RefusedQuery, check_safe_for_endp
 
 __all__ = ["WRITABLE_TABLES", "apply_writes", "arrow_answer", "identity_document", "new_nonce"]
 
-WRITABLE_TABLES: dict[str, str] = {"tool_calls": "chat_id", "scores": "eval_id", "runs": "eval_id"}
+WRITABLE_TABLES: dict[str, str] = {
+    "tool_calls": "chat_id",
+    "traced_turns": "chat_id",
+    "scores": "eval_id",
+    "runs": "eval_id",
+}
 """The tables evaluate writes through the collector, and the key column rows are deleted by."""
 _INPUT_NAME = re.compile(r"_tracesim_[a-z0-9_]{1,40}")
 

@@ -22,11 +22,14 @@ from tracesim.schemas import ToolCall, ToolCallSource
 from tracesim.schemas.results import MetricResult
 
 __all__ = [
+    "REPLACED_TABLES",
     "SCORES_SCHEMA",
     "TOOL_CALLS_SCHEMA",
+    "TRACED_TURNS_SCHEMA",
     "ScoreColumns",
     "ToolCallColumns",
     "tool_call_rows",
+    "traced_turns_table",
     "write_chunk",
     "write_run",
 ]
@@ -54,6 +57,23 @@ TOOL_CALLS_SCHEMA = pa.schema(
         ("conflicts", pa.string()),
     ]
 )
+
+REPLACED_TABLES: tuple[str, ...] = ("tool_calls", "traced_turns")
+"""Derived tables holding the current derivation: a chunk's chats' rows are replaced."""
+
+TRACED_TURNS_SCHEMA = pa.schema(
+    [
+        ("chat_id", pa.string()),
+        ("turn_id", pa.int32()),
+        ("run_id", pa.string()),
+        ("trace_id", pa.string()),
+        ("user_message", pa.string()),
+        ("agent_message", pa.string()),
+        ("source", pa.string()),
+        ("message_convention", pa.string()),
+    ]
+)
+"""`traced_turns` rows: the turns (and messages) evaluate derived from a collected chat's spans."""
 
 SCORES_SCHEMA = pa.schema(
     [
@@ -146,6 +166,16 @@ class ToolCallColumns:
         return pa.Table.from_pydict(self.columns, schema=TOOL_CALLS_SCHEMA)
 
 
+def traced_turns_table(turns: Sequence[dict[str, Any]]) -> pa.Table:
+    """The `traced_turns` rows of the derived turns among `turns` (`source` 'traced'), as an
+    Arrow table of `TRACED_TURNS_SCHEMA`; simulated turns are stored in `turns` already."""
+    rows = [t for t in turns if t.get("source") == "traced"]
+    return pa.Table.from_pydict(
+        {name: [t.get(name) for t in rows] for name in TRACED_TURNS_SCHEMA.names},
+        schema=TRACED_TURNS_SCHEMA,
+    )
+
+
 def tool_call_rows(
     chat_id: str, turn_id: int, run_id: str | None, calls: Sequence[ToolCall]
 ) -> list[dict[str, Any]]:
@@ -216,8 +246,10 @@ def write_chunk(
     chat_ids: Sequence[str],
     tool_calls: ToolCallColumns,
     scores: ScoreColumns,
+    traced_turns: pa.Table | None = None,
 ) -> None:
-    """Replace the chats' tool calls and append the scores, in one transaction."""
+    """Replace the chats' tool calls and traced turns, append the scores, in one
+    transaction."""
     if not chat_ids:
         return
     keys = pa.table({"chat_id": pa.array(list(chat_ids), pa.string())})
@@ -225,15 +257,18 @@ def write_chunk(
     try:
         con.register("_tracesim_chats", keys)
         try:
-            con.execute(  # the range prunes row groups before the semi-join (see load_chunk)
-                "DELETE FROM tool_calls WHERE chat_id BETWEEN ? AND ? "
-                "AND chat_id IN (SELECT chat_id FROM _tracesim_chats)",
-                [min(chat_ids), max(chat_ids)],
-            )
+            for table in REPLACED_TABLES:  # the range prunes row groups before the semi-join
+                con.execute(
+                    f"DELETE FROM {table} WHERE chat_id BETWEEN ? AND ? "
+                    "AND chat_id IN (SELECT chat_id FROM _tracesim_chats)",
+                    [min(chat_ids), max(chat_ids)],
+                )
         finally:
             con.unregister("_tracesim_chats")
         if len(tool_calls):
             _insert(con, "tool_calls", tool_calls.table())
+        if traced_turns is not None and traced_turns.num_rows:
+            _insert(con, "traced_turns", traced_turns)
         if len(scores):
             _insert(con, "scores", scores.table(eval_id, created_at))
         con.execute("COMMIT")

@@ -7,7 +7,7 @@ the judges and the custom metrics. When neither needs the main process,
 way, so a parallel evaluation stores what a serial one does.
 
 A `ChunkResult` is what outlives the chunk: its `tool_calls` and `scores`
-rows as Arrow tables (pickled as buffers, not as one object per value), its
+(and `traced_turns`) rows as Arrow tables (pickled as buffers, not as one object per value), its
 conversations' summaries, their `results.json` entries already encoded, and
 a tally of the chunk's metric values (`MetricTally.merge`d in chunk order).
 """
@@ -25,7 +25,12 @@ from typing import Any
 import pyarrow as pa
 from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ConversationData
-from tracesim.evaluator.output.output import SCORES_SCHEMA, ScoreColumns, ToolCallColumns
+from tracesim.evaluator.output.output import (
+    SCORES_SCHEMA,
+    ScoreColumns,
+    ToolCallColumns,
+    traced_turns_table,
+)
 from tracesim.evaluator.output.results_file import encode_entry
 from tracesim.evaluator.output.results_model import ConversationResult
 from tracesim.evaluator.pipeline.stages import (
@@ -113,6 +118,8 @@ class ChunkResult:
     """The worker process's peak RSS so far (0 when evaluated in-process)."""
     evidence: dict[str, int] = field(default_factory=dict)
     """Tool evidence no call explains, per kind, over the chunk (`evaluator.extract.audit`)."""
+    traced_turns: pa.Table | None = None
+    """The `traced_turns` rows: turns and messages derived from collected chats' spans."""
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
@@ -124,6 +131,7 @@ class ChunkResult:
             self.entries,
             self.tally,
             evidence=self.evidence,
+            traced_turns=self.traced_turns,
         )
 
 
@@ -164,7 +172,12 @@ def score_chunk(
     for work in works:
         for kind, count in work.evidence.items():
             evidence[kind] = evidence.get(kind, 0) + count
-    return ChunkResult(tool_calls, scores, conversations, entries, tally, evidence=evidence)
+    traced = traced_turns_table(
+        [t for work in works if work.data.traced_only for t in work.data.turns]
+    )
+    return ChunkResult(
+        tool_calls, scores, conversations, entries, tally, evidence=evidence, traced_turns=traced
+    )
 
 
 def evaluate_chunk(

@@ -257,6 +257,7 @@ def evaluate_db(
                                 chat_ids=chat_ids,
                                 tool_calls=result.tool_calls,
                                 scores=result.scores,
+                                traced_turns=result.traced_turns,
                             )
                             del result
                         if n_workers > 1:

@@ -31,6 +31,12 @@ _TURNS = (  # {source}: the turn's `source` column where the file has one (else 
     f" {clip_sql('error')}, round(duration_ms, 1), {{source}} FROM turns"
     " WHERE chat_id " + _IN_CHUNK.format(col="chat_id")
 )
+_TRACED_TURNS = (  # collected chats' turns as evaluate derived them from their spans
+    f" UNION ALL SELECT chat_id, turn_id, {clip_sql('user_message')},"
+    f" {clip_sql('agent_message')}, NULL, NULL, NULL, coalesce(source, 'traced')"
+    " FROM traced_turns WHERE chat_id " + _IN_CHUNK.format(col="chat_id") + ""
+    " AND chat_id NOT IN (SELECT chat_id FROM turns WHERE chat_id BETWEEN $lo AND $hi)"
+)
 _TRACED_SOURCES = ("traced", "tracing_processor")
 """Turn or call sources meaning "read from the spans" (the older name is still read)."""
 _OBSERVED = (  # explicit: the agent reported it; traced: from spans only; both: matched
@@ -259,6 +265,10 @@ def iter_details(
             " WHERE table_name = 'turns' AND column_name = 'source'"
         ).fetchone()[0]
         turns_sql = _TURNS.format(source="source" if has_source else "NULL")
+        if con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'traced_turns'"
+        ).fetchone()[0]:
+            turns_sql += _TRACED_TURNS
         for chunk in _chunks(data.conversations, chunk_turns):
             yield from _chunk_details(
                 con, chunk, eval_id=data.eval_id, spans_sql=spans_sql, turns_sql=turns_sql

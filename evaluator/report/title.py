@@ -62,13 +62,10 @@ def _from_folder(db_path: Path) -> str:
 def run_name(con: Any, db_path: str, run: dict[str, Any] | None) -> str:
     """What was tested: agent name, else span services, else the folder."""
     path = Path(db_path)
-    if path.is_file():  # a DuckDB file (a ClickHouse store's label is its URL)
-        name = _from_run_summary(path, (run or {}).get("run_id"))
-        if name:
-            return name
-    if "://" in db_path:  # a store's label (never holds a password): its URL, not a folder
+    if not path.is_file():  # a store's label (its URL, never a password), not a folder
         return _from_services(con) or db_path.split(" (", 1)[0]
-    return _from_services(con) or _from_folder(path)
+    name = _from_run_summary(path, (run or {}).get("run_id"))
+    return name or _from_services(con) or _from_folder(path)
 
 
 def run_title(con: Any, db_path: str, run: dict[str, Any] | None) -> str:

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ChunkPlan, ConversationData
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
@@ -87,8 +88,11 @@ class EvalStore(ABC):
         chat_ids: Sequence[str],
         tool_calls: ToolCallColumns,
         scores: ScoreColumns,
+        traced_turns: pa.Table | None = None,
     ) -> None:
-        """Replace the chats' `tool_calls` rows and add the chunk's `scores` rows."""
+        """Replace the chats' `tool_calls` and `traced_turns` rows (`traced_turns`: the turns
+        derived from collected chats' spans, `TRACED_TURNS_SCHEMA`) and add the chunk's
+        `scores` rows."""
 
     @abstractmethod
     def write_run(self, row: dict[str, Any]) -> None:

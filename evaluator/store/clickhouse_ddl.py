@@ -7,6 +7,8 @@ way on both. `spans`, `turns` and `conversations` are views over
 and `runs` are tables written by the evaluator:
 - `tool_calls`: ReplacingMergeTree on (chat_id, turn_id, seq); a chunk's chats
   are deleted then inserted, so a re-evaluation replaces them;
+- `traced_turns`: the same, on (chat_id, turn_id): turns and messages derived from
+  collected chats' spans; `all_turns` shows them with `turns`;
 - `scores`: one row set per evaluation (`eval_id`), like DuckDB; an evaluation
   that fails half-way deletes its rows, `latest_scores` shows the newest;
 - `runs`: ReplacingMergeTree on eval_id.
@@ -50,6 +52,17 @@ TABLES: dict[str, str] = {
     error_from Nullable(String),
     conflicts Nullable(String)
 ) ENGINE = ReplacingMergeTree(written_at) ORDER BY (chat_id, turn_id, seq)""",
+    "traced_turns": """(
+    chat_id String,
+    turn_id Int32,
+    run_id Nullable(String),
+    trace_id Nullable(String),
+    user_message Nullable(String),
+    agent_message Nullable(String),
+    source Nullable(String),
+    message_convention Nullable(String),
+    written_at DateTime64(6, 'UTC') DEFAULT now64(6)
+) ENGINE = ReplacingMergeTree(written_at) ORDER BY (chat_id, turn_id)""",
     "scores": """(
     eval_id String,
     run_id Nullable(String),
@@ -91,6 +104,18 @@ def _result_views(schema: ExporterSchema) -> dict[str, str]:
     # name or mirror usage are not calls (the innermost rule is DuckDB's only, for now)
     is_llm = f"(operation IN {_LLM_OPS})"
     return {
+        "all_turns": """
+SELECT chat_id, turn_id, run_id, scenario_id, trace_id, user_message, agent_message,
+    status, error, duration_ms, 'simulated' AS source,
+    CAST(NULL AS Nullable(String)) AS message_convention
+FROM turns
+UNION ALL
+SELECT chat_id, turn_id, run_id, CAST(NULL AS Nullable(String)), trace_id, user_message,
+    agent_message, CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(String)),
+    CAST(NULL AS Nullable(Float64)), coalesce(source, 'traced'), message_convention
+FROM traced_turns FINAL
+WHERE chat_id NOT IN (SELECT chat_id FROM turns)
+""",
         "tool_stats": f"""
 SELECT tc.name AS name, count() AS calls, countIf(tc.error IS NOT NULL) AS errors,
     countIf(tc.error IS NOT NULL) / count() AS error_rate,
@@ -186,6 +211,7 @@ VIEW_NAMES: tuple[str, ...] = (
     "spans",
     "turns",
     "conversations",
+    "all_turns",
     "tool_stats",
     "llm_calls",
     "latest_eval",

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 from tracesim.evaluator.load.load import ChunkPlan, ConversationData, assemble_chunk
-from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
+from tracesim.evaluator.output.output import REPLACED_TABLES, ScoreColumns, ToolCallColumns
 from tracesim.evaluator.store.base import EvalStore, StoreError
 from tracesim.evaluator.store.clickhouse_client import ClickHouseClient, connect
 from tracesim.evaluator.store.clickhouse_ddl import create_statements
@@ -317,6 +317,7 @@ class ClickHouseStore(EvalStore):
         chat_ids: Sequence[str],
         tool_calls: ToolCallColumns,
         scores: ScoreColumns,
+        traced_turns: pa.Table | None = None,
     ) -> None:
         if not chat_ids:
             return
@@ -325,24 +326,35 @@ class ClickHouseStore(EvalStore):
                 chat_ids,
                 tool_calls.table() if len(tool_calls) else None,
                 scores.table(eval_id, created_at) if len(scores) else None,
+                traced_turns,
             )
             return
-        self._write(chat_ids, tool_calls.table(), scores.table(eval_id, created_at))
+        self._write(chat_ids, tool_calls.table(), scores.table(eval_id, created_at), traced_turns)
 
-    def _write(self, chat_ids: Sequence[str], tool_calls: pa.Table, scores: pa.Table) -> None:
-        """Replace the chats' tool_calls (delete, then insert) and add the scores."""
+    def _write(
+        self,
+        chat_ids: Sequence[str],
+        tool_calls: pa.Table,
+        scores: pa.Table,
+        traced_turns: pa.Table | None,
+    ) -> None:
+        """Replace the chats' tool_calls and traced_turns (delete, then insert) and add the
+        scores."""
         client = self._c
         ids = {"ids": list(chat_ids)}
-        existing = client.query(
-            f"SELECT count() AS n FROM {self._t('tool_calls')} WHERE chat_id IN {{ids:Array(String)}}",
-            ids,
-        )
-        if existing.column("n")[0].as_py():  # a re-evaluation: replace the chats' rows
-            client.command(
-                f"DELETE FROM {self._t('tool_calls')} WHERE chat_id IN {{ids:Array(String)}}", ids
+        for table in REPLACED_TABLES:
+            existing = client.query(
+                f"SELECT count() AS n FROM {self._t(table)} WHERE chat_id IN {{ids:Array(String)}}",
+                ids,
             )
+            if existing.column("n")[0].as_py():  # a re-evaluation: replace the chats' rows
+                client.command(
+                    f"DELETE FROM {self._t(table)} WHERE chat_id IN {{ids:Array(String)}}", ids
+                )
         if tool_calls.num_rows:
             client.insert("tool_calls", tool_calls)
+        if traced_turns is not None and traced_turns.num_rows:
+            client.insert("traced_turns", traced_turns)
         if scores.num_rows:
             client.insert("scores", scores)
 
@@ -370,7 +382,7 @@ class ClickHouseStore(EvalStore):
         return clickhouse_query(self, sql)  # the server refuses writes (readonly = 2)
 
     def final(self, table: str) -> str:
-        return f"{table} FINAL" if table in ("runs", "tool_calls") else table
+        return f"{table} FINAL" if table in ("runs", *REPLACED_TABLES) else table
 
     def inspect(self) -> Any:
         from tracesim.evaluator.store.clickhouse_inspect import inspect_store

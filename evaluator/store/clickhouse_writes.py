@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+from tracesim.evaluator.output.output import REPLACED_TABLES
 from tracesim.evaluator.store.clickhouse_schema import quote, string_literal
 
 __all__ = ["DeferredWrites", "flush_deferred"]
@@ -48,12 +49,18 @@ class DeferredWrites:
         return self.dir
 
     def add(
-        self, chat_ids: Sequence[str], tool_calls: pa.Table | None, scores: pa.Table | None
+        self,
+        chat_ids: Sequence[str],
+        tool_calls: pa.Table | None,
+        scores: pa.Table | None,
+        traced_turns: pa.Table | None = None,
     ) -> None:
-        """Keep one chunk's rows on disk (the chats, to replace their tool calls)."""
+        """Keep one chunk's rows on disk (the chats, to replace their derived rows)."""
         self._append("chats", pa.table({"chat_id": pa.array(list(chat_ids), pa.string())}))
         if tool_calls is not None and tool_calls.num_rows:
             self._append("tool_calls", tool_calls)
+        if traced_turns is not None and traced_turns.num_rows:
+            self._append("traced_turns", traced_turns)
         if scores is not None and scores.num_rows:
             self._append("scores", scores)
         self.chunks += 1
@@ -85,7 +92,7 @@ def _source(path: str) -> str:
 
 
 def flush_deferred(client: Any, deferred: DeferredWrites, *, database: str) -> None:
-    """Replace the kept chats' tool_calls and add the scores: one DELETE (only when a chat
+    """Replace the kept chats' tool_calls and traced_turns and add the scores: one DELETE (only when a chat
     already has rows: a re-evaluation) and one INSERT ... SELECT FROM file() per table, read by
     ClickHouse itself; then the files are removed."""
     try:
@@ -95,14 +102,15 @@ def flush_deferred(client: Any, deferred: DeferredWrites, *, database: str) -> N
         if _GLOB & set(deferred.dir or ""):  # file() would glob: hand the rows over from here
             _insert_from_python(client, files, database=database)
             return
-        tool_calls = f"{quote(database)}.`tool_calls`"
         chats = f"chat_id IN (SELECT chat_id FROM {_source(files['chats'])})"
-        found = client.query(
-            f"SELECT count() AS n FROM (SELECT 1 FROM {tool_calls} WHERE {chats} LIMIT 1)"
-        )
-        if found.column("n")[0].as_py():  # a re-evaluation: replace the chats' rows
-            client.command(f"DELETE FROM {tool_calls} WHERE {chats}")
-        for table in ("tool_calls", "scores"):
+        for name in REPLACED_TABLES:
+            replaced = f"{quote(database)}.{quote(name)}"
+            found = client.query(
+                f"SELECT count() AS n FROM (SELECT 1 FROM {replaced} WHERE {chats} LIMIT 1)"
+            )
+            if found.column("n")[0].as_py():  # a re-evaluation: replace the chats' rows
+                client.command(f"DELETE FROM {replaced} WHERE {chats}")
+        for table in (*REPLACED_TABLES, "scores"):
             if table in files:
                 columns = ", ".join(quote(name) for name in _file_columns(files[table]))
                 client.command(
@@ -123,11 +131,12 @@ def _insert_from_python(client: Any, files: dict[str, str], *, database: str) ->
     with pa.OSFile(files["chats"], "rb") as source:
         ids = pa.ipc.open_stream(source).read_all().column("chat_id").to_pylist()
     if ids:
-        client.command(
-            f"DELETE FROM {quote(database)}.`tool_calls` WHERE chat_id IN {{ids:Array(String)}}",
-            {"ids": ids},
-        )
-    for table in ("tool_calls", "scores"):
+        for name in REPLACED_TABLES:
+            client.command(
+                f"DELETE FROM {quote(database)}.{quote(name)} WHERE chat_id IN {{ids:Array(String)}}",
+                {"ids": ids},
+            )
+    for table in (*REPLACED_TABLES, "scores"):
         if table not in files:
             continue
         with pa.OSFile(files[table], "rb") as source:

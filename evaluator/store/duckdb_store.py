@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from tracesim.evaluator.load.fetch import ChunkTables, fetch_chunk
 from tracesim.evaluator.load.load import ChunkPlan, ConversationData, plan_chunks
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns, write_chunk, write_run
@@ -117,6 +118,7 @@ class DuckDBStore(EvalStore):
         chat_ids: Sequence[str],
         tool_calls: ToolCallColumns,
         scores: ScoreColumns,
+        traced_turns: pa.Table | None = None,
     ) -> None:
         write_chunk(
             self.con,
@@ -125,6 +127,7 @@ class DuckDBStore(EvalStore):
             chat_ids=chat_ids,
             tool_calls=tool_calls,
             scores=scores,
+            traced_turns=traced_turns,
         )
 
     def write_run(self, row: dict[str, Any]) -> None:

@@ -153,6 +153,7 @@ class LiveStore(DuckDBStore):
         chat_ids: Sequence[str],
         tool_calls: ToolCallColumns,
         scores: ScoreColumns,
+        traced_turns: pa.Table | None = None,
     ) -> None:
         if not chat_ids:
             return
@@ -161,7 +162,11 @@ class LiveStore(DuckDBStore):
         if len(tool_calls):
             calls["rows"] = len(tables)
             tables.append(tool_calls.table())
-        writes = [calls]
+        turns: dict[str, Any] = {"table": "traced_turns", "delete": list(chat_ids)}
+        if traced_turns is not None and traced_turns.num_rows:
+            turns["rows"] = len(tables)
+            tables.append(traced_turns)
+        writes = [calls, turns]
         if len(scores):
             writes.append({"table": "scores", "rows": len(tables)})
             tables.append(scores.table(eval_id, created_at))

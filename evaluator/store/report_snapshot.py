@@ -2,7 +2,7 @@
 
 The report's queries are DuckDB SQL; rather than keep two dialects of them,
 the rows one report reads (its evaluation's `runs` and `scores`, and the
-`turns`, `conversations`, `tool_calls` and routed `spans` of the chats it
+`turns`, `conversations`, `tool_calls`, `traced_turns` and routed `spans` of the chats it
 scored) are streamed into a temporary DuckDB file, the report is written
 from it, and the file is deleted. Memory stays bounded by a stream batch;
 disk by the evaluated chats' rows.
@@ -20,7 +20,7 @@ from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 __all__ = ["snapshot_for_report"]
 
 _EVAL_TABLES = ("runs", "scores")
-_CHAT_TABLES = ("turns", "conversations", "tool_calls", "spans")
+_CHAT_TABLES = ("turns", "conversations", "tool_calls", "traced_turns", "spans")
 
 
 def _copy(store: ClickHouseStore, con: Any, table: str, where: str, params: dict[str, Any]) -> None:
@@ -29,7 +29,7 @@ def _copy(store: ClickHouseStore, con: Any, table: str, where: str, params: dict
     columns = [name for name in probe.column_names if name in wanted]
     select = ", ".join(f"`{name}`" for name in columns)
     names = ", ".join(columns)
-    final = " FINAL" if table in ("tool_calls", "runs") else ""
+    final = " FINAL" if table in ("tool_calls", "traced_turns", "runs") else ""
     for batch in store._c.stream(
         f"SELECT {select} FROM {store._t(table)}{final} WHERE {where}", params
     ):

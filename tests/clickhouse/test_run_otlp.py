@@ -38,7 +38,9 @@ def test_run_sends_to_the_endpoint_and_evaluates_the_store(
     store_db: StoreDB, tmp_path: Path
 ) -> None:
     url = store_db(None)
-    endpoint = Collector(tmp_path / "endpoint.duckdb", host="127.0.0.1").start()
+    endpoint = Collector(
+        tmp_path / "endpoint.duckdb", host="127.0.0.1", grpc_port=0, http_port=None
+    ).start()
     try:
         loaded = load_run_config(
             EXAMPLE,

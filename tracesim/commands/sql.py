@@ -128,8 +128,8 @@ def command(
 ) -> None:
     """Run a read-only SQL QUERY (SELECT / EXPLAIN) and print the rows.
 
-    Tables: spans, logs, turns, conversations, tool_calls, scores, runs.
-    Views: tool_stats, llm_calls, latest_eval, latest_scores, turn_summary,
+    Tables: spans, logs, turns, conversations, tool_calls, traced_turns, scores, runs.
+    Views: all_turns, tool_stats, llm_calls, latest_eval, latest_scores, turn_summary,
     conversation_summary. Example:
 
         tracesim sql "SELECT name, calls, error_rate, p95_ms FROM tool_stats"
