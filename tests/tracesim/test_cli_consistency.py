@@ -151,3 +151,23 @@ def test_notebooks_default_to_the_file_make_demo_writes() -> None:
         source = "".join("".join(cell["source"]) for cell in json.loads(book.read_text())["cells"])
         (default,) = set(re.findall(r'os\.environ\.get\("TRACESIM_DB", "([^"]+)"\)', source))
         assert (root / "notebooks" / default).resolve() == written, book.name
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["collect", "--grpc-port", "99999"], "'--grpc-port': 99999 is not in the range"),
+        (["collect", "--http-port", "-2"], "'--http-port': -2 is not in the range"),
+        (["collect", "--max-request-mb", "0"], "'--max-request-mb': 0.0 is not in the range"),
+        (["mcp-mock", "--scenarios", "s.json", "--port", "70000"], "'--port': 70000 is not"),
+    ],
+)
+def test_a_port_out_of_range_is_exit_2_not_a_traceback(
+    tmp_path: Path, args: list[str], line: str
+) -> None:
+    """A port past 65535 reached socket.bind: OverflowError traceback, exit 1."""
+    db = ["--db", str(tmp_path / "t.duckdb")] if args[0] == "collect" else []
+    result = CliRunner().invoke(cli, [*args, *db])
+    assert result.exit_code == 2, result.output
+    assert line in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "t.duckdb").exists()

@@ -57,14 +57,14 @@ def _remove_new_files(db_path: Path, created_folder: Path | None) -> None:
     "--grpc-port",
     default=4317,
     show_default=True,
-    type=int,
+    type=click.IntRange(-1, 65535),
     help="OTLP gRPC port (0 picks a free one, -1 disables).",
 )
 @click.option(
     "--http-port",
     default=4318,
     show_default=True,
-    type=int,
+    type=click.IntRange(-1, 65535),
     help="OTLP/HTTP port (0 picks a free one, -1 disables).",
 )
 @click.option(
@@ -77,7 +77,7 @@ def _remove_new_files(db_path: Path, created_folder: Path | None) -> None:
     "--max-request-mb",
     default=16.0,
     show_default=True,
-    type=float,
+    type=click.FloatRange(min=0, min_open=True),
     help="Largest accepted request (after decompression), in MiB.",
 )
 @click.option(

@@ -84,7 +84,13 @@ def _serve_http(server: Any, host: str, port: int) -> None:
     help="stdio, or streamable HTTP at /mcp.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
-@click.option("--port", default=0, show_default=True, help="HTTP port (0: a free one).")
+@click.option(
+    "--port",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="HTTP port (0: a free one).",
+)
 @click.option(
     "--otlp-endpoint",
     default=None,
