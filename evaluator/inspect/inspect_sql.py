@@ -5,17 +5,20 @@ Every statement reads the tables and views of SPEC §4 only (`spans`, `llm_calls
 
 from __future__ import annotations
 
-from tracesim.schemas.conventions import GENAI
+from tracesim.schemas.conventions import GENAI, TRACESIM
+
+RUN_SPAN = TRACESIM.RUN_SPAN
 
 __all__ = ["INSPECT_SQL"]
 
 _CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
 
 INSPECT_SQL: dict[str, str] = {
-    # per service and scope: spans, spans without a conversation key
-    "groups": """
+    # per service and scope: spans, spans without a conversation key (a run's own root
+    # span covers many conversations: it has none by design and is not missing one)
+    "groups": f"""
         SELECT service_name, scope_name, count(*) AS spans,
-               count(*) FILTER (WHERE chat_id IS NULL) AS unkeyed
+               count(*) FILTER (WHERE chat_id IS NULL AND name <> '{RUN_SPAN}') AS unkeyed
         FROM spans GROUP BY ALL ORDER BY ALL
     """,
     # per service and scope: model calls (counted once) and their tokens

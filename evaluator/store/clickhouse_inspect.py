@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracesim.evaluator.inspect.inspect import Inspection, inspect_db
-from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
+from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL, RUN_SPAN
 from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
 from tracesim.evaluator.store.clickhouse_rows import flatten_json_span
 from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
@@ -15,8 +15,9 @@ __all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
 
 CLICKHOUSE_INSPECT_SQL: dict[str, str] = {
     **INSPECT_SQL,  # `unkeyed_tool_spans` and `tool_candidates` read the same in both
-    "groups": """
-        SELECT service_name, scope_name, count() AS spans, countIf(chat_id IS NULL) AS unkeyed
+    "groups": f"""
+        SELECT service_name, scope_name, count() AS spans,
+               countIf(chat_id IS NULL AND name != '{RUN_SPAN}') AS unkeyed
         FROM spans GROUP BY ALL ORDER BY ALL
     """,
     "models": """

@@ -114,3 +114,24 @@ def test_evaluate_warns_about_unkeyed_tool_spans(tmp_path: Path) -> None:
     with duckdb.connect(str(db), read_only=True) as con:
         chats = {r[0] for r in con.execute("SELECT chat_id FROM tool_calls").fetchall()}
     assert "c1" in chats and len(chats) == 2  # the unkeyed trace is a conversation of its own
+
+
+def test_a_runs_own_root_span_is_not_counted_as_missing_a_key(tmp_path: Path) -> None:
+    """`tracesim.run` covers many conversations: it has no key by design."""
+    db = tmp_path / "r.duckdb"
+    with Collector(db, grpc_port=0, http_port=None) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        client.export(
+            trace_request(
+                [
+                    span("tracesim.run", trace_id=new_trace_id()),
+                    span("orphan", trace_id=new_trace_id()),
+                ],
+                resource={"service.name": "tracesim-simulator"},
+                scope="tracesim",
+            )
+        )
+        client.close()
+    with duckdb.connect(str(db), read_only=True) as con:
+        (group,) = inspect_db(con).groups
+    assert (group.spans, group.unkeyed_spans) == (2, 1)
