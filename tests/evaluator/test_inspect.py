@@ -101,7 +101,7 @@ def test_inspect_bad_file_exits_2(tmp_path: Path) -> None:
     not_db = tmp_path / "x.duckdb"
     not_db.write_text("not a database")
     result = CliRunner().invoke(cli, ["inspect", "--db", str(not_db)])
-    assert result.exit_code == 2 and "cannot open" in result.output
+    assert result.exit_code == 2 and "is not a DuckDB file" in result.output
 
 
 def test_evaluate_warns_about_unkeyed_tool_spans(tmp_path: Path) -> None:
