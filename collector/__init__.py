@@ -9,7 +9,14 @@ Imports `schemas` only; never `simulator` or `evaluator`.
 """
 
 from tracesim.collector.collector import Collector, CollectorStats
-from tracesim.collector.errors import Busy, CollectorError, InvalidRequest, StoreLocked, TooLarge
+from tracesim.collector.errors import (
+    Busy,
+    CollectorError,
+    InvalidRequest,
+    NotADuckDBFile,
+    StoreLocked,
+    TooLarge,
+)
 from tracesim.collector.query.query import QueryAnswer
 from tracesim.collector.query.sidecar import read_sidecar, sidecar_path
 from tracesim.collector.query.sql_guard import (
@@ -33,6 +40,7 @@ __all__ = [
     "RedactionRule",
     "Redactor",
     "RefusedQuery",
+    "NotADuckDBFile",
     "StoreLocked",
     "TooLarge",
     "check_read_only",

@@ -31,3 +31,8 @@ class Busy(CollectorError):
 
 class StoreLocked(CollectorError):
     """The DuckDB file is opened read-write by another process."""
+
+
+class NotADuckDBFile(CollectorError):
+    """The store path is an existing file that is not a DuckDB database (DuckDB itself
+    would open a .json or .csv as an in-memory database: acknowledged spans would be lost)."""

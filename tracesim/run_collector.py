@@ -30,7 +30,7 @@ def run_collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, 
         yield None, settings.endpoint or "", headers
         return
     from tracesim.collector.collector import Collector
-    from tracesim.collector.errors import StoreLocked
+    from tracesim.collector.errors import NotADuckDBFile, StoreLocked
 
     collector = Collector(
         db_path, host=settings.host, grpc_port=settings.grpc_port, http_port=settings.http_port
@@ -43,6 +43,8 @@ def run_collector(config: RunConfig, db_path: Path) -> Iterator[tuple[Any, str, 
             "output_dir, or a `tracesim collect`): wait for it to finish, or give this run "
             "its own file (`--output_dir results-2`, or `--db_path other.duckdb`)"
         ) from None
+    except NotADuckDBFile as exc:
+        raise CollectorUnavailable(str(exc)) from None
     except OSError as exc:
         raise CollectorUnavailable(busy_port_message(settings, exc)) from None
     try:

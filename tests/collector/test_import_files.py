@@ -343,7 +343,7 @@ def test_a_db_that_is_not_duckdb_is_refused_clearly(tmp_path: Path) -> None:
     db = _write(tmp_path / "notes.duckdb", "not a database\n")
     result = _import(db, path)
     assert result.exit_code == 2, result.output
-    assert result.output.startswith(f"tracesim import: --db {db}: cannot be opened as a DuckDB")
+    assert result.output.startswith(f"tracesim import: {db} exists and is not a DuckDB file")
     assert "Traceback" not in result.output and db.read_text() == "not a database\n"
 
 

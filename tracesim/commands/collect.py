@@ -175,6 +175,7 @@ def command(
     from tracesim.collector import (
         Collector,
         InvalidRedactionRule,
+        NotADuckDBFile,
         RedactionRule,
         StoreLocked,
         load_redaction_file,
@@ -242,7 +243,7 @@ def command(
                 front = ProtocolFront(host, _public_ports(grpc_port, http_port), {})
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
             collector.start()
-        except StoreLocked as error:  # bad input, as in every command: exit 2
+        except (StoreLocked, NotADuckDBFile) as error:  # bad input, as in every command: exit 2
             raise BadInput(str(error), command="collect") from None
         except OSError as error:  # a port in use, a folder that cannot be written
             collector.shutdown()

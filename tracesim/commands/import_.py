@@ -141,6 +141,7 @@ def command(
         Collector,
         CollectorError,
         InvalidRedactionRule,
+        NotADuckDBFile,
         RedactionRule,
         StoreLocked,
         load_redaction_file,
@@ -178,6 +179,8 @@ def command(
             raise BadInput(
                 f"{error}; stop that process or import into another --db", command="import"
             ) from None
+        except NotADuckDBFile as error:
+            raise BadInput(str(error), command="import") from None
         except (duckdb.Error, OSError) as error:  # not a DuckDB file, a folder not writable
             first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise BadInput(
