@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from tracesim.collector.errors import Busy, InvalidRequest
 from tracesim.collector.ingest import Ingest
@@ -50,6 +50,8 @@ from tracesim.collector.store.store import (
 from tracesim.collector.store.writer import Item, Writer
 
 __all__ = ["Collector", "CollectorStats"]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -473,24 +475,16 @@ class Collector:
             raise Busy("collector is not running")
 
         def run(cursor: Any) -> Any:
-            self.flush()
-            with self._query_memory.watching(cursor) as watched:
-                try:
-                    return arrow_answer(
-                        cursor,
-                        sql,
-                        params,
-                        inputs,
-                        max_bytes=self._query_max_bytes,
-                        timeout=self._query_timeout,
-                    )
-                except InvalidRequest:
-                    if not watched.tripped:
-                        raise
-            limit = self._query_memory.limit / (1 << 20)
-            raise InvalidRequest(
-                f"query stopped: it grew the collector's memory past its query limit "
-                f"({limit:,.0f} MiB); narrow it, or stop the collector"
+            return self._watched(
+                cursor,
+                lambda: arrow_answer(
+                    cursor,
+                    sql,
+                    params,
+                    inputs,
+                    max_bytes=self._query_max_bytes,
+                    timeout=self._query_timeout,
+                ),
             )
 
         return self._queries.submit(run)
@@ -513,18 +507,26 @@ class Collector:
     def _answer(
         self, cursor: Any, sql: str, params: list[Any] | None, endpoint: bool
     ) -> QueryAnswer:
-        """Flush (so the answer sees what was acknowledged), then run the guarded query."""
+        """The guarded query, under the query memory watch."""
+        return self._watched(
+            cursor,
+            lambda: run_query(
+                cursor,
+                sql,
+                params,
+                max_rows=self._query_max_rows if endpoint else None,
+                max_bytes=self._query_max_bytes if endpoint else None,
+                timeout=self._query_timeout,
+            ),
+        )
+
+    def _watched(self, cursor: Any, answer: Callable[[], T]) -> T:
+        """Flush (so the answer sees what was acknowledged), then `answer()` under the query
+        memory watch: a query it stopped is said as such, not as the engine's interrupt."""
         self.flush()
         with self._query_memory.watching(cursor) as watched:
             try:
-                return run_query(
-                    cursor,
-                    sql,
-                    params,
-                    max_rows=self._query_max_rows if endpoint else None,
-                    max_bytes=self._query_max_bytes if endpoint else None,
-                    timeout=self._query_timeout,
-                )
+                return answer()
             except InvalidRequest:
                 if not watched.tripped:
                     raise

@@ -56,6 +56,21 @@ class StoreRoutes:
         self.max_write_bytes = max_write_bytes
 
 
+_HTTP_STATUS: tuple[tuple[type[Exception], int], ...] = (
+    (TooLarge, 413),
+    (InvalidRequest, 400),
+    (Busy, 503),
+)
+"""A refused request's HTTP status, by the error the collector raised (SPEC §9)."""
+
+
+def _error_answer(error: Exception, retry_after: int | float) -> Response:
+    """The answer to a refused request; 503 says when to retry."""
+    status = next(code for kind, code in _HTTP_STATUS if isinstance(error, kind))
+    headers = {"Retry-After": str(retry_after)} if status == 503 else None
+    return _status_json(status, str(error), headers)
+
+
 def _status_json(code: int, message: str, headers: dict[str, str] | None = None) -> Response:
     """An error answer as JSON `{"code", "message"}` (google.rpc.Status shape)."""
     return Response(
@@ -162,12 +177,8 @@ def build_app(
                 body = await _read_body(request, max_request_bytes, claim)
                 export = export_pb if content_type == _PROTOBUF else export_json
                 rejected, message = await run_in_threadpool(export, body)
-            except TooLarge as error:
-                return _status_json(413, str(error))
-            except InvalidRequest as error:
-                return _status_json(400, str(error))
-            except Busy as error:
-                return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+            except (TooLarge, InvalidRequest, Busy) as error:
+                return _error_answer(error, retry_after)
             finally:
                 claim.release()
             answer = response_for(rejected, message)
@@ -193,12 +204,8 @@ def build_app(
             answer = await asyncio.wrap_future(query(document["sql"], params))
         except orjson.JSONDecodeError as error:
             return _status_json(400, f"body is not valid JSON: {error}")
-        except TooLarge as error:
-            return _status_json(413, str(error))
-        except InvalidRequest as error:
-            return _status_json(400, str(error))
-        except Busy as error:
-            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+        except (TooLarge, InvalidRequest, Busy) as error:
+            return _error_answer(error, retry_after)
         finally:
             claim.release()
         payload: dict[str, Any] = {"columns": answer.columns, "rows": answer.rows}
@@ -226,12 +233,8 @@ def build_app(
             return _status_json(404, "this collector does not serve its store")
         try:
             return await handle(request, store_routes)
-        except TooLarge as error:
-            return _status_json(413, str(error))
-        except InvalidRequest as error:
-            return _status_json(400, str(error))
-        except Busy as error:
-            return _status_json(503, str(error), {"Retry-After": str(retry_after)})
+        except (TooLarge, InvalidRequest, Busy) as error:
+            return _error_answer(error, retry_after)
 
     def store_route(handle: Callable[..., Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:

@@ -23,6 +23,7 @@ from tracesim.collector.errors import NotADuckDBFile, StoreLocked
 from tracesim.collector.store.columns import table_of
 from tracesim.collector.store.sql import backfill_sql, session_backfill_sql, upsert_sql
 from tracesim.schemas.ddl import create_all
+from tracesim.schemas.duckdb_file import looks_like_duckdb
 
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",
@@ -215,19 +216,6 @@ def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(path), config=config)
 
 
-def _looks_like_duckdb(path: Path) -> bool:
-    """True for a missing or empty file (DuckDB creates the database) or one with DuckDB's
-    header (`DUCK` at offset 8 of every database file)."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(12)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return True  # let DuckDB say what is wrong with it
-    return not head or head[8:12] == b"DUCK"
-
-
 class Store:
     """Read-write DuckDB connection with batch writes (one transaction each)."""
 
@@ -244,7 +232,7 @@ class Store:
             "checkpoint_threshold": checkpoint_threshold,
             "memory_limit": memory_limit,
         }
-        if not _looks_like_duckdb(self.path):
+        if not looks_like_duckdb(self.path):
             raise NotADuckDBFile(
                 f"{self.path} exists and is not a DuckDB file: give --db a new file name or "
                 "a DuckDB file tracesim wrote (trace files go through `tracesim import`)"

@@ -22,6 +22,7 @@ from tracesim.evaluator.store.duckdb_reads import (
     run_user_query,
     unkeyed_count,
 )
+from tracesim.schemas.duckdb_file import looks_like_duckdb
 
 __all__ = ["DuckDBStore", "FileLocked"]
 
@@ -45,20 +46,6 @@ class FileLocked(StoreError):
         )
 
 
-_MAGIC = b"DUCK"
-"""DuckDB's storage header: these bytes at offset 8 of every database file."""
-
-
-def _looks_like_duckdb(path: Path) -> bool:
-    """True for an empty file (DuckDB makes it a database) or one with DuckDB's header."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(12)
-    except OSError:
-        return True  # let DuckDB say what is wrong with it
-    return not head or head[8:12] == _MAGIC
-
-
 class DuckDBStore(EvalStore):
     """A DuckDB file opened here: read-write to evaluate (no other process may hold it),
     read-only for the reading commands. FileLocked when another process holds it."""
@@ -74,7 +61,7 @@ class DuckDBStore(EvalStore):
                 f"DuckDB file {self.path} does not exist (--db): create one with `tracesim run "
                 "config.yaml` or `tracesim collect --db PATH`"
             )
-        if not _looks_like_duckdb(self.path):  # DuckDB would open a .json/.csv as a view
+        if not looks_like_duckdb(self.path):  # DuckDB would open a .json/.csv as a view
             raise StoreError(
                 f"{self.path} is not a DuckDB file (--db takes a file `tracesim run` or "
                 "`tracesim collect` wrote, a live collector's file, or a clickhouse:// / "
