@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import httpx
 import pytest
-import tracesim.collector.collector as collector_module
+import tracesim.collector.query.serving as serving_module
 from tracesim.collector import Collector
 
 from tests.collector.otlp import span, trace_request
@@ -115,13 +115,13 @@ def test_huge_integers_are_answered(collector: Collector) -> None:
 
 def test_slow_queries_never_delay_ingest(db_path: Path, monkeypatch: Any) -> None:
     release = threading.Event()
-    real_run = collector_module.run_query
+    real_run = serving_module.run_query
 
     def blocked(*args: Any, **kwargs: Any) -> Any:
         release.wait(60)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(collector_module, "run_query", blocked)
+    monkeypatch.setattr(serving_module, "run_query", blocked)
     with Collector(db_path, grpc_port=None, http_port=0) as running:
         base = running.http_endpoint
         answers: list[int] = []
