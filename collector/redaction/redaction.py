@@ -126,7 +126,6 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
         try:
             for part in parts:
                 part.regex  # noqa: B018 - compiled now, so a missing engine fails at start-up
-                part.skip  # noqa: B018
         except LinearRegexError as error:
             raise InvalidRedactionRule(f"{where}: {error}") from None
         rank = 1 + list(PRESETS).index(rule.preset)
