@@ -22,14 +22,14 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ("google-genai-otel-events", "screening"): "no call in the recording (see tool_calls)",
     # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
     ("litellm-otel", "tool_calls"): (
-        "no call at all: the request is only in legacy gen_ai.completion.0.function_call."
-        "{name,arguments} (no id) and in the raw_gen_ai_request child's llm.openai.choices "
-        "(Python repr); gen_ai.output.messages has empty parts; results only in the next "
-        "request's messages"
+        "the calls are found (legacy gen_ai.completion.0.function_call, no id), but each "
+        "litellm.completion is a trace of its own with no conversation key: the answers are "
+        "only in the NEXT trace's gen_ai.input.messages (and the ids only in the "
+        "raw_gen_ai_request child's llm.openai.choices, a Python repr): no call gets its "
+        "result; unkeyed traces are not linked by their message history"
     ),
-    ("litellm-otel", "screening"): "no call found from the spans (see tool_calls)",
     ("litellm-otel", "explained"): (
-        "6 results without a call (the next requests' tool messages): the calls they answer "
-        "are not read (see tool_calls)"
+        "6 results without a call: each trace's input answers calls made in earlier traces "
+        "(see tool_calls)"
     ),
 }
