@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
+from tracesim.evaluator.load.arrow_setup import skip_pandas
 from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ConversationData
 from tracesim.evaluator.output.output import (
@@ -202,6 +203,7 @@ _worker: dict[str, Any] = {}
 
 def init_worker(config: EvalConfig, not_run: Sequence[MetricResult]) -> None:
     """Set up a worker process for `evaluate_in_worker` (a `ChunkPool` initializer)."""
+    skip_pandas()
     _worker.update(config=config, not_run=not_run, parsed={})
 
 
