@@ -30,6 +30,7 @@ from tracesim.evaluator.output.output import (
     SCORES_SCHEMA,
     ScoreColumns,
     ToolCallColumns,
+    evaluation_columns,
     traced_turns_table,
 )
 from tracesim.evaluator.output.results_file import encode_entry
@@ -93,8 +94,7 @@ class ScoreTable(ScoreColumns):
     def table(self, eval_id: str, created_at: datetime) -> pa.Table:
         n = self._table.num_rows
         columns = {name: self._table.column(name) for name in self._table.column_names}
-        columns["eval_id"] = pa.array([eval_id] * n, pa.string())
-        columns["created_at"] = pa.array([created_at] * n, SCORES_SCHEMA.field("created_at").type)
+        columns.update(evaluation_columns(eval_id, created_at, n))
         return pa.Table.from_arrays(
             [columns[name] for name in SCORES_SCHEMA.names], schema=SCORES_SCHEMA
         )
