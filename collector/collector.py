@@ -177,10 +177,11 @@ class Collector(QueryServing):
         if self.redactor:  # the same pseudonyms for this database across restarts and runs
             self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
         router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
-        waiting, complete = self._store.waiting_traces(self._router_capacity)
-        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
+        limit, budget = self._router_capacity, self._router_max_bytes  # read no more
+        waiting, complete = self._store.waiting_traces(limit, budget)
+        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(limit, budget)
         router.preload(
-            self._store.known_turns(self._router_capacity),
+            self._store.known_turns(limit, budget),
             waiting,
             waiting_complete=complete,
             sessions=sessions,
