@@ -62,6 +62,5 @@ def insert_sql(table: str, names: tuple[str, ...], source: str) -> str:
     (the store appends ON CONFLICT DO NOTHING when a key is stored already)."""
     columns = ", ".join(names)
     return (
-        f"INSERT INTO {table} ({columns}, received_at) SELECT {columns}, ?::TIMESTAMP "
-        f"FROM {source}"
+        f"INSERT INTO {table} ({columns}, received_at) SELECT {columns}, ?::TIMESTAMP FROM {source}"
     )
