@@ -262,10 +262,11 @@ class Collector(QueryServing):
         (at start, and for a new decoder process)."""
         assert self._store is not None
         router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
-        waiting, complete = self._store.waiting_traces(self._router_capacity)
-        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(self._router_capacity)
+        limit, budget = self._router_capacity, self._router_max_bytes  # read no more
+        waiting, complete = self._store.waiting_traces(limit, budget)
+        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(limit, budget)
         router.preload(
-            self._store.known_turns(self._router_capacity),
+            self._store.known_turns(limit, budget),
             waiting,
             waiting_complete=complete,
             sessions=sessions,
