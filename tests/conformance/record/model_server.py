@@ -21,9 +21,11 @@ from provider_apis import (
     anthropic_events,
     anthropic_message,
     bedrock_converse,
+    cohere_chat,
     gemini_chunks,
     gemini_response,
     offered_tool_names,
+    ollama_chat,
     provider_tool_results,
 )
 
@@ -143,9 +145,8 @@ class ModelServer:
                 if path.endswith("/responses"):
                     self._responses(body, step, usage)
                 elif (
-                    path.endswith("/messages")
+                    path.endswith(("/messages", "/converse", "/v2/chat", "/api/chat"))
                     or ":" in path.rsplit("/", 1)[-1]
-                    or (path.endswith("/converse"))
                 ):
                     self._provider(path, body, step, usage)
                 else:
@@ -154,7 +155,8 @@ class ModelServer:
             def _provider(
                 self, path: str, body: dict[str, Any], step: int, usage: dict[str, int]
             ) -> None:
-                """Anthropic Messages, Gemini generateContent, Bedrock Converse."""
+                """Anthropic Messages, Gemini generateContent, Bedrock Converse, Cohere v2 chat,
+                Ollama chat."""
                 steps, final = _script(body, server.scripts)
                 call = None
                 if step < len(steps):
@@ -168,6 +170,15 @@ class ModelServer:
                         self._send(200, anthropic_message(model, call, final, usage))
                 elif path.endswith("/converse"):
                     self._send(200, bedrock_converse(call, final, usage))
+                elif path.endswith("/v2/chat"):
+                    self._send(200, cohere_chat(model, call, final, usage))
+                elif path.endswith("/api/chat"):
+                    # the Ollama API streams unless asked not to
+                    lines = ollama_chat(model, call, final, usage, stream=body.get("stream", True))
+                    if len(lines) == 1:
+                        self._send(200, lines[0])
+                    else:
+                        self._ndjson(lines)
                 elif path.endswith(":streamGenerateContent"):
                     self._sse(gemini_chunks(model, call, final, usage), done=False)
                 else:
@@ -177,6 +188,14 @@ class ModelServer:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _ndjson(self, lines: list[dict[str, Any]]) -> None:
+                data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+                self.send_response(200)
+                self.send_header("content-type", "application/x-ndjson")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
