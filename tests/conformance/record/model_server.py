@@ -87,13 +87,15 @@ def _offered_name(body: dict[str, Any], name: str) -> str:
     return qualified[0] if len(qualified) == 1 else name
 
 
-def _offers_final_answer(body: dict[str, Any]) -> bool:
-    """True when the agent ends its run by calling a `final_answer` tool (smolagents)."""
+def _final_answer_key(body: dict[str, Any]) -> str | None:
+    """The argument name of the `final_answer` tool when the agent ends its run by calling
+    one (smolagents: `answer`, BeeAI: `response`), else None."""
     for tool in body.get("tools") or []:
         function = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(function, dict) and function.get("name") == "final_answer":
-            return True
-    return False
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            return next(iter(properties), "answer")
+    return None
 
 
 def _script(
@@ -222,8 +224,9 @@ class ModelServer:
                     "total_tokens": usage["prompt"] + usage["completion"],
                 }
                 script, final = _script(body, server.scripts)
-                if _offers_final_answer(body):
-                    script = [*script, ("call_final", "final_answer", {"answer": final})]
+                final_key = _final_answer_key(body)
+                if final_key is not None:
+                    script = [*script, ("call_final", "final_answer", {final_key: final})]
                 if step < len(script):
                     call_id, name, args = script[step]
                     name = _offered_name(body, name)
@@ -285,6 +288,9 @@ class ModelServer:
                 ]
                 if (body.get("stream_options") or {}).get("include_usage"):
                     chunks.append((None, {**base, "choices": [], "usage": u}))
+                elif "mistral" in (self.headers.get("user-agent") or "").lower():
+                    # the Mistral API always puts the usage on the chunk that finishes
+                    chunks[-1][1]["usage"] = u
                 self._sse(chunks, done=True)
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:

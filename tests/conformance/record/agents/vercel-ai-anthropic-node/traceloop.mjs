@@ -3,7 +3,9 @@
 // association property; TSREC_STREAM=1 streams the replies. The failure goes back as a
 // tool_result with is_error.
 import * as traceloop from "@traceloop/node-server-sdk";
-import Anthropic from "@anthropic-ai/sdk";
+import * as anthropicModule from "@anthropic-ai/sdk";
+
+const Anthropic = anthropicModule.default;
 
 traceloop.initialize({
   appName: process.env.TSREC_VARIANT,
@@ -11,7 +13,8 @@ traceloop.initialize({
   apiKey: "unused",
   disableBatch: false,
   silenceInitializationMessage: true,
-  instrumentModules: { anthropic: Anthropic },
+  // the instrumentation patches the module namespace (module.Anthropic.Messages)
+  instrumentModules: { anthropic: anthropicModule },
 });
 
 const SCHEMAS = {
