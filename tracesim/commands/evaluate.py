@@ -271,6 +271,12 @@ def production_selection(
     default=None,
     help="Judge budget in USD: once spent, the remaining judges are not run (checks go on).",
 )
+@click.option(
+    "--allow-in-progress",
+    is_flag=True,
+    help="Evaluate a file a `tracesim run` is still writing: grade its finished "
+    "conversations, count the unfinished ones as not graded (default: refuse, exit 3).",
+)
 def command(
     config_file: Path | None,
     db_path: Any,
@@ -286,6 +292,7 @@ def command(
     seed: int,
     include_evaluated: bool,
     max_judge_cost: float | None,
+    allow_in_progress: bool,
 ) -> None:
     """Re-evaluate what a DuckDB file holds, without re-running the agent.
 
@@ -293,6 +300,7 @@ def command(
     that config's run wrote, with its evaluation settings.
     """
     from tracesim.console import make_console, plain
+    from tracesim.evaluate_in_progress import InProgressRefused, in_progress_selection
     from tracesim.evaluate_step import evaluate_and_report
     from tracesim.evaluator.scoring.gates import EvalConfigError, ExitCode
     from tracesim.evaluator.store import StoreError, open_store
@@ -330,6 +338,15 @@ def command(
                 all_runs = True  # a production selection spans every run (and none)
             run_id, what = choose_run(store, run_id, all_runs=all_runs)
             console.print(plain(what))
+            try:
+                select, notes = in_progress_selection(
+                    store, run_id, select, allow=allow_in_progress
+                )
+            except InProgressRefused as exc:
+                _fail(str(exc), ExitCode.INCOMPLETE)
+                return
+            for note in notes:
+                console.print(plain(note))
             outcome = evaluate_and_report(
                 store,
                 config=config,
