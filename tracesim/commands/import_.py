@@ -175,9 +175,12 @@ def command(
     try:
         try:
             collector.start()
-        except StoreLocked as error:
+        except StoreLocked:  # the collector's own message says its fix: one line, once
             raise BadInput(
-                f"{error}; stop that process or import into another --db", command="import"
+                f"--db {db_path} is open in another process (a running `tracesim collect` or "
+                "`tracesim run` writes it): stop that process and import again, or import "
+                "into another --db",
+                command="import",
             ) from None
         except NotADuckDBFile as error:
             raise BadInput(str(error), command="import") from None
