@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.db_option import db_option
 
 __all__ = ["command"]
 
@@ -19,14 +19,7 @@ __all__ = ["command"]
 @click.command(name="compare")
 @click.option("--baseline", "baseline_ref", required=True, help="Eval id, run id or `latest`.")
 @click.option("--candidate", "candidate_ref", required=True, help="Eval id, run id or `latest`.")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help="The store of both sides: a DuckDB file, clickhouse://... or chdb://DIR.",
-)
+@db_option("read", extra_help="The store of both sides (--baseline-db / --candidate-db for two).")
 @click.option("--baseline-db", default=None, help="The baseline's store (default: --db).")
 @click.option("--candidate-db", default=None, help="The candidate's store (default: --db).")
 @click.option(

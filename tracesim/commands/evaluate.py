@@ -22,7 +22,8 @@ from typing import Any
 
 import click
 
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
+from tracesim.db_option import db_option
+from tracesim.paths import outputs_dir
 
 __all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
 
@@ -197,18 +198,7 @@ def production_selection(
 
 @click.command("evaluate")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}); when not given, the one "
-        "CONFIG_FILE's run wrote. Or the OTel Collector ClickHouse exporter's database: "
-        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
-    ),
-)
+@db_option("evaluate", extra_help="When not given, the one CONFIG_FILE's run wrote.")
 @click.option(
     "--config",
     "config_path",

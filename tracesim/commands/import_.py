@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+from tracesim.db_option import db_option
+from tracesim.paths import PathProblem, check_writable_file
 
 __all__ = ["command", "summarise"]
 
@@ -96,15 +97,7 @@ def summarise(db_path: str, trace_ids: set[str]) -> tuple[int, int]:
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    type=click.Path(dir_okay=False),
-    help=f"DuckDB file to write (env {DB_ENV}); created if missing, added to if not.",
-)
+@db_option("write")
 @click.option(
     "--redact",
     "presets",
