@@ -229,3 +229,23 @@ def test_a_folder_to_write_into_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["collect", "--db", str(tmp_path)])
     assert result.exit_code == 2
     assert "is a folder: give a file path such as" in result.output
+
+
+def test_evaluate_config_with_its_own_db_path_writes_where_the_config_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tracesim evaluate config.yaml` on a config with `db_path`: the results go to its
+    `output_dir`, where `tracesim run` put its own, not beside the file."""
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    build_db(project / "data" / "custom.duckdb")
+    (project / "config.yaml").write_text(
+        "output_dir: out\ndb_path: data/custom.duckdb\nevaluation: {metrics: []}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACESIM_DB", raising=False)
+    result = CliRunner().invoke(cli, ["evaluate", "project/config.yaml", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (project / "out" / "results.json").is_file()
+    assert (project / "out" / "report.html").is_file()
+    assert not (project / "data" / "custom_results").exists()
