@@ -12,6 +12,7 @@ import click
 
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
+from tracesim.schemas.eval_config import BOOTSTRAP_SEED
 
 __all__ = ["command"]
 
@@ -44,6 +45,13 @@ __all__ = ["command"]
     show_default=True,
     help="holm: Holm-Bonferroni over the scenarios (alpha bounds any false verdict of all).",
 )
+@click.option(
+    "--seed",
+    type=int,
+    default=BOOTSTRAP_SEED,
+    show_default=True,
+    help="Seed of the metric changes' bootstrap intervals (as `evaluation.seed`).",
+)
 def command(
     baseline_ref: str,
     candidate_ref: str,
@@ -54,6 +62,7 @@ def command(
     fail_on_regression: bool,
     alpha: float,
     correction: str,
+    seed: int,
 ) -> None:
     """Compare two evaluations scenario by scenario (Fisher's exact test on the pass counts,
     two-sided) and metric by metric (paired mean change with a bootstrap interval).
@@ -87,6 +96,7 @@ def command(
         candidate,
         alpha=alpha,
         correction="holm" if correction == "holm" else "none",
+        seed=seed,
     ).model_dump(mode="json")
     if fmt == "json":
         click.echo(comparison_json(comparison), nl=False)
