@@ -59,9 +59,7 @@ class TRACESIM:
     UNSTUBBED_CALLS = "tracesim.tool_stubs.unstubbed"  # JSON list of calls no stub matched
     # conversation record (on tracesim.conversation spans)
     CONVERSATION_INDEX = "tracesim.conversation.index"
-    CONVERSATION_STATUS = (
-        "tracesim.conversation.status"  # completed | max_turns | error | interrupted
-    )
+    CONVERSATION_STATUS = "tracesim.conversation.status"  # completed | max_turns | error | interrupted
     NUM_TURNS = "tracesim.conversation.num_turns"
     SCENARIO = "tracesim.scenario"  # JSON of the scenario (goal, knowledge, assertions)
     # run record (on tracesim.run spans)
