@@ -126,7 +126,6 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
         try:
             for part in parts:
                 part.regex  # noqa: B018 - compiled now, so a missing engine fails at start-up
-                part.skip  # noqa: B018
         except LinearRegexError as error:
             raise InvalidRedactionRule(f"{where}: {error}") from None
         rank = 1 + list(PRESETS).index(rule.preset)
@@ -162,9 +161,12 @@ class _Plan:
     Text is screened first by one character class (every preset match holds a digit or an @),
     then by the rules' regexes, so plain text costs one fast scan."""
 
-    __slots__ = ("hint", "pseudonym", "rules", "whole")
+    __slots__ = ("hint", "pseudonym", "renamed", "rules", "whole")
 
     def __init__(self, rules: tuple[_Compiled, ...], pseudonym: Pseudonyms | None = None) -> None:
+        self.renamed: str | None = None
+        """The attribute's name redacted by the pattern rules, when they change it (a secret
+        in a key: `{"alice@example.com": 3}`); set by `_ScopeRedactor._plan`."""
         self.pseudonym = pseudonym
         """Set for a conversation id: a changed value becomes its pseudonym, whole."""
         self.whole = rules[0].replacement if rules[0].parts is None else None
@@ -207,6 +209,9 @@ class _ScopeRedactor:
             matching = tuple(rule for rule in self._rules if rule.names.match(name))
         pseudonym = self._pseudonyms if name in PSEUDONYMISED_ATTRIBUTES else None
         plan = _Plan(matching, pseudonym) if matching else None
+        if plan is not None and plan.rules and pseudonym is None:
+            renamed = _text(plan, name)
+            plan.renamed = None if renamed is name else renamed
         if len(self._plans) >= _CACHE_LIMIT or self._plan_bytes > _CACHE_BYTES:
             self._plans.clear()
             self._plan_bytes = 0
@@ -232,19 +237,31 @@ class _ScopeRedactor:
         return plan
 
     def attributes(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """`attrs` with rules applied: the same dict when nothing changed, else a copy."""
+        """`attrs` with rules applied, names included: the same dict when nothing changed,
+        else a copy (in the same order)."""
         out: dict[str, Any] | None = None
+        renamed = False
         plan_for = self._plan
         for name, value in attrs.items():
             plan = plan_for(name)
             if plan is None:
                 continue
             new = _apply(plan, value)
+            renamed = renamed or plan.renamed is not None
             if new is not _UNCHANGED:
                 if out is None:
                     out = dict(attrs)
                 out[name] = new
+        if renamed:
+            items = (out or attrs).items()
+            names = unique_names([self._renamed(name) for name, _value in items])
+            out = dict(zip(names, (value for _name, value in items), strict=True))
         return attrs if out is None else out
+
+    def _renamed(self, name: str) -> str:
+        """`name` redacted (its plan is cached: this is a dict lookup)."""
+        plan = self._plan(name)
+        return name if plan is None or plan.renamed is None else plan.renamed
 
     def value(self, name: str, value: Any) -> Any:
         """One value under attribute name `name`, redacted."""
@@ -253,6 +270,21 @@ class _ScopeRedactor:
             return value
         new = _apply(plan, value)
         return value if new is _UNCHANGED else new
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` with repeats made distinct (`[REDACTED]`, `[REDACTED]#2`, ...): two keys
+    redacted to the same text keep both values."""
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        unique, count = name, 1
+        while unique in seen:
+            count += 1
+            unique = f"{name}#{count}"
+        seen.add(unique)
+        out.append(unique)
+    return out
 
 
 def _apply(plan: _Plan, value: Any) -> Any:

@@ -1,7 +1,7 @@
 """Built-in redaction presets: regexes for common personal data, selectable by name.
 
 Each preset is one or more linear-time patterns (`linear_regex.Part`: RE2, with the
-edges a look-behind or look-ahead would check done on the bytes around a match) plus
+edges a look-behind or look-ahead would check matched around the match) plus
 an optional check of every match (the credit-card preset keeps only Luhn-valid
 numbers, so order ids and timestamps survive). Presets over-redact rather than leak: a
 phone pattern also hides a long grouped number that is not a phone. Pure; compiled
@@ -10,27 +10,26 @@ once at import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracesim.collector.redaction.linear_regex import Part, char_at
+from tracesim.collector.redaction.linear_regex import Part
 
 __all__ = ["PRESETS", "Preset", "luhn_valid"]
 
 
 def luhn_valid(text: str) -> bool:
     """True when the digits of `text` (separators ignored) pass the Luhn checksum."""
-    digits = [ord(char) - 48 for char in text if "0" <= char <= "9"]
+    digits = text.encode("ascii", "ignore").translate(None, _NOT_DIGITS)
     if not 13 <= len(digits) <= 19:
         return False
-    total = 0
-    for index, digit in enumerate(reversed(digits)):
-        if index % 2:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
+    total = sum(digits[-1::-2]) - 48 * len(digits[-1::-2])
+    total += sum(map(_DOUBLED.__getitem__, digits[-2::-2]))
     return total % 10 == 0
+
+
+_NOT_DIGITS = bytes(byte for byte in range(256) if not 48 <= byte <= 57)
+_DOUBLED = {48 + digit: (2 * digit) % 9 if digit != 9 else 9 for digit in range(10)}
+"""A digit's byte -> its Luhn contribution when doubled (digits of 2d summed)."""
 
 
 @dataclass(frozen=True)
@@ -44,44 +43,15 @@ class Preset:
     hint: str = r"\d"
 
 
-def _digit(char: str) -> bool:
-    """\\d: a decimal digit (any script, as Python's `re`)."""
-    return char.isdecimal()
+_NO_DIGIT_NEXT = r"$|\D"
+r"""(?!\d): what may follow a match that must not run on into a digit."""
+_NO_WORD_NEXT = r"$|\W"
+r"""(?!\w)"""
 
 
-def _word(char: str) -> bool:
-    """\\w: a letter or digit of any script, or _."""
-    return char.isalnum() or char == "_"
-
-
-def _digit_or(extra: str) -> Callable[[str], bool]:
-    """(?<![\\d<extra>]): the character before may be neither a digit nor one of `extra`."""
-    return lambda char: char.isdecimal() or (char != "" and char in extra)
-
-
-def _word_or_plus(char: str) -> bool:
-    """(?<![\\w+])"""
-    return _word(char) or char == "+"
-
-
-def _digit_after(data: bytes, end: int) -> bool:
-    """(?!\\d) fails"""
-    return _digit(char_at(data, end))
-
-
-def _word_after(data: bytes, end: int) -> bool:
-    """(?!\\w) fails"""
-    return _word(char_at(data, end))
-
-
-def _digit_maybe_after(separator: str) -> Callable[[bytes, int], bool]:
-    """(?![\\d<separator>]?\\d) fails: a digit next, or the separator and a digit."""
-
-    def after(data: bytes, end: int) -> bool:
-        char = char_at(data, end)
-        return _digit(char) or (char == separator and _digit(char_at(data, end + 1)))
-
-    return after
+def _no_digit_next_even_after(separator: str) -> str:
+    r"""(?![\d<separator>]?\d): neither a digit next, nor the separator and a digit."""
+    return rf"$|[^\d{separator}]|{separator}(?:$|\D)"
 
 
 def _ssn_valid(text: str) -> bool:
@@ -102,10 +72,9 @@ PRESETS: dict[str, Preset] = {
             (
                 Part.of(
                     r"\d(?:[ -]?\d){12,18}",
-                    before=_digit_or("."),
-                    after=_digit_maybe_after("."),
+                    before=r"\d.",
+                    after=_no_digit_next_even_after(r"\."),
                     check=luhn_valid,
-                    before_run=r"[\d.]",
                 ),
             ),
             "13-19 digit card numbers (spaces or dashes allowed) passing the Luhn check",
@@ -115,9 +84,8 @@ PRESETS: dict[str, Preset] = {
             (
                 Part.of(
                     r"\d{3}-\d{2}-\d{4}",
-                    before=_digit_or("-"),
-                    after=_digit_maybe_after("-"),
-                    before_run=r"[\d-]",
+                    before=r"\d\-",
+                    after=_no_digit_next_even_after(r"\-"),
                     check=_ssn_valid,
                 ),
             ),
@@ -134,15 +102,13 @@ PRESETS: dict[str, Preset] = {
             (
                 Part.of(
                     r"\+\d{7,15}",
-                    before=_word_or_plus,
-                    after=_digit_after,
-                    before_run=r"[\w+]",
+                    before=r"\w+",
+                    after=_NO_DIGIT_NEXT,
                 ),
                 Part.of(
                     r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?|\d{2,4}[ .-])\d{2,4}[ .-]?\d{3,4}",
-                    before=_word_or_plus,
-                    after=_word_after,
-                    before_run=r"[\w+]",
+                    before=r"\w+",
+                    after=_NO_WORD_NEXT,
                 ),
             ),
             "phone numbers: +E.164, or grouped digits like (555) 123-4567 / 020 7946 0958",
@@ -152,9 +118,8 @@ PRESETS: dict[str, Preset] = {
             (
                 Part.of(
                     rf"{_OCTET}(?:\.{_OCTET}){{3}}",
-                    before=_digit_or("."),
-                    after=_digit_maybe_after("."),
-                    before_run=r"[\d.]",
+                    before=r"\d.",
+                    after=_no_digit_next_even_after(r"\."),
                 ),
             ),
             "IPv4 addresses",

@@ -1,7 +1,7 @@
 """Redaction of whole OTLP requests (protobuf messages, in place), before they are spooled.
 
 Every text a request carries is covered (SPEC §9): resource, scope, span, event,
-link and log attributes (`spans` rules cover span and link attributes, `events`
+link and log attributes, their names included (`spans` rules cover span and link attributes, `events`
 event attributes, `logs` log attributes and bodies, `resources` resource and
 scope attributes) at any depth of arrays and maps, bytes values (matched as
 UTF-8 text; a hit turns the value into the redacted text), and the texts that
@@ -31,6 +31,7 @@ from tracesim.collector.redaction.redaction import (
     _Plan,
     _ScopeRedactor,
     _text,
+    unique_names,
 )
 from tracesim.collector.routing.hot_fields import CONTENT_ATTRIBUTES, hot_fields
 from tracesim.schemas.conventions import GENAI
@@ -100,11 +101,14 @@ def _attributes(scope: _ScopeRedactor | None, key_values: Any) -> bool:
     """Redact repeated KeyValue in place; True when one changed."""
     if scope is None:
         return False
-    changed = False
+    changed = renamed = False
     for kv in key_values:
         plan = scope._plan(kv.key)
         if plan is None:
             continue
+        if plan.renamed is not None:  # a secret in the name itself
+            kv.key = plan.renamed
+            changed = renamed = True
         if plan.pseudonym is None:
             changed = _value(plan, kv.value) or changed
             continue
@@ -113,6 +117,11 @@ def _attributes(scope: _ScopeRedactor | None, key_values: Any) -> bool:
             kv.value.Clear()
             kv.value.string_value = token
             changed = True
+    if renamed:
+        names = unique_names([kv.key for kv in key_values])
+        for kv, name in zip(key_values, names, strict=True):
+            if kv.key != name:
+                kv.key = name
     return changed
 
 

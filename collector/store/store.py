@@ -21,7 +21,13 @@ from tracesim.collector.decode.decode import SPAN_FIELDS, SpanBatch
 from tracesim.collector.decode.decode_logs import LOG_FIELDS, LogBatch
 from tracesim.collector.errors import NotADuckDBFile, StoreLocked
 from tracesim.collector.store.columns import table_of
-from tracesim.collector.store.sql import backfill_sql, session_backfill_sql, upsert_sql
+from tracesim.collector.store.preload_budget import budget_parameters, charge, within_budget
+from tracesim.collector.store.sql import (
+    backfill_sql,
+    insert_sql,
+    session_backfill_sql,
+    upsert_sql,
+)
 from tracesim.schemas.ddl import create_all
 from tracesim.schemas.duckdb_file import looks_like_duckdb
 
@@ -247,16 +253,8 @@ class Store:
                 ) from None
             raise
         create_all(self.con)
-        span_names = ", ".join(SPAN_FIELDS)
-        self._insert_spans = (
-            f"INSERT INTO spans ({span_names}, received_at) SELECT {span_names}, "
-            "?::TIMESTAMP FROM batch_spans ON CONFLICT DO NOTHING"
-        )
-        log_names = ", ".join(LOG_FIELDS)
-        self._insert_logs = (
-            f"INSERT INTO logs ({log_names}, received_at) SELECT {log_names}, "
-            "?::TIMESTAMP FROM batch_logs ON CONFLICT DO NOTHING"
-        )
+        self._insert_spans = insert_sql("spans", SPAN_FIELDS, "batch_spans")
+        self._insert_logs = insert_sql("logs", LOG_FIELDS, "batch_logs")
         self._upsert_turns = upsert_sql(
             "turns", _TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
         )
@@ -271,55 +269,105 @@ class Store:
         ).fetchone()
         return int(row[0]) if row else 0
 
-    def known_turns(self, limit: int) -> list[tuple[str, str, int]]:
-        """(trace_id, chat_id, turn_id) of stored turns, oldest first, at most `limit`."""
+    def known_turns(self, limit: int, max_bytes: int | None = None) -> list[tuple[str, str, int]]:
+        """(trace_id, chat_id, turn_id) of stored turns, oldest first: the newest `limit`
+        whose router entries fit in `max_bytes` (chat ids are read for those rows only)."""
+        newest = within_budget(
+            f"SELECT rowid AS row, start_time, {charge('trace_id', 'chat_id')} AS cost "
+            "FROM turns WHERE trace_id IS NOT NULL",
+            "start_time DESC NULLS LAST, row DESC",
+        )
+        parameters = budget_parameters(limit, max_bytes)
         return self.con.execute(
-            "SELECT trace_id, chat_id, turn_id FROM (SELECT * FROM turns WHERE trace_id IS NOT "
-            "NULL ORDER BY start_time DESC NULLS LAST LIMIT ?) ORDER BY start_time NULLS FIRST",
-            [limit],
+            f"WITH kept AS ({newest}) SELECT trace_id, chat_id, turn_id FROM turns "
+            "JOIN kept ON turns.rowid = kept.row WHERE kept.charged <= ? "
+            "ORDER BY turns.start_time NULLS FIRST, turns.rowid LIMIT ?",
+            [*parameters, parameters[0], limit],
         ).fetchall()
 
-    def waiting_traces(self, limit: int) -> tuple[list[str], bool]:
-        """Traces with stored spans or logs lacking a turn (up to `limit`), and whether that is all."""
-        rows = self.con.execute(
+    def waiting_traces(self, limit: int, max_bytes: int | None = None) -> tuple[list[str], bool]:
+        """Traces with stored spans or logs lacking a turn (up to `limit`, within
+        `max_bytes` as the router charges them), and whether that is all."""
+        return self._traces_within(
             "SELECT DISTINCT trace_id FROM spans WHERE turn_id IS NULL UNION "
-            "SELECT DISTINCT trace_id FROM logs WHERE turn_id IS NULL AND trace_id IS NOT NULL "
-            "LIMIT ?",
-            [limit + 1],
-        ).fetchall()
-        return [row[0] for row in rows[:limit]], len(rows) <= limit
+            "SELECT DISTINCT trace_id FROM logs WHERE turn_id IS NULL AND trace_id IS NOT NULL",
+            limit,
+            max_bytes,
+        )
 
-    def trace_sessions(self, limit: int) -> tuple[list[tuple[str, str]], list[str], bool]:
+    def trace_sessions(
+        self, limit: int, max_bytes: int | None = None
+    ) -> tuple[list[tuple[str, str]], list[str], bool]:
         """After a restart: (trace_id, chat_id) of traces keyed without a turn (rule 4), the
-        traces with rows lacking any chat (up to `limit` each), and whether that is all."""
+        traces with rows lacking any chat (up to `limit` each, within `max_bytes` each as
+        the router charges them), and whether that is all."""
+        newest = within_budget(
+            f"SELECT trace_id, max(start_time) AS start_time, "
+            f"{charge('trace_id', 'min(chat_id)')} AS cost FROM spans "
+            "WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY trace_id",
+            "start_time DESC NULLS LAST, trace_id",
+        )
+        parameters = budget_parameters(limit, max_bytes)
         sessions = self.con.execute(
-            "SELECT trace_id, min(chat_id) FROM spans WHERE chat_id IS NOT NULL AND "
-            "turn_id IS NULL GROUP BY trace_id ORDER BY max(start_time) DESC NULLS LAST LIMIT ?",
-            [limit],
+            f"WITH kept AS ({newest}), chosen AS (SELECT trace_id, start_time FROM kept "
+            "WHERE charged <= ? ORDER BY start_time DESC NULLS LAST, trace_id LIMIT ?) "
+            "SELECT spans.trace_id, min(spans.chat_id) FROM spans JOIN chosen "
+            "ON spans.trace_id = chosen.trace_id WHERE spans.chat_id IS NOT NULL AND "
+            "spans.turn_id IS NULL GROUP BY spans.trace_id "
+            "ORDER BY any_value(chosen.start_time) DESC NULLS LAST, spans.trace_id",
+            [*parameters, parameters[0], limit],
         ).fetchall()
-        rows = self.con.execute(
+        unkeyed, complete = self._traces_within(
             "SELECT DISTINCT trace_id FROM spans WHERE chat_id IS NULL UNION "
-            "SELECT DISTINCT trace_id FROM logs WHERE chat_id IS NULL AND trace_id IS NOT NULL "
-            "LIMIT ?",
-            [limit + 1],
+            "SELECT DISTINCT trace_id FROM logs WHERE chat_id IS NULL AND trace_id IS NOT NULL",
+            limit,
+            max_bytes,
+        )
+        return [tuple(r) for r in sessions], unkeyed, complete
+
+    def _traces_within(
+        self, traces: str, limit: int, max_bytes: int | None
+    ) -> tuple[list[str], bool]:
+        """The trace ids `traces` selects that fit the budget, and whether that is all."""
+        parameters = budget_parameters(limit, max_bytes)
+        rows = self.con.execute(
+            within_budget(
+                f"SELECT trace_id, {charge('trace_id')} AS cost FROM ({traces})", "trace_id"
+            ),
+            parameters,
         ).fetchall()
-        return [tuple(r) for r in sessions], [r[0] for r in rows[:limit]], len(rows) <= limit
+        fits = [row[0] for row in rows[:limit] if row[2] <= parameters[0]]
+        return fits, len(fits) == len(rows)
 
     def write(self, batch: PreparedBatch, seq: int) -> tuple[int, int]:
         """Store one prepared batch and the spool position in one transaction; returns rows
-        inserted (spans, logs). Releases the GIL for most of its time (DuckDB)."""
+        inserted (spans, logs). Releases the GIL for most of its time (DuckDB).
+
+        Spans and logs go in with a plain INSERT (the batch holds each key once); only when
+        one is already stored (a resent request: a constraint error) is the transaction
+        run again skipping stored keys. The conflict check costs ~3 µs a span otherwise."""
         now = datetime.now(timezone.utc).replace(tzinfo=None)
+        try:
+            return self._write(batch, seq, now, conflicts=False)
+        except duckdb.ConstraintException:
+            return self._write(batch, seq, now, conflicts=True)
+
+    def _write(
+        self, batch: PreparedBatch, seq: int, now: datetime, *, conflicts: bool
+    ) -> tuple[int, int]:
+        """One transaction of `write`; `conflicts`: skip rows whose key is stored already."""
         con = self.con
         stored_spans = stored_logs = 0
+        skip = " ON CONFLICT DO NOTHING" if conflicts else ""
         con.begin()
         try:
             if batch.spans is not None:
                 con.register("batch_spans", batch.spans)
-                stored_spans = con.execute(self._insert_spans, [now]).fetchone()[0]
+                stored_spans = con.execute(self._insert_spans + skip, [now]).fetchone()[0]
                 con.unregister("batch_spans")
             if batch.logs is not None:
                 con.register("batch_logs", batch.logs)
-                stored_logs = con.execute(self._insert_logs, [now]).fetchone()[0]
+                stored_logs = con.execute(self._insert_logs + skip, [now]).fetchone()[0]
                 con.unregister("batch_logs")
             if batch.turns is not None:
                 self._run_with(batch.turns, "batch_turns", self._upsert_turns)
@@ -343,6 +391,11 @@ class Store:
             con.commit()
         except BaseException:
             con.rollback()
+            for name in ("batch_spans", "batch_logs"):  # left registered by a failed INSERT
+                try:
+                    con.unregister(name)
+                except duckdb.Error:
+                    pass
             raise
         return stored_spans, stored_logs
 

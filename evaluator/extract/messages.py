@@ -27,6 +27,7 @@ import orjson
 from tracesim.evaluator.extract.envelopes import unwrap_value
 from tracesim.evaluator.extract.fields import is_tool_span, tool_error
 from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.reused import Occurrences
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 from tracesim.schemas.conventions import PROVIDER
@@ -153,11 +154,45 @@ def tool_responses(
             continue
         for call_id, content in pairs:
             if call_id and str(call_id) not in found:
-                value = unwrap_value(content).value
-                if value is not None and not isinstance(value, str):
-                    value = orjson.dumps(value).decode()
-                found[str(call_id)] = value
+                found[str(call_id)] = _answer_text(content)
     return found
+
+
+def _answer_text(content: Any) -> str | None:
+    """A tool message's content as the call's result text (envelopes unwrapped)."""
+    value = unwrap_value(content).value
+    if value is not None and not isinstance(value, str):
+        value = orjson.dumps(value).decode()
+    return value
+
+
+def lone_error(content: Any) -> str | None:
+    """The message of a function response that is a lone `{"error": message}` (how the
+    Gemini API's function responses report a failure, SPEC §5), else None."""
+    decoded = json_or_none(content) if isinstance(content, str) else content
+    if isinstance(decoded, Mapping) and len(decoded) == 1 and "error" in decoded:
+        error = decoded["error"]
+        return error if isinstance(error, str) else orjson.dumps(error).decode()
+    return None
+
+
+def ordered_answers(view: SpanView) -> list[tuple[str, Any, bool]]:
+    """The tool messages a view's model input carried, in message order, repeats kept:
+    (call id, result or error text, whether it is an error)."""
+    try:
+        if view.may_be_tool_span() and is_tool_span(view):
+            return []
+        pairs = _span_responses(view)
+    except Exception as exc:  # one bad model span must not stop extraction
+        logger.warning("skipping span %s for tool results: %s", view.span_id, exc)
+        return []
+    answers = []
+    for call_id, content in pairs:
+        if call_id:
+            error = lone_error(content)
+            text = error if error is not None else _answer_text(content)
+            answers.append((str(call_id), text, error is not None))
+    return answers
 
 
 def _execution(
@@ -184,13 +219,16 @@ def calls_from_messages(
     of `spans` named after the tool is the call's execution: its failure is the error.
     `responses`: `tool_responses(conversation)` when the caller already has it."""
     calls: list[ToolCall] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, int]] = set()
     used: set[str] = set()
+    occurrences = Occurrences.of(conversation or models, ordered_answers)
+    reused: list[tuple[ToolCall, str, int]] = []  # calls under an id made up per request
     for view in models:
-        for request in safe_requested_calls(view, with_ids=False):
-            if request.id and request.id in seen:
+        for index, request in enumerate(safe_requested_calls(view, with_ids=False)):
+            ordinal = occurrences.ordinal(view, index) if request.id in occurrences.reused else 0
+            if request.id and (request.id, ordinal) in seen:
                 continue
-            seen.add(request.id)
+            seen.add((request.id, ordinal))
             provenance = {"name": "model_request"}
             if request.id:
                 provenance["id"] = "model_request"
@@ -212,17 +250,43 @@ def calls_from_messages(
                 call.error = tool_error(execution)
                 if call.error is not None:
                     provenance["error"] = "execution_span"
+            if request.id in occurrences.reused:
+                reused.append((call, request.id, ordinal))
             calls.append(call)
+    for call, call_id, ordinal in reused:
+        _answer_by_position(call, occurrences.answer(call_id, ordinal))
     if calls:
         results = tool_responses(conversation) if responses is None else responses
         for call in calls:
-            if call.error is None:
-                call.result = results.get(call.id) if call.id else None
-                if call.result is not None:
+            if call.error is None and call.result is None and call.id:
+                call.result = results.get(call.id)
+                error = lone_error(call.result) if call.result else None
+                if error is not None:
+                    call.error, call.result = error, None
+                    call.provenance["error"] = "model_input"  # type: ignore[index]
+                elif call.result is not None:
                     call.provenance["result"] = "model_input"  # type: ignore[index]
         if any(not c.id and c.result is None and c.error is None for c in calls):
             _pair_unnamed_answers(calls, conversation or models)
     return calls
+
+
+def _answer_by_position(call: ToolCall, answer: tuple[Any, bool] | None) -> None:
+    """A call under a reused id takes the answer of its position; its id names no one call
+    and is dropped (an id that is not unique within the turn counts as missing)."""
+    call.id = ""
+    provenance = call.provenance if call.provenance is not None else {}
+    provenance.pop("id", None)
+    call.provenance = provenance
+    if answer is None or call.error is not None:
+        return
+    text, failed = answer
+    if failed:
+        call.error = text
+        provenance["error"] = "model_input_position"
+    elif text is not None:
+        call.result = text
+        provenance["result"] = "model_input_position"
 
 
 def _unnamed_answers(views: list[SpanView]) -> list[tuple[str, Any]]:

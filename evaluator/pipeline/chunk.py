@@ -23,12 +23,14 @@ from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
+from tracesim.evaluator.load.arrow_setup import skip_pandas
 from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ConversationData
 from tracesim.evaluator.output.output import (
     SCORES_SCHEMA,
     ScoreColumns,
     ToolCallColumns,
+    evaluation_columns,
     traced_turns_table,
 )
 from tracesim.evaluator.output.results_file import encode_entry
@@ -92,8 +94,7 @@ class ScoreTable(ScoreColumns):
     def table(self, eval_id: str, created_at: datetime) -> pa.Table:
         n = self._table.num_rows
         columns = {name: self._table.column(name) for name in self._table.column_names}
-        columns["eval_id"] = pa.array([eval_id] * n, pa.string())
-        columns["created_at"] = pa.array([created_at] * n, SCORES_SCHEMA.field("created_at").type)
+        columns.update(evaluation_columns(eval_id, created_at, n))
         return pa.Table.from_arrays(
             [columns[name] for name in SCORES_SCHEMA.names], schema=SCORES_SCHEMA
         )
@@ -202,6 +203,7 @@ _worker: dict[str, Any] = {}
 
 def init_worker(config: EvalConfig, not_run: Sequence[MetricResult]) -> None:
     """Set up a worker process for `evaluate_in_worker` (a `ChunkPool` initializer)."""
+    skip_pandas()
     _worker.update(config=config, not_run=not_run, parsed={})
 
 

@@ -57,6 +57,7 @@ from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
 from tracesim.evaluator.checks.rules import check_config_rules
+from tracesim.evaluator.load.arrow_setup import skip_pandas
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
 from tracesim.evaluator.output.results_model import ConversationResult, EvaluationReport, RunSummary
@@ -189,6 +190,7 @@ def evaluate_db(
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
     custom = check_names(config, base_dir=base_dir)
+    skip_pandas()  # Arrow builds from lists, never from pandas objects
     if workers is not None and workers < 1:
         raise EvalConfigError(f"workers must be 1 or more (got {workers})")
     started = datetime.now(timezone.utc).replace(tzinfo=None)

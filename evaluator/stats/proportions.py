@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-__all__ = ["Z_95", "pass_at_k", "pass_hat_k", "wilson_interval"]
+__all__ = ["Z_95", "pass_at_k", "pass_curves", "pass_hat_k", "wilson_interval"]
 
 Z_95 = 1.959963984540054
 """The standard normal quantile of 0.975 (a two-sided 95% interval)."""
@@ -50,3 +50,24 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     """pass^k: P(all k trials pass), unbiased from c passes in n trials."""
     _check(n, c, k)
     return float(Fraction(math.comb(c, k), math.comb(n, k)))
+
+
+def pass_curves(n: int, c: int) -> tuple[list[float], list[float]]:
+    """pass@k and pass^k for every k in 1..n (index k-1): the same floats as `pass_at_k`
+    and `pass_hat_k`, in O(n) big-integer steps instead of three binomials and a gcd per k
+    (those took 21 s for one scenario of 10,000 trials).
+
+    The binomials are updated from k-1 to k exactly (C(m, k) = C(m, k-1) (m-k+1) / k);
+    an int / int division is correctly rounded, as the Fraction's float was.
+    """
+    _check(n, c)
+    at_k: list[float] = []
+    hat_k: list[float] = []
+    total = failing = passing = 1  # C(n, k), C(n-c, k), C(c, k) at k = 0
+    for k in range(1, n + 1):
+        total = total * (n - k + 1) // k
+        failing = failing * max(n - c - k + 1, 0) // k
+        passing = passing * max(c - k + 1, 0) // k
+        at_k.append((total - failing) / total)
+        hat_k.append(passing / total)
+    return at_k, hat_k

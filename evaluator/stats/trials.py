@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 from tracesim.evaluator.stats.bootstrap import DEFAULT_SEED, bootstrap_mean_ci
-from tracesim.evaluator.stats.proportions import pass_at_k, pass_hat_k, wilson_interval
+from tracesim.evaluator.stats.proportions import pass_curves, wilson_interval
 
 __all__ = ["ScenarioTrials", "TrialOutcome", "TrialRollup", "roll_up", "scenario_trials"]
 
@@ -95,6 +95,7 @@ def scenario_trials(
             sums[name] = sums.get(name, 0.0) + value
             counts[name] = counts.get(name, 0) + 1
     ci = wilson_interval(n, c)
+    at_k, hat_k = pass_curves(n, c)
     return ScenarioTrials(
         scenario_id=scenario_id,
         trials=n,
@@ -102,8 +103,8 @@ def scenario_trials(
         ungraded=sum(1 for o in outcomes if o is None),
         pass_rate=c / n if n else None,
         pass_rate_ci=list(ci) if ci else None,
-        pass_at_k={k: pass_at_k(n, c, k) for k in range(1, n + 1)},
-        pass_hat_k={k: pass_hat_k(n, c, k) for k in range(1, n + 1)},
+        pass_at_k=dict(enumerate(at_k, start=1)),
+        pass_hat_k=dict(enumerate(hat_k, start=1)),
         flaky=c > 0 and failed > 0,
         metric_means={name: sums[name] / counts[name] for name in sorted(sums)},
         metric_graded={name: counts[name] for name in sorted(counts)},

@@ -180,18 +180,18 @@ class ClickHouseStore(EvalStore):
         )
 
     def _has_span_logs(self) -> bool:
-        """True when the exporter's logs table holds records that name a span."""
+        """True when the exporter's logs table holds records that name a span and may carry
+        tool evidence (`_log_filter`)."""
         if self.schema.logs_table is None:
             return False
         logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table)}"
         found = self._c.query(
-            f"SELECT count() AS n FROM (SELECT 1 FROM {logs} WHERE SpanId != '' LIMIT 1)"
+            f"SELECT count() AS n FROM (SELECT 1 FROM {logs} WHERE {self._log_filter()} LIMIT 1)"
         )
         return bool(found.column("n")[0].as_py())
 
-    def _logs_join(self) -> str:
-        """LEFT JOIN giving each span its log records (time order) as JSON `log_events`."""
-        logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table or '')}"
+    def _log_name(self) -> str:
+        """A log record's event name: `EventName`, else its `event.name` attribute."""
         name = (
             "ifNull(CAST(LogAttributes.`event.name`, 'Nullable(String)'), '')"
             if self.schema.logs_json
@@ -199,12 +199,28 @@ class ClickHouseStore(EvalStore):
         )
         if self.schema.logs_event_name:
             name = f"if(EventName != '', EventName, {name})"
+        return name
+
+    def _log_filter(self) -> str:
+        """Records of a span that may carry a model's messages, as `load_logs.EVIDENCE_SQL`
+        on DuckDB: a `gen_ai.*` event or the message attributes (an application's own logs
+        are never read)."""
+        attrs = "toJSONString(LogAttributes)"
+        return (
+            f"SpanId != '' AND (startsWith({self._log_name()}, 'gen_ai.') "
+            f"OR position({attrs}, '\"gen_ai.input.messages\"') > 0 "
+            f"OR position({attrs}, '\"gen_ai.output.messages\"') > 0)"
+        )
+
+    def _logs_join(self) -> str:
+        """LEFT JOIN giving each span its log records (time order) as JSON `log_events`."""
+        logs = f"{quote(self.url.database)}.{quote(self.schema.logs_table or '')}"
         attrs = "toJSONString(LogAttributes)"
         return (
             "LEFT JOIN (SELECT TraceId, SpanId, toJSONString(arrayMap(x -> x.2, arraySort(x -> x.1, "
-            f"groupArray((Timestamp, CAST(({name}, Body, {attrs}), "
+            f"groupArray((Timestamp, CAST(({self._log_name()}, Body, {attrs}), "
             "'Tuple(name String, body String, attributes String)')))))) AS log_events "
-            f"FROM {logs} WHERE SpanId != '' GROUP BY TraceId, SpanId) AS l "
+            f"FROM {logs} WHERE {self._log_filter()} GROUP BY TraceId, SpanId) AS l "
             "ON r.trace_id = l.TraceId AND r.span_id = l.SpanId"
         )
 

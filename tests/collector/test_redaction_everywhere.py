@@ -1,5 +1,6 @@
 """Redaction covers every text a span or log carries, before anything reaches disk (SPEC §9):
 link attributes, span / event / scope names, status messages, severity text, bytes values,
+attribute names (a secret in a key) of spans, events, links, resources, scopes and logs,
 and the spool holds only redacted requests."""
 
 from __future__ import annotations
@@ -27,17 +28,26 @@ PRESETS = ["email", "phone", "credit_card", "ssn", "ipv4"]
 def _hostile_traces() -> object:
     pb2_span = span(
         f"lookup {EMAIL}",
-        attrs={"raw": EMAIL.encode(), "nested": {"list": [EMAIL, 5]}},
+        attrs={
+            "raw": EMAIL.encode(),
+            "nested": {"list": [EMAIL, 5]},
+            f"visits.{EMAIL}": 3,  # a secret in a name
+            f"mail {EMAIL}": "x",
+        },
         status=2,
         status_message=f"no account for {EMAIL}",
     )
     event = pb2_span.events.add(name=f"mailed {EMAIL}", time_unix_nano=1)
-    event.attributes.extend(key_values({"to": EMAIL}))
+    event.attributes.extend(key_values({"to": EMAIL, f"cc.{EMAIL}": 1}))
     link = pb2_span.links.add(trace_id=b"\1" * 16, span_id=b"\2" * 8)
-    link.attributes.extend(key_values({"customer": EMAIL}))
+    link.attributes.extend(key_values({"customer": EMAIL, f"from {EMAIL}": 1}))
     turn = span("tracesim.turn", attrs={"tracesim.chat_id": "c1", "tracesim.turn_id": 1})
-    request = trace_request([pb2_span, turn], scope=f"scope-of-{EMAIL}")
-    request.resource_spans[0].scope_spans[0].scope.attributes.extend(key_values({"o": EMAIL}))
+    request = trace_request(
+        [pb2_span, turn], scope=f"scope-of-{EMAIL}", resource={"service.name": "s", EMAIL: 1}
+    )
+    request.resource_spans[0].scope_spans[0].scope.attributes.extend(
+        key_values({"o": EMAIL, f"owner {EMAIL}": 2})
+    )
     return request
 
 
@@ -53,6 +63,29 @@ def test_every_text_of_a_request_is_redacted_in_place() -> None:
     pb2_span: PB2Span = request.resource_spans[0].scope_spans[0].spans[0]
     assert pb2_span.name == "lookup [REDACTED]"
     assert request.resource_spans[0].scope_spans[0].spans[1].name == "tracesim.turn"
+    names = [kv.key for kv in pb2_span.attributes]
+    assert names == ["raw", "nested", "[REDACTED]", "mail [REDACTED]"]
+
+
+def test_names_redacted_to_the_same_text_keep_every_value() -> None:
+    redactor = Redactor.from_config(["email"])
+    attrs = {"a@example.com": 1, "b@example.com": 2, "[REDACTED]": 3, "plain": 4}
+    assert redactor.span(attrs) == {  # type: ignore[misc]
+        "[REDACTED]": 1,
+        "[REDACTED]#2": 2,
+        "[REDACTED]#3": 3,
+        "plain": 4,
+    }
+    request = trace_request([span("s", attrs=attrs)])
+    redact_traces(request, redactor)
+    pb2_span = request.resource_spans[0].scope_spans[0].spans[0]
+    assert [kv.key for kv in pb2_span.attributes] == [
+        "[REDACTED]",
+        "[REDACTED]#2",
+        "[REDACTED]#3",
+        "plain",
+    ]
+    assert [kv.value.int_value for kv in pb2_span.attributes] == [1, 2, 3, 4]
 
 
 def test_whole_value_rules_leave_names_alone_unless_named() -> None:
@@ -71,7 +104,7 @@ def test_nothing_raw_reaches_the_spool_or_the_database(tmp_path: Path) -> None:
     with Collector(db, grpc_port=0, http_port=None, redaction=PRESETS, batch_seconds=3600) as c:
         client = GrpcClient(c.grpc_endpoint)
         client.export(_hostile_traces())
-        record = log_record(f"body {EMAIL}", attrs={"b": EMAIL.encode()})
+        record = log_record(f"body {EMAIL}", attrs={"b": EMAIL.encode(), f"to {EMAIL}": 1})
         record.severity_text = f"WARN {EMAIL}"
         record.event_name = f"event {EMAIL}"
         client.export_logs(logs_request([record]))

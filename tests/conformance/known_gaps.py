@@ -12,47 +12,24 @@ from __future__ import annotations
 __all__ = ["CORPUS_GAPS"]
 
 CORPUS_GAPS: dict[tuple[str, str], str] = {
-    # Anthropic Messages API
-    # Bedrock Converse API
-    ("bedrock-botocore-otel", "screening"): (
-        "the calls are only in gen_ai.* log records (gen_ai.choice / gen_ai.tool.message): "
-        "extract_tool_calls over a turn's spans finds none"
-    ),
     # Gemini API (google-genai): calls have no ids
     ("google-genai-otel-events", "tool_calls"): (
-        "no call at all: no conversation id and no tool span; each generate_content is its own "
-        "trace and the messages are only in gen_ai.client.inference.operation.details log "
-        "records (gen_ai.input.messages / gen_ai.output.messages attributes)"
+        "the recording carries no message at all: its log records "
+        "(gen_ai.client.inference.operation.details) and spans hold usage only, no "
+        "gen_ai.input/output.messages (content capture 'true' is not a mode of that "
+        "instrumentation's latest semconv): to re-record with EVENT_ONLY"
     ),
-    ("google-genai-otel-events", "screening"): "calls only in log records (see tool_calls)",
-    ("google-genai-otel-latest-semconv", "tool_calls"): (
-        "id: the instrumentation makes ids up per request (get_weather_0 in both requests), "
-        "so the two get_weather calls merge into one; error: the failure is a function "
-        'response \'{"error": "order A1 not found"}\' taken as a result'
-    ),
-    # OpenTelemetry JS contrib openai instrumentation: content only in log records
-    ("otel-openai-node", "tool_calls"): (
-        "no call at all: the tool calls are only in gen_ai.choice / gen_ai.tool.message log "
-        "records (content capture on), the chat spans carry none"
-    ),
-    ("otel-openai-node", "keyed"): "no call found, so no call carries conv-42 (see tool_calls)",
-    ("otel-openai-node", "screening"): "calls only in log records (see tool_calls)",
-    ("otel-openai-node-stream", "tool_calls"): (
-        "no call at all: streamed; the calls are only in gen_ai.choice / gen_ai.tool.message "
-        "log records"
-    ),
-    ("otel-openai-node-stream", "keyed"): "no call found (see tool_calls)",
-    ("otel-openai-node-stream", "screening"): "calls only in log records (see tool_calls)",
+    ("google-genai-otel-events", "screening"): "no call in the recording (see tool_calls)",
     # LiteLLM's own OTel callback: a usage record (raw_gen_ai_request) under each call
     ("litellm-otel", "tool_calls"): (
-        "no call at all: the request is only in legacy gen_ai.completion.0.function_call."
-        "{name,arguments} (no id) and in the raw_gen_ai_request child's llm.openai.choices "
-        "(Python repr); gen_ai.output.messages has empty parts; results only in the next "
-        "request's messages"
+        "the calls are found (legacy gen_ai.completion.0.function_call, no id), but each "
+        "litellm.completion is a trace of its own with no conversation key: the answers are "
+        "only in the NEXT trace's gen_ai.input.messages (and the ids only in the "
+        "raw_gen_ai_request child's llm.openai.choices, a Python repr): no call gets its "
+        "result; unkeyed traces are not linked by their message history"
     ),
-    ("litellm-otel", "screening"): "no call found from the spans (see tool_calls)",
     ("litellm-otel", "explained"): (
-        "6 results without a call (the next requests' tool messages): the calls they answer "
-        "are not read (see tool_calls)"
+        "6 results without a call: each trace's input answers calls made in earlier traces "
+        "(see tool_calls)"
     ),
 }

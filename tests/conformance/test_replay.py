@@ -147,8 +147,10 @@ def test_every_piece_of_evidence_is_explained(recording: Recording, outcome: Out
 
 
 def _turn_rows(db: Path) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-    """(turn's span rows, conversation's span rows) as stored: attributes/events JSON text."""
+    """(turn's span rows, conversation's span rows) as stored: attributes/events JSON text,
+    the log records of each span among its events, as the evaluation reads them."""
     import duckdb
+    from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
 
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -159,6 +161,8 @@ def _turn_rows(db: Path) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]
         )
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+        if has_span_logs(con):
+            attach_logs(con, rows)
     finally:
         con.close()
     chats: dict[Any, list[dict[str, Any]]] = {}

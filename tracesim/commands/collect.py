@@ -213,6 +213,7 @@ def command(
             tls_key=tls_key,
             query_max_rows=query_max_rows,
             query_timeout=query_timeout,
+            decoder_process=True,
             **duckdb_sizes,
         )
     except InvalidRedactionRule as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from tracesim.evaluator.stats import pass_at_k, pass_hat_k, wilson_interval
+from tracesim.evaluator.stats.proportions import pass_curves
 
 
 def test_wilson_seven_of_ten() -> None:
@@ -50,3 +51,19 @@ def test_pass_at_k_with_too_few_failures_to_fill_k_is_one() -> None:
 def test_bad_counts_are_refused(n: int, c: int, k: int) -> None:
     with pytest.raises(ValueError):
         pass_hat_k(n, c, k)
+
+
+@pytest.mark.parametrize(("n", "c"), [(1, 0), (1, 1), (5, 2), (7, 7), (12, 0), (40, 13), (300, 151)])
+def test_pass_curves_are_the_same_floats_as_one_k_at_a_time(n: int, c: int) -> None:
+    at_k, hat_k = pass_curves(n, c)
+    assert at_k == [pass_at_k(n, c, k) for k in range(1, n + 1)]
+    assert hat_k == [pass_hat_k(n, c, k) for k in range(1, n + 1)]
+
+
+def test_pass_curves_of_ten_thousand_trials() -> None:
+    # One binomial and gcd per k took 21 s here; the curves end where they must.
+    at_k, hat_k = pass_curves(10_000, 5_000)
+    assert at_k[0] == hat_k[0] == 0.5
+    assert at_k[-1] == 1.0 and hat_k[-1] == 0.0
+    assert at_k[5_000] == 1.0  # any 5,001 of the trials hold one of the 5,000 passes
+    assert 0.0 < hat_k[9] < hat_k[8] < 0.5
