@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+from tracesim.db_option import db_option
+from tracesim.paths import PathProblem, check_writable_file
 
 __all__ = ["command", "summarise"]
 
@@ -95,15 +96,7 @@ def summarise(db_path: str, trace_ids: set[str]) -> tuple[int, int]:
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    type=click.Path(dir_okay=False),
-    help=f"DuckDB file to write (env {DB_ENV}); created if missing, added to if not.",
-)
+@db_option("write")
 @click.option(
     "--redact",
     "presets",
@@ -184,9 +177,12 @@ def command(
     try:
         try:
             collector.start()
-        except StoreLocked as error:
+        except StoreLocked:  # the collector's own message says its fix: one line, once
             raise BadInput(
-                f"{error}; stop that process or import into another --db", command="import"
+                f"--db {db_path} is open in another process (a running `tracesim collect` or "
+                "`tracesim run` writes it): stop that process and import again, or import "
+                "into another --db",
+                command="import",
             ) from None
         except NotADuckDBFile as error:
             raise BadInput(str(error), command="import") from None
