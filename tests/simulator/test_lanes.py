@@ -210,3 +210,29 @@ def test_a_sync_agent_answers_and_one_that_blocks_times_out() -> None:
     assert [t.agent_message for c in fine for t in c.turns] == ["sync a", "sync b"] * 2
     (blocked,) = [c for c in result.conversations if c.scenario_id == "blocks"]
     assert [t.status for t in blocked.turns] == ["ok", "timeout"] and blocked.status == "error"
+
+
+class LeavesATaskRunning(BaseAgent):
+    cancelled = 0
+
+    async def execute(self, user_query: str, **kwargs: Any) -> str:
+        asyncio.get_running_loop().create_task(self._poll())
+        return "ok"
+
+    async def _poll(self) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            LeavesATaskRunning.cancelled += 1
+            raise
+
+
+def test_tasks_an_agent_leaves_running_are_cancelled_when_its_lane_ends() -> None:
+    LeavesATaskRunning.cancelled = 0
+    scenarios = [Scenario(scenario_id="s", turns=["a", "b"], repeats=3)]
+    runner, _, _ = _runner(LeavesATaskRunning, scenarios, num_workers=2, turn_timeout=5.0)
+    result = asyncio.run(runner.run())
+    assert result.completed_turns == 6
+    for thread in _lane_threads():
+        thread.join(10)
+    assert LeavesATaskRunning.cancelled == 6
