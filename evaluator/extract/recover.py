@@ -14,7 +14,8 @@ Requested calls are read from:
   message are read too;
 - OpenInference: `llm.output_messages.{i}.message.tool_calls.{j}.tool_call.id`,
   `....tool_call.function.name`, `....tool_call.function.arguments`;
-- legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`;
+- legacy indexed: `gen_ai.completion.{i}.tool_calls.{j}.id|name|arguments`, and the older
+  `gen_ai.completion.{i}.function_call.name|arguments` (no id);
 - Google ADK: `gcp.vertex.agent.llm_response` (`content.parts[].function_call`);
 - Haystack: `haystack.agent.step.llm.output` (`replies[].content[].tool_call`);
 - MLflow: a model span's `mlflow.spanOutputs` holding a chat completion
@@ -76,6 +77,7 @@ _OI_FIELDS = {
 _CHOICE_EVENT = GENAI.EVENT_CHOICE
 _LEGACY_TOOL_CALLS = ".tool_calls."
 _LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+_FUNCTION_CALL = ".function_call."
 _INDEXED_PREFIXES = (OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, GENAI.COMPLETION_PREFIX)
 
 
@@ -187,6 +189,7 @@ def _from_attributes(
         raw.extend(
             _from_indexed(indexed, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
         )
+        raw.extend(_from_function_calls(indexed))
     adk = attributes.get(ADK.LLM_RESPONSE)
     if adk and adk != "{}":
         raw.extend(_from_adk_response(adk))
@@ -248,6 +251,20 @@ def _from_indexed(
             continue
         calls.setdefault((int(head), int(index_j)), {})[target] = value
     return [calls[k] for k in sorted(calls)]
+
+
+def _from_function_calls(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The legacy indexed convention's pre-`tool_calls` form,
+    `gen_ai.completion.{i}.function_call.{name,arguments}` (LiteLLM's OTel callback): one
+    id-less call per completion, paired with its answer by position and name."""
+    calls: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if not key.startswith(GENAI.COMPLETION_PREFIX) or _FUNCTION_CALL not in key:
+            continue
+        head, _, field = key[len(GENAI.COMPLETION_PREFIX) :].partition(_FUNCTION_CALL)
+        if head.isdigit() and field in ("name", "arguments"):
+            calls.setdefault(int(head), {"id": None})[field] = value
+    return [calls[i] for i in sorted(calls)]
 
 
 def _raw_requests(span: SpanView) -> list[dict[str, Any]]:

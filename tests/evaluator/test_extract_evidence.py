@@ -351,3 +351,18 @@ def test_a_model_input_flagging_the_result_failed_makes_the_call_failed() -> Non
         [call] = extract_tool_calls([tool, model])
         assert (call.result, call.error) == (None, "no such order")
         assert source_of(call, "error") == "model_input"
+
+
+def test_legacy_function_call_is_an_id_less_request() -> None:
+    """LiteLLM's OTel callback: the request only as the legacy indexed
+    `gen_ai.completion.0.function_call.{name,arguments}` (no id, empty output parts)."""
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "m",
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": []}]),
+        "gen_ai.completion.0.function_call.name": "get_weather",
+        "gen_ai.completion.0.function_call.arguments": '{"city": "Paris"}',
+    }
+    [call] = extract_tool_calls([_row("00000000000000f1", "litellm_request", attributes, second=1)])
+    assert (call.id, call.name, call.arguments) == ("", "get_weather", {"city": "Paris"})
+    assert source_of(call, "arguments") == "model_request"
