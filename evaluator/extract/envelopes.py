@@ -4,6 +4,9 @@ What real instrumentations emit, as the conformance corpus shows:
 - Google ADK wraps a non-dict result as `{"result": x}`; UiPath-style spans and MCP
   results use `{"content": x}`: an object whose only key is `result` or `content`
   is that value;
+- a Gemini FunctionResponse serialised whole (`{"id"?, "name", "response": {...}}`: the
+  OpenInference ADK tool span's output, OpenInference google-genai's input parts) is its
+  `response`, and its `id` is the call's id;
 - LangChain ToolMessage (OpenInference, OpenLLMetry) serialised as a constructor
   (`{"lc": 1, "type": "constructor", "kwargs": {"content": ...}}`), by
   `message_to_dict` (`{"type": "tool", "data": {"content": ...}}`) or dumped
@@ -34,6 +37,8 @@ _SINGLE_KEYS = ("result", "content")
 _JSON_HEADS = frozenset(("{", "[", '"'))
 _DEPTH = 6
 _CALLBACK_KEYS = frozenset(("output", "kwargs"))  # an OpenLLMetry callback payload's keys
+_FUNCTION_RESPONSE_KEYS = frozenset(("id", "name", "response", "will_continue", "scheduling"))
+"""The fields of a Gemini FunctionResponse (a `name` and a `response` object at least)."""
 _CALL_RESULT_KEYS = frozenset(LLAMA_INDEX.CALL_RESULT_KEYS)
 _TOOL_OUTPUT_KEYS = frozenset(LLAMA_INDEX.TOOL_OUTPUT_KEYS)
 _ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs"))
@@ -127,6 +132,14 @@ def unwrap_value(value: Any) -> Unwrapped:
         keys = value.keys()
         if len(value) == 1 and next(iter(keys)) in _SINGLE_KEYS:
             value, peeled = next(iter(value.values())), True
+            continue
+        if (
+            isinstance(value.get("response"), Mapping)
+            and isinstance(value.get("name"), str)
+            and keys <= _FUNCTION_RESPONSE_KEYS
+        ):  # a Gemini FunctionResponse
+            call_id = call_id or str(value.get("id") or "")
+            value, peeled = value["response"], True
             continue
         if "output" in value and keys <= _CALLBACK_KEYS:  # OpenLLMetry callback
             value, peeled = value["output"], True

@@ -91,11 +91,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "empty request superseded by a later, fuller source of the same call (issue 24, "
         "row 2); silent"
     ),
-    ("openinference-google-adk", "tool_calls"): (
-        "results wrapped: output.value of an ADK execute_tool span is the Gemini "
-        "FunctionResponse {id, name, response: {result}}, taken whole as the result. Class: "
-        "a result inside a function-response envelope"
-    ),
     ("openinference-beeai", "tool_calls"): (
         "5 calls instead of 3: a child TOOL span named 'error' (a lifecycle event of the "
         "failing call, metadata.path tool.custom.<tool>.error) and BeeAI's final_answer tool "
