@@ -15,7 +15,8 @@ What real instrumentations emit, as the conformance corpus shows:
 - OpenLLMetry callback payloads: `{"output": x, "kwargs": ...}` is `x`;
 - a LlamaIndex ToolOutput (`{"blocks", "tool_name", "raw_input", "raw_output"}`,
   OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
-  (LlamaIndex, OpenLLMetry) are the kwargs;
+  (LlamaIndex, OpenLLMetry) are the kwargs; BeeAI's `{"input": {...}, "options": ...}`
+  (specific to BeeAI) is its input;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
 - placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all.
 Pure functions over decoded values.
@@ -41,7 +42,7 @@ _FUNCTION_RESPONSE_KEYS = frozenset(("id", "name", "response", "will_continue", 
 """The fields of a Gemini FunctionResponse (a `name` and a `response` object at least)."""
 _CALL_RESULT_KEYS = frozenset(LLAMA_INDEX.CALL_RESULT_KEYS)
 _TOOL_OUTPUT_KEYS = frozenset(LLAMA_INDEX.TOOL_OUTPUT_KEYS)
-_ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs"))
+_ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options"))
 """Keys without which an argument object is no envelope (`unwrap_arguments`)."""
 
 
@@ -175,8 +176,8 @@ def mcp_call_arguments(value: Any) -> Mapping[str, Any] | None:
 
 def unwrap_arguments(value: Any) -> Unwrapped:
     """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
-    a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
-    values as they are."""
+    a callback payload (`{"inputs": {...}}`), `{"args": [...], "kwargs": {...}}` or BeeAI's
+    `{"input": {...}, "options": ...}` (specific to BeeAI); other values as they are."""
     if type(value) is dict and value.keys().isdisjoint(_ARGUMENT_ENVELOPE_KEYS):
         inner = mcp_call_arguments(value) if "arguments" in value else None
         return Unwrapped(inner if inner is not None else value)  # plain arguments, or MCP's
@@ -190,6 +191,9 @@ def unwrap_arguments(value: Any) -> Unwrapped:
         ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
             call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
             return Unwrapped(inputs, str(call_id or ""))
+        if value.keys() == {"input", "options"} and isinstance(value["input"], Mapping):
+            # BeeAI's tool run input (OpenInference beeai): {"input": {...}, "options": ...}
+            return Unwrapped(value["input"])
         if isinstance(kwargs, Mapping) and (set(value) <= {"args", "kwargs"} or "args" in value):
             # LlamaIndex / OpenLLMetry `{args, kwargs}`; smolagents adds sanitize_inputs_outputs
             positional = value.get("args")

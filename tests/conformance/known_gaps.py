@@ -94,10 +94,10 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ("openinference-beeai", "tool_calls"): (
         "5 calls instead of 3: a child TOOL span named 'error' (a lifecycle event of the "
         "failing call, metadata.path tool.custom.<tool>.error) and BeeAI's final_answer tool "
-        "are taken as calls; arguments are BeeAI's envelope {input: {...}, options: null}; "
-        "the error is the wrapper's 'Tool Error' (the cause only in output.value). Classes: "
-        "one call seen as two tool spans; an answer tool that is not a call; arguments in an "
-        "envelope; a wrapper exception hiding its cause"
+        "are taken as calls; the error is the wrapper's 'Tool Error' (the cause only in "
+        "output.value). Classes: one call seen as two tool spans; an answer tool that is "
+        "not a call; a wrapper exception hiding its cause (the arguments envelope "
+        "{input, options} is read since)"
     ),
     ("logfire-anthropic-stream", "model_calls"): (
         "8 model calls instead of 4, tokens right: each streamed call is a request span "
