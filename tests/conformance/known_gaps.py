@@ -105,6 +105,18 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "(logfire.span_type=log) with the same gen_ai.operation.name=chat and the usage. "
         "Class: one call seen as two inference spans (issue 24, row 5)"
     ),
+    ("genkit-node", "tool_calls"): (
+        "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
+        "tool|model, genkit:name, genkit:input / genkit:output JSON, toolRequest {name, ref, "
+        "input} in the model action's output) matches no tool or model convention, and the "
+        "trace has no key, so it is not evaluated. Class: an unknown convention whose "
+        "spans carry JSON input/output (never silent: such a trace should be reported)"
+    ),
+    ("genkit-node", "model_calls"): (
+        "0 of 3: the model action spans (genkit:metadata:subtype=model, usage inside "
+        "genkit:output) are no model convention"
+    ),
+    ("genkit-node", "screening"): "no call found (see tool_calls)",
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,
     ("otel-semconv-tool-call-no-content", "model_calls"): SEMCONV_SPAN_2,
