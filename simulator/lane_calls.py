@@ -42,6 +42,8 @@ async def on_users_loop(user: Any, call: Callable[[], Awaitable[T]], lane: Lane 
     user shares loop-bound things across conversations (the LLM client, its limiter)."""
     if lane is None or not getattr(user, "needs_home_loop", True):
         return await call()
+    if lane.home.is_closed():  # a lane abandoned by a run that has ended since
+        raise RuntimeError("the run's event loop is closed")
 
     async def on_home() -> T:
         return await call()

@@ -24,8 +24,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 __all__ = ["STALL_GRACE", "Claim", "Lane", "LaneAbandoned", "drive_on_lanes", "lanes_cpu_seconds"]
@@ -68,24 +67,26 @@ class Claim:
         """True once the watchdog (or `settle`) decided who records the conversation."""
         return self._taken
 
-    @contextmanager
-    def watching(self, seconds: float | None, on_stall: Callable[[], None]) -> Iterator[None]:
-        """Around an agent call: past `seconds` (+ grace) the watchdog may call `on_stall`
-        instead of the lane. Raises `LaneAbandoned` on the way out when it did."""
+    def watching(self, seconds: float | None, on_stall: Callable[[], None]) -> _Watch:
+        """Around an agent call (`with claim.watching(...)`): past `seconds` (+ grace) the
+        watchdog may call `on_stall` instead of the lane. Raises `LaneAbandoned` on the
+        way in or out when it did."""
+        return _Watch(self, seconds, on_stall)
+
+    def _open(self, seconds: float | None, on_stall: Callable[[], None]) -> None:
         with self._lock:
             if self._taken:
                 raise LaneAbandoned
             self._deadline = None if seconds is None else time.monotonic() + seconds
             self._on_stall = on_stall
-        try:
-            yield
-        finally:
-            with self._lock:
-                taken = self._taken
-                self._deadline = None
-                self._on_stall = None
-            if taken:
-                raise LaneAbandoned  # noqa: B012 - the watchdog recorded it; nothing here counts
+
+    def _close(self) -> None:
+        with self._lock:
+            taken = self._taken
+            self._deadline = None
+            self._on_stall = None
+        if taken:
+            raise LaneAbandoned  # the watchdog recorded it; nothing here counts
 
     def take_if_stalled(self, now: float) -> Callable[[], None] | None:
         """The watchdog's check: the stall handler (claim taken) when the deadline of the
@@ -109,6 +110,21 @@ class Claim:
         Raises `LaneAbandoned` when the watchdog took it first."""
         if not self.take():
             raise LaneAbandoned
+
+
+class _Watch:
+    """`Claim.watching`'s context manager (a class: this runs twice per turn)."""
+
+    __slots__ = ("_claim", "_on_stall", "_seconds")
+
+    def __init__(self, claim: Claim, seconds: float | None, on_stall: Callable[[], None]) -> None:
+        self._claim, self._seconds, self._on_stall = claim, seconds, on_stall
+
+    def __enter__(self) -> None:
+        self._claim._open(self._seconds, self._on_stall)
+
+    def __exit__(self, *exc: object) -> None:
+        self._claim._close()
 
 
 class Lane:
