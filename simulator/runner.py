@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import sys
 import time
 import uuid
@@ -56,6 +57,8 @@ from tracesim.simulator.users.factory import UserFactory
 __all__ = ["RunObserver", "Runner"]
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 3.0
 """Seconds an in-process agent's `close()` may block its lane before the watchdog ends
@@ -168,7 +171,10 @@ class Runner:
         def deliver() -> None:
             while events:
                 hook, args = events.popleft()
-                hook(*args)
+                try:
+                    hook(*args)
+                except Exception:  # progress display only: never stop the watchdog for it
+                    log.exception("the run's progress observer failed")
 
         self._post = lambda hook, *args: events.append((hook, args))
         try:
