@@ -16,6 +16,8 @@ Log records of the child are sent back with each answer and logged by the collec
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
 import signal
@@ -23,7 +25,7 @@ import socket
 import subprocess
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -186,6 +188,7 @@ def child_main(conn: Connection) -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     router: Router | None = None
+    trim = _malloc_trim()
     while True:
         try:
             message = conn.recv()
@@ -210,8 +213,21 @@ def child_main(conn: Connection) -> None:
                 conn.send(("error", failure, handler.take()))
             else:
                 write_prepared(conn, os.getppid(), prepared, handler.take())
+            del prepared
+            trim()  # a batch's garbage back to the system before the next one
         except (OSError, EOFError, RuntimeError):  # the collector is gone
             return
+
+
+def _malloc_trim() -> Callable[[], Any]:
+    """glibc's `malloc_trim(0)` (a no-op elsewhere): freed heap pages go back to the
+    system, so the decoder's RSS is one batch's working set, not a ratchet of them."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: trim(0)
 
 
 def _unmap(mapped: Any) -> None:
