@@ -20,6 +20,8 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
+from tracesim.db_option import db_option
+from tracesim.schemas.terminal_text import printable
 
 __all__ = ["command"]
 
@@ -45,7 +47,7 @@ def command() -> None:
 
 
 @command.command(name="from-db")
-@click.option("--db", "db", required=True, help="A DuckDB file, clickhouse://... or chdb://DIR.")
+@db_option("read")
 @click.option(
     "--chat-id", "chat_ids", multiple=True, help="A conversation to promote (repeatable)."
 )
@@ -65,7 +67,7 @@ def command() -> None:
     "-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path)
 )
 def from_db(
-    db: str,
+    db_path: str,
     chat_ids: tuple[str, ...],
     failed: bool,
     sample: str | None,
@@ -92,16 +94,17 @@ def from_db(
             seed=seed,
         )
         summarise = _summariser(config_path)
-        with open_store(db) as store:
+        with open_store(db_path) as store:
             result = promote_store(store, selection, summarise=summarise)
     except (ValueError, StoreError, EvalConfigError) as exc:
         fail(str(exc))
         return
     report = result.selection
     if report is not None and report.unknown_chat_ids:
-        click.echo(f"not in the store: {', '.join(report.unknown_chat_ids)}", err=True)
-    for promotion in result.skipped:
-        click.echo(f"skipped {promotion.chat_id}: {promotion.skipped}", err=True)
+        unknown = ", ".join(report.unknown_chat_ids)
+        click.echo(printable(f"not in the store: {unknown}"), err=True)
+    for promotion in result.skipped:  # chat ids are span text: no control characters shown
+        click.echo(printable(f"skipped {promotion.chat_id}: {promotion.skipped}"), err=True)
     scenarios = result.scenarios
     if not scenarios:
         what = report.describe() if report is not None else "no conversation"
