@@ -117,6 +117,12 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "genkit:output) are no model convention"
     ),
     ("genkit-node", "screening"): "no call found (see tool_calls)",
+    ("openinference-dspy", "tool_calls"): (
+        "4 calls instead of 3: DSPy ReAct's own 'finish' tool (a TOOL span 'finish.__call__', "
+        "output 'Completed.') is taken as a call. Class: an agent's answer tool is not a "
+        "tool call (BeeAI final_answer, DSPy finish; smolagents' FinalAnswerTool has a rule "
+        "keyed to its span name)"
+    ),
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,
     ("otel-semconv-tool-call-no-content", "model_calls"): SEMCONV_SPAN_2,
