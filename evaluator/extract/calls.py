@@ -389,10 +389,10 @@ def _from_messages(others: list[Any], context: ConversationSpans) -> list[ToolCa
     if context.given:
         if context.has_tool_spans():
             return []  # the conversation records its calls as tool spans
-        conversation, responses = context.views(), context.responses()
+        conversation, history = context.views(), context.answer_history()
     else:
         if any(v.may_be_tool_span() and is_tool_span(v) for v in models):
             return []
-        conversation, responses = models, None
+        conversation, history = models, None
     executions = sorted(views_of(others), key=SpanView.sort_key)
-    return calls_from_messages(models, conversation, spans=executions, responses=responses)
+    return calls_from_messages(models, conversation, spans=executions, history=history)
