@@ -10,6 +10,11 @@ run (many clients, small queue) showing UNAVAILABLE answers and bounded RSS.
 
     .venv/bin/python benchmarks/ingest.py                 # full run
     .venv/bin/python benchmarks/ingest.py --spans 100000 --quick
+    .venv/bin/python benchmarks/ingest.py --repo /path/to/other/checkout   # side by side
+
+CPU is every CPU second of the collector and the processes it started (its decoder
+process), start-up included; peak RSS is the sum of their peaks (`peak_rss_main_mb`:
+the collector's own).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import argparse
 import multiprocessing as mp
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -35,11 +41,13 @@ TRACE_METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 class CollectorProcess:
     """A collector subprocess plus a VmHWM poller."""
 
-    def __init__(self, db: Path, *, max_pending_mb: int | None = None) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    def __init__(self, db: Path, *, max_pending_mb: int | None = None, repo: Path = ROOT) -> None:
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        venv_python = repo / ".venv" / "bin" / "python"
+        python = str(venv_python) if repo != ROOT and venv_python.exists() else sys.executable
         if max_pending_mb is None:
             cmd = [
-                sys.executable,
+                python,
                 "-c",
                 "from tracesim.cli import main; main()",
                 "collect",
@@ -51,9 +59,9 @@ class CollectorProcess:
                 "-1",
             ]
         else:
-            cmd = [sys.executable, "-c", _OVERLOAD_SERVER, str(db), str(max_pending_mb)]
+            cmd = [python, "-c", _OVERLOAD_SERVER, str(db), str(max_pending_mb)]
         self.process = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            cmd, cwd=repo, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         banner = self.process.stdout.readline()
         match = re.search(r"OTLP gRPC on (\S+?),? ", banner + " ")
@@ -61,38 +69,65 @@ class CollectorProcess:
             raise RuntimeError(f"collector did not start: {banner}{self.process.stderr.read()}")
         self.endpoint = match.group(1).rstrip(",")
         self.peak_kb = 0
+        self.main_peak_kb = 0
         self.cpu_seconds = 0.0
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll, daemon=True)
         self._poller.start()
 
     def _poll(self) -> None:
-        path = f"/proc/{self.process.pid}/status"
+        """Peak RSS of the collector and of every process it started (a decoder process):
+        the sum of their VmHWM, and the collector's own."""
+        peaks: dict[int, int] = {}
         while not self._stop.is_set():
-            try:
-                text = Path(path).read_text()
-            except OSError:
+            tree = _process_tree(self.process.pid)
+            if not tree:
                 return
-            found = re.search(r"VmHWM:\s+(\d+) kB", text)
-            if found:
-                self.peak_kb = max(self.peak_kb, int(found.group(1)))
-            try:
-                fields = (
-                    Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-                )
-                self.cpu_seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            except (OSError, IndexError, ValueError):
-                return
+            for pid in tree:
+                try:
+                    text = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                found = re.search(r"VmHWM:\s+(\d+) kB", text)
+                if found:
+                    peaks[pid] = max(peaks.get(pid, 0), int(found.group(1)))
+            self.peak_kb = sum(peaks.values())
+            self.main_peak_kb = peaks.get(self.process.pid, 0)
             self._stop.wait(0.1)
 
     def stop(self) -> str:
         """SIGTERM, wait for drain + commit + exit; returns stdout tail."""
+        before = _children_cpu()  # call after the clients are joined: only the collector's
         self.process.send_signal(signal.SIGTERM)
         out, err = self.process.communicate(timeout=300)
         self._stop.set()
+        # every CPU second of the collector and its children, start-up included (reaped now)
+        self.cpu_seconds = _children_cpu() - before
         if self.process.returncode != 0:
             raise RuntimeError(f"collector failed: {err}")
         return out
+
+
+def _process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants still running ([] when `pid` is gone)."""
+    if not Path(f"/proc/{pid}").exists():
+        return []
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*"):
+            try:
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's reaped children (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 _OVERLOAD_SERVER = """
@@ -100,8 +135,12 @@ import signal, sys, threading
 from tracesim.collector import Collector
 stop = threading.Event()
 signal.signal(signal.SIGTERM, lambda *_: stop.set())
-c = Collector(sys.argv[1], grpc_port=0, http_port=None,
-              max_pending_bytes=int(sys.argv[2]) << 20).start()
+try:
+    c = Collector(sys.argv[1], grpc_port=0, http_port=None, decoder_process=True,
+                  max_pending_bytes=int(sys.argv[2]) << 20).start()
+except TypeError:  # a checkout from before the decoder process
+    c = Collector(sys.argv[1], grpc_port=0, http_port=None,
+                  max_pending_bytes=int(sys.argv[2]) << 20).start()
 print(f"OTLP gRPC on {c.grpc_endpoint}, ", flush=True)
 stop.wait()
 c.shutdown()
@@ -281,10 +320,11 @@ def run(
     targets: list[tuple[Any, tuple]],
     *,
     max_pending_mb: int | None = None,
+    repo: Path = ROOT,
 ) -> dict[str, Any]:
     """Start a collector, run client processes, stop it, measure."""
     db = workdir / f"{label}.duckdb"
-    collector = CollectorProcess(db, max_pending_mb=max_pending_mb)
+    collector = CollectorProcess(db, max_pending_mb=max_pending_mb, repo=repo)
     context = mp.get_context("spawn")
     ready, results, go = context.Queue(), context.Queue(), context.Event()
     processes = []
@@ -318,6 +358,7 @@ def run(
         "p99_ms": round(_percentile(latencies, 0.99) * 1000, 1),
         "unavailable": sum(outcome[2] for outcome in outcomes),
         "peak_rss_mb": round(collector.peak_kb / 1024, 1),
+        "peak_rss_main_mb": round(collector.main_peak_kb / 1024, 1),
         "collector_cpu_us_per_span": round(collector.cpu_seconds / max(stored, 1) * 1e6, 1),
         "collector_said": out.strip().splitlines()[-1] if out.strip() else "",
     }
@@ -333,6 +374,12 @@ def main() -> None:
     )
     parser.add_argument("--overload-seconds", type=float, default=15.0, help="0: skip")
     parser.add_argument("--quick", action="store_true", help="small sizes, < 1 min")
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=ROOT,
+        help="checkout whose collector is measured, with its own .venv (side-by-side runs)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.spans, args.sdk_spans, args.overload_seconds = 100_000, 20_000, 6.0
@@ -344,11 +391,17 @@ def main() -> None:
             "raw-grpc",
             workdir,
             [(raw_client, (c, per_client, args.batch, None)) for c in range(args.clients)],
+            repo=args.repo.resolve(),
         )
         print(main_run, flush=True)
         if args.sdk_spans:
             print(
-                run("otlp-sdk-exporter", workdir, [(sdk_client, (args.sdk_spans, args.batch))]),
+                run(
+                    "otlp-sdk-exporter",
+                    workdir,
+                    [(sdk_client, (args.sdk_spans, args.batch))],
+                    repo=args.repo.resolve(),
+                ),
                 flush=True,
             )
         if args.overload_seconds:
@@ -360,6 +413,7 @@ def main() -> None:
                     workdir,
                     [(raw_client, (c, 20_000, args.batch, deadline)) for c in range(clients)],
                     max_pending_mb=8,
+                    repo=args.repo.resolve(),
                 ),
                 flush=True,
             )

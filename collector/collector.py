@@ -34,6 +34,7 @@ from tracesim.collector.routing.routing import Router
 from tracesim.collector.spool.deadletter import DeadLetter
 from tracesim.collector.spool.spool import Spool
 from tracesim.collector.stats import CollectorStats
+from tracesim.collector.store.decoder_process import DecoderDied, DecoderProcess
 from tracesim.collector.store.replay import replay_items
 from tracesim.collector.store.store import (
     DEFAULT_CHECKPOINT_THRESHOLD,
@@ -71,6 +72,8 @@ class Collector(QueryServing):
     `duckdb_memory_limit` / `duckdb_checkpoint_threshold`: DuckDB sizes ("512MB", "1GiB")
     bounding its buffers and the WAL size that triggers a checkpoint (ValueError when not
     a size); the defaults are the measured ones of `collector.store`.
+    `decoder_process`: decode and route in a child process (`collector.store.decoder_process`),
+    out of the receivers' and DuckDB's GIL: what `tracesim collect` runs at full speed with.
     """
 
     def __init__(
@@ -102,6 +105,7 @@ class Collector(QueryServing):
         query_memory_bytes: int = DEFAULT_QUERY_MEMORY,
         duckdb_memory_limit: str = DEFAULT_MEMORY_LIMIT,
         duckdb_checkpoint_threshold: str = DEFAULT_CHECKPOINT_THRESHOLD,
+        decoder_process: bool = False,
     ) -> None:
         self.db_path = Path(db_path)
         self.host = host
@@ -142,6 +146,8 @@ class Collector(QueryServing):
         self._store: Store | None = None
         self._spool: Spool | None = None
         self._writer: Writer | None = None
+        self._decoder_process = decoder_process
+        self._decoder: DecoderProcess | None = None
         self._ingest: Ingest | None = None
         self._grpc: GrpcReceiver | None = None
         self._http: HttpServer | None = None
@@ -176,18 +182,12 @@ class Collector(QueryServing):
         self._store = Store(self.db_path, **self._duckdb_settings)
         if self.redactor:  # the same pseudonyms for this database across restarts and runs
             self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
-        router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
-        limit, budget = self._router_capacity, self._router_max_bytes  # read no more
-        waiting, complete = self._store.waiting_traces(limit, budget)
-        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(limit, budget)
-        router.preload(
-            self._store.known_turns(limit, budget),
-            waiting,
-            waiting_complete=complete,
-            sessions=sessions,
-            unkeyed=unkeyed,
-            unkeyed_complete=unkeyed_complete,
-        )
+        router = self._preloaded_router()
+        if self._decoder_process:
+            try:
+                self._decoder = DecoderProcess(router)
+            except DecoderDied as error:  # the collector always starts
+                log.error("%s; decoding in the collector's own process", error)
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(
             self._store,
@@ -195,6 +195,8 @@ class Collector(QueryServing):
             batch_rows=self._batch[0],
             batch_seconds=self._batch[1],
             dead_letter=self.dead_letter,
+            decoder=self._decoder,
+            router_factory=self._preloaded_router,
         )
         loaded = self._loaded_at_start = self._store.loaded_seq()
         self._writer.load(self._replay_items(self._spool, loaded))
@@ -255,6 +257,24 @@ class Collector(QueryServing):
             self._sidecar = True
         self._ingest.open()  # fully up: from here on requests are acknowledged
 
+    def _preloaded_router(self) -> Router:
+        """A router knowing the stored turns, sessions and traces still waiting for either
+        (at start, and for a new decoder process)."""
+        assert self._store is not None
+        router = Router(capacity=self._router_capacity, max_bytes=self._router_max_bytes)
+        limit, budget = self._router_capacity, self._router_max_bytes  # read no more
+        waiting, complete = self._store.waiting_traces(limit, budget)
+        sessions, unkeyed, unkeyed_complete = self._store.trace_sessions(limit, budget)
+        router.preload(
+            self._store.known_turns(limit, budget),
+            waiting,
+            waiting_complete=complete,
+            sessions=sessions,
+            unkeyed=unkeyed,
+            unkeyed_complete=unkeyed_complete,
+        )
+        return router
+
     def _release_spool(self, loaded: int) -> None:
         """Delete spool segments loaded up to `loaded`, after a checkpoint put them in the
         database file itself (the WAL alone can be damaged). Runs on the writer's thread."""
@@ -311,6 +331,8 @@ class Collector(QueryServing):
             self._http.stop(timeout=timeout / 3)
         if self._writer is not None:
             self._stop_writer(self._writer, timeout)
+        if self._decoder is not None:
+            self._decoder.close()
         if self._spool is not None:
             loaded = None
             if self._writer is not None and self._store is not None and self._store.checkpoint():

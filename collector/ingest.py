@@ -120,7 +120,8 @@ class Ingest:
                 self.busy_answers += 1
                 raise
             self._pending += size
-            self._writer.put(Item(seq, kind, request, size, valid))
+            message = bytes(payload) if self._writer.takes_payloads else request
+            self._writer.put(Item(seq, kind, message, size, valid))
         try:
             self._spool.sync(seq)
         except Busy:  # the budget comes back when the writer has handled the item

@@ -100,6 +100,10 @@ RUN_USAGE_METRICS: tuple[str, ...] = tuple(f"run_{name}" for name in USAGE_METRI
 """The same summed over the run (`max_thresholds: {run_agent_cost_usd: 5}`)."""
 
 
+BOOTSTRAP_SEED = 20
+"""The default `evaluation.seed`: fixed, so intervals are reproducible run to run."""
+
+
 class EvalConfig(BaseModel):
     """Evaluation settings: the `evaluation:` key of config.yaml."""
 
@@ -158,6 +162,10 @@ class EvalConfig(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """Model -> `{input_per_mtok, output_per_mtok}` USD, over the built-in table
     (`tracesim.schemas.prices`), for the agent's own cost (`agent_cost_usd`)."""
+    seed: int = BOOTSTRAP_SEED
+    """Seed of the bootstrap intervals over scenarios (the trials roll-up's `metric_ci` and
+    the baseline comparison's metric changes): the same results and seed give the same
+    intervals; change it to see how much an interval owes to resampling."""
     max_judge_cost: float | None = Field(default=None, ge=0)
     """Judge budget in USD (from the model's `*_cost_per_mtok`): once spent, the remaining
     judges of the evaluation are reported not run ("judge budget reached"); the

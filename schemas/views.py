@@ -35,8 +35,10 @@ are queried directly; the views add:
     turn_id, run_id, scenario_id, trace_id, user_message, agent_message, status,
     error, duration_ms, source, message_convention.
 `turn_summary`
-    One row per turn: status, duration, counts of spans, tool calls, tool
-    errors and LLM calls, tokens, and `turn_success` from `latest_scores`.
+    One row per turn of `all_turns` (simulated and traced, `source` says which):
+    status, duration, counts of spans, tool calls, tool errors and LLM calls,
+    tokens, and `turn_success` from `latest_scores`. A traced turn's spans are
+    its trace's when they carry no turn id.
 `conversation_summary`
     One row per conversation: scenario, status, turns, duration, tool calls
     and errors, tokens, and the latest `final_score` and its status label
@@ -91,6 +93,11 @@ ALL_TURNS_SQL = """
         WHERE chat_id NOT IN (SELECT chat_id FROM turns)
 """
 """`turns` with the turns evaluate derived for collected conversations (`traced_turns`)."""
+
+_TURN_SPANS = """s.chat_id = t.chat_id AND (s.turn_id = t.turn_id
+                 OR (t.source <> 'simulated' AND s.turn_id IS NULL AND s.trace_id = t.trace_id))"""
+"""The spans of turn `t`: by turn id, or a traced turn's trace (collected spans carry no
+turn id: evaluate derives a turn per trace)."""
 
 VIEWS: dict[str, str] = {
     "tool_stats": """
@@ -183,26 +190,25 @@ VIEWS: dict[str, str] = {
         SELECT s.* FROM scores s WHERE s.eval_id = (SELECT eval_id FROM latest_eval)
     """,
     "all_turns": ALL_TURNS_SQL,
-    "turn_summary": """
+    "turn_summary": f"""
         SELECT
             t.chat_id, t.turn_id, t.run_id, t.scenario_id, t.status, t.error,
             t.duration_ms,
-            (SELECT count(*) FROM spans s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS num_spans,
+            (SELECT count(*) FROM spans s WHERE {_TURN_SPANS}) AS num_spans,
             (SELECT count(*) FROM tool_calls c
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_calls,
             (SELECT count(c.error) FROM tool_calls c
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_errors,
-            (SELECT count(*) FROM llm_calls s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS num_llm_calls,
+            (SELECT count(*) FROM llm_calls s WHERE {_TURN_SPANS}) AS num_llm_calls,
             (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS input_tokens,
+             WHERE {_TURN_SPANS}) AS input_tokens,
             (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
-             WHERE s.chat_id = t.chat_id AND s.turn_id = t.turn_id) AS output_tokens,
+             WHERE {_TURN_SPANS}) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
-               AND ls.metric = 'turn_success') AS turn_success
-        FROM turns t
+               AND ls.metric = 'turn_success') AS turn_success,
+            t.source
+        FROM all_turns t
     """,
     "conversation_summary": """
         SELECT

@@ -9,11 +9,11 @@ runs with the turn's OpenTelemetry context (span + baggage) active.
 
 from __future__ import annotations
 
-import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
 from tracesim.schemas import AgentResponse
+from tracesim.simulator.ids import new_chat_id
 
 __all__ = ["BaseAgent"]
 
@@ -31,7 +31,7 @@ class BaseAgent(ABC):
     async def get_chat_id(self) -> str:
         """The conversation's id; the default is a random uuid4 hex, fixed per instance."""
         if self._chat_id is None:
-            self._chat_id = uuid.uuid4().hex
+            self._chat_id = new_chat_id()
         return self._chat_id
 
     @abstractmethod

@@ -4,43 +4,80 @@ It sets up (or reuses) the global TracerProvider, exports over OTLP to the
 collector, copies the routing baggage (`tracesim.chat_id`, `tracesim.turn_id`)
 onto every span, and, when `openai-agents` is installed, bridges the SDK's
 tracing into OTel GenAI spans. Calling it again is harmless: nothing is added
-twice; a different endpoint replaces the exporter (the old one is shut down
-in the background), so one process can serve several runs.
+twice; a different endpoint given explicitly replaces the exporter (the old one is
+shut down in the background), so one process can serve several runs. Called again
+without an endpoint (an agent module imported during a run), it keeps the target
+`retarget` set: the run's collector, with its token.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from tracesim.simulator.baggage_processor import BaggageSpanProcessor
 from tracesim.simulator.otlp import DEFAULT_ENDPOINT, make_span_exporter, resolve_protocol
 
-__all__ = ["instrument", "retarget"]
+__all__ = ["flush", "instrument", "retarget"]
 
 _LOCK = threading.Lock()
 
 
+class _Counting(SpanExporter):
+    """An exporter counting the spans it could not deliver (refused, collector gone)."""
+
+    failed = 0
+    """Spans not delivered, by every `_Counting` of this process (read by `flush`)."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self._inner = inner
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self._inner.export(spans)
+        except Exception:
+            result = SpanExportResult.FAILURE
+        if result is not SpanExportResult.SUCCESS:
+            with _LOCK:
+                _Counting.failed += len(spans)
+        return result
+
+    def shutdown(self) -> None:
+        self._inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self._inner.force_flush(timeout_millis)
+
+
 class _SwitchableExport(SpanProcessor):
-    """A BatchSpanProcessor whose target can be replaced (one per provider)."""
+    """A BatchSpanProcessor whose target can be replaced (one per provider).
+
+    A span is handed to the processor of the target current when it ends, under a lock a
+    switch takes too: no span is ever handed to a processor whose shutdown has begun
+    (the SDK drops those: "Shutdown called, ignoring span"). A replaced processor is
+    shut down after the switch, in the background: what it holds goes to its own target.
+    """
 
     def __init__(self) -> None:
         self.target: tuple[str, str, tuple[tuple[str, str], ...]] | None = None
         self._inner: BatchSpanProcessor | None = None
+        self._lock = threading.Lock()
 
     def switch(self, endpoint: str, protocol: str, headers: Mapping[str, str]) -> None:
         target = (endpoint, protocol, tuple(sorted(headers.items())))
         if target == self.target:
             return
-        exporter = make_span_exporter(endpoint, protocol=protocol, headers=headers)
-        old, self._inner = self._inner, BatchSpanProcessor(exporter, schedule_delay_millis=200)
-        self.target = target
+        exporter = _Counting(make_span_exporter(endpoint, protocol=protocol, headers=headers))
+        new = BatchSpanProcessor(exporter, schedule_delay_millis=200)
+        with self._lock:
+            old, self._inner = self._inner, new
+            self.target = target
         if old is not None:  # may point at a collector that is gone: never block on it
             threading.Thread(target=old.shutdown, daemon=True).start()
 
@@ -50,12 +87,14 @@ class _SwitchableExport(SpanProcessor):
             inner.on_start(span, parent_context)
 
     def on_end(self, span: ReadableSpan) -> None:
-        inner = self._inner
-        if inner is not None:
-            inner.on_end(span)
+        with self._lock:
+            inner = self._inner
+            if inner is not None:
+                inner.on_end(span)
 
     def shutdown(self) -> None:
-        inner, self._inner = self._inner, None
+        with self._lock:
+            inner, self._inner = self._inner, None
         if inner is not None:
             inner.shutdown()
 
@@ -90,6 +129,7 @@ def instrument(
         backend; default only when `OPENAI_API_KEY` is set (offline, no
         network call is attempted).
     """
+    explicit = endpoint is not None or headers is not None or protocol is not None
     endpoint = (
         endpoint
         or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -112,10 +152,27 @@ def instrument(
             provider.add_span_processor(BaggageSpanProcessor())
             provider.add_span_processor(export)
             _EXPORTS[id(provider)] = export
-        export.switch(endpoint, kind, dict(headers or {}))
+        if explicit or export.target is None:
+            export.switch(endpoint, kind, dict(headers or {}))
         if openai_agents:
             _install_bridge(keep_openai_upload)
     return provider
+
+
+def flush(timeout_millis: int = 30000) -> int:
+    """Export what `instrument()`'s processors hold now; the number of spans that could
+    not be delivered since the previous call (refused by the collector, or it is gone)."""
+    global _REPORTED
+    with _LOCK:
+        exports = list(_EXPORTS.values())
+    for export in exports:
+        export.force_flush(timeout_millis)
+    with _LOCK:
+        failed, _REPORTED = _Counting.failed - _REPORTED, _Counting.failed
+    return failed
+
+
+_REPORTED = 0
 
 
 def retarget(

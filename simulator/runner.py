@@ -16,34 +16,50 @@ conversation runs on. A failing simulated user also ends only its own
 conversation. A conversation's error names its source (`schemas.error_source`:
 the agent, the simulated user's LLM, tracesim). A run stopped (Ctrl-C, a
 cancelled task) records every unfinished conversation as `interrupted`.
+
+In-process agents (`AgentConnector.in_process`) are driven on lanes
+(`simulator.lanes`): each worker a thread with its own loop calling the agent
+inline, this loop the watchdog that records an agent blocking its lane past
+the turn timeout and lets the run go on. Other connectors run on this loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
-from opentelemetry.trace import Status, StatusCode, Tracer
+from opentelemetry.trace import Tracer
 from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.error_source import SOURCE_AGENT, SOURCE_USER, tag_error
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.connectors.base import AgentConnector, TurnContext
+from tracesim.simulator.ids import new_chat_id
+from tracesim.simulator.lane_calls import close_quietly, flush_in_process_agent, on_users_loop
+from tracesim.simulator.lanes import Claim, Lane, LaneAbandoned, drive_on_lanes
 from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
 from tracesim.simulator.routing import inject_headers, with_routing_baggage
-from tracesim.simulator.span_limits import bounded_json, bounded_text
+from tracesim.simulator.run_spans import emit_conversation_span, end_turn_span
+from tracesim.simulator.span_limits import bounded_text
 from tracesim.simulator.stubs.context import with_stub_book
 from tracesim.simulator.stubs.matching import StubBook
 from tracesim.simulator.users.base import Message
 from tracesim.simulator.users.factory import UserFactory
 
 __all__ = ["RunObserver", "Runner"]
+
+T = TypeVar("T")
+
+_CLOSE_TIMEOUT = 3.0
+"""Seconds an in-process agent's `close()` may block its lane before the watchdog ends
+the conversation without it."""
 
 
 class RunObserver(Protocol):
@@ -87,6 +103,8 @@ class Runner:
         self._run_config_json = run_config_json
         self._flush_agent_spans = flush_agent_spans
         self._observer = observer
+        self._post: Callable[..., None] = _call
+        """Delivers an observer hook: at once, or queued for the run's loop (lanes)."""
         self._scenario_json = {
             s.scenario_id: s.model_dump_json(exclude_none=True) for s in self._scenarios
         }
@@ -110,16 +128,27 @@ class Runner:
                 **({TRACESIM.RUN_CONFIG: self._run_config_json} if self._run_config_json else {}),
             },
         )
-        next_job = iter(range(len(jobs)))
 
-        async def worker() -> None:
-            for index in next_job:
-                scenario, repeat = jobs[index]
-                slots[index] = await self._conversation(scenario, repeat)
+        async def drive(index: int, lane: Lane | None = None) -> None:
+            scenario, repeat = jobs[index]
+            conversation = ConversationResult(
+                chat_id="", scenario_id=scenario.scenario_id, conversation_index=repeat
+            )
+            slots[index] = conversation  # the watchdog may finish it for a blocked lane
+            await self._conversation(conversation, scenario, lane)
 
         try:
             workers = min(self._num_workers, len(jobs)) or 1
-            await asyncio.gather(*(worker() for _ in range(workers)))
+            if jobs and getattr(self._connector_factory(), "in_process", False):
+                await self._run_on_lanes(drive, len(jobs), workers)
+            else:
+                next_job = iter(range(len(jobs)))
+
+                async def worker() -> None:
+                    for index in next_job:
+                        await drive(index)
+
+                await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             run_span.end()
         result = RunResult(run_id=self.run_id)
@@ -127,42 +156,113 @@ class Runner:
         result.wall_seconds = time.perf_counter() - started
         return result
 
-    async def _conversation(self, scenario: Scenario, repeat: int) -> ConversationResult:
+    async def _run_on_lanes(
+        self, drive: Callable[[int, Lane], Awaitable[None]], jobs: int, workers: int
+    ) -> None:
+        """In-process agents: each worker is a lane (`simulator.lanes`), this loop the
+        watchdog; progress reaches the observer from here, a few times a second."""
+        events: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = (
+            collections.deque()
+        )
+
+        def deliver() -> None:
+            while events:
+                hook, args = events.popleft()
+                hook(*args)
+
+        self._post = lambda hook, *args: events.append((hook, args))
+        try:
+            await drive_on_lanes(workers, jobs=jobs, drive=drive, on_tick=deliver)
+        finally:
+            self._post = _call
+            deliver()
+
+    async def _conversation(
+        self, conversation: ConversationResult, scenario: Scenario, lane: Lane | None
+    ) -> None:
         start_ns = time.time_ns()
         connector = self._connector_factory()
-        conversation = ConversationResult(
-            chat_id="", scenario_id=scenario.scenario_id, conversation_index=repeat
-        )
+        claim: Claim | None = None
+
+        def end(status: str | None = None, error: str | None = None) -> None:
+            """Record the conversation's end (also called by the watchdog for a lane)."""
+            if status is not None:
+                conversation.status = status  # type: ignore[assignment]
+            if error is not None:
+                conversation.error = conversation.error or error
+            if not conversation.chat_id:
+                conversation.chat_id = new_chat_id()
+            emit_conversation_span(
+                self._tracer,
+                conversation,
+                run_id=self.run_id,
+                agent_type=self._agent_type,
+                scenario_json=self._scenario_json[scenario.scenario_id],
+                start_ns=start_ns,
+            )
+            if self._observer is not None:
+                self._post(self._observer.on_conversation_end, conversation)
+
+        if lane is not None:
+            claim = lane.claim = Claim()
+            lane.on_interrupt = lambda: end("interrupted", _interrupted(conversation))
         user = None
         source = SOURCE_AGENT
+        abandoned = False
         try:
             conversation.chat_id = await connector.open()
             source = SOURCE_USER
-            user = self._user_factory.create(scenario, conversation_index=repeat)
-            await self._turns(conversation, connector, user, scenario)
+            user = self._user_factory.create(scenario, conversation_index=conversation.conversation_index)
+            await self._turns(conversation, connector, user, scenario, lane=lane, end=end)
+        except LaneAbandoned:  # the watchdog recorded this conversation
+            abandoned = True
+            raise
         except asyncio.CancelledError:  # the run was stopped: never `completed`
             conversation.status = "interrupted"
-            conversation.error = conversation.error or (
-                f"interrupted after {conversation.num_turns} turn(s): the run was stopped"
-            )
+            conversation.error = conversation.error or _interrupted(conversation)
             raise
         except Exception as exc:  # the agent's open() or the simulated user failed
             conversation.status = "error"
             conversation.error = conversation.error or tag_error(source, _describe(exc))
         finally:
-            if not conversation.chat_id:
-                conversation.chat_id = uuid.uuid4().hex
-            for closer in (connector.close, getattr(user, "close", None)):
-                if closer is None:
-                    continue
-                try:
-                    await closer()
-                except Exception as exc:  # a failing close is recorded, never fatal
-                    conversation.error = conversation.error or f"close: {_describe(exc)}"
-            self._emit_conversation(conversation, scenario, start_ns)
-            if self._observer is not None:
-                self._observer.on_conversation_end(conversation)
-        return conversation
+            if abandoned:
+                await close_quietly(connector, user, lane)
+            else:
+                await self._close(conversation, connector, user, claim=claim, lane=lane, end=end)
+                if claim is not None:
+                    claim.settle()  # LaneAbandoned: the watchdog recorded it meanwhile
+                end()
+                if lane is not None:
+                    lane.claim = lane.on_interrupt = None
+
+    async def _close(
+        self,
+        conversation: ConversationResult,
+        connector: AgentConnector,
+        user: Any,
+        *,
+        claim: Claim | None,
+        lane: Lane | None,
+        end: Callable[..., None],
+    ) -> None:
+        """Close the connector (watched on a lane: a close that blocks its loop ends the
+        conversation without it) and the user; a failing close is recorded, never fatal."""
+        try:
+            if claim is None:
+                await connector.close()
+            else:
+                stuck = f"close: the agent's close() blocked its event loop for {_CLOSE_TIMEOUT} s"
+                with claim.watching(_CLOSE_TIMEOUT, lambda: end(error=stuck)):
+                    await connector.close()
+        except Exception as exc:
+            conversation.error = conversation.error or f"close: {_describe(exc)}"
+        closer = getattr(user, "close", None)
+        if closer is None:
+            return
+        try:
+            await on_users_loop(user, closer, lane)
+        except Exception as exc:
+            conversation.error = conversation.error or f"close: {_describe(exc)}"
 
     async def _turns(
         self,
@@ -170,13 +270,18 @@ class Runner:
         connector: AgentConnector,
         user: Any,
         scenario: Scenario,
+        *,
+        lane: Lane | None = None,
+        end: Callable[..., None],
     ) -> None:
         history: list[Message] = []
         max_turns = scenario.max_turns or self._max_turns
         book = None if scenario.tool_stubs is None else StubBook.of(scenario.tool_stubs)
         for turn_id in range(max_turns):
             try:
-                message = await user.next_message(tuple(history))
+                message = await on_users_loop(
+                    user, lambda: user.next_message(tuple(history)), lane
+                )
             except Exception as exc:  # noqa: BLE001 - the user simulator's failure, not the agent's
                 conversation.status = "error"
                 conversation.error = tag_error(SOURCE_USER, _describe(exc))
@@ -185,20 +290,27 @@ class Runner:
                 conversation.status = "completed"
                 return
             turn = await self._turn(
-                connector, conversation, scenario, turn_id, message, history, book=book
-            )
-            conversation.turns.append(turn)
-            if self._observer is not None:
-                self._observer.on_turn_end(conversation, turn)
-            if turn.status != "ok":
-                conversation.status = "error"
-                conversation.error = tag_error(
-                    SOURCE_AGENT, f"turn {turn_id} {turn.status}: {turn.error}"
-                )
+                connector, conversation, scenario, turn_id, message, history,
+                book=book, lane=lane, end=end,
+            )  # fmt: skip
+            if not self._record_turn(conversation, turn):
                 return
             history.append({"role": "user", "content": message})
             history.append({"role": "assistant", "content": turn.agent_message})
         conversation.status = "completed" if user.finished() else "max_turns"
+
+    def _record_turn(self, conversation: ConversationResult, turn: TurnResult) -> bool:
+        """Add `turn` to its conversation; False when it failed (the conversation ends)."""
+        conversation.turns.append(turn)
+        if self._observer is not None:
+            self._post(self._observer.on_turn_end, conversation, turn)
+        if turn.status == "ok":
+            return True
+        conversation.status = "error"
+        conversation.error = tag_error(
+            SOURCE_AGENT, f"turn {turn.turn_id} {turn.status}: {turn.error}"
+        )
+        return False
 
     async def _turn(
         self,
@@ -210,6 +322,8 @@ class Runner:
         history: list[Message],
         *,
         book: StubBook | None = None,
+        lane: Lane | None = None,
+        end: Callable[..., None] | None = None,
     ) -> TurnResult:
         chat_id = conversation.chat_id
         # A fresh Context: every turn is the root of its own trace.
@@ -239,17 +353,32 @@ class Runner:
         turn = TurnContext(
             chat_id=chat_id,
             turn_id=turn_id,
-            headers=inject_headers(turn_ctx),
+            headers=inject_headers(turn_ctx) if connector.sends_headers else {},
             history=tuple(history),
         )
-        token = otel_context.attach(turn_ctx)
         began = time.perf_counter()
+
+        def stalled() -> None:
+            """The watchdog's record of a turn whose agent blocked the lane's loop."""
+            error = (
+                f"no answer within {self._turn_timeout} s: the agent blocked its event loop "
+                "(a blocking call inside async code?); its thread was left behind"
+            )
+            result.status, result.error = "timeout", error
+            result.agent_seconds = time.perf_counter() - began
+            span.record_exception(TimeoutError(error))
+            end_turn_span(span, result, book=book, stubbed_before=stubbed_before)
+            self._record_turn(conversation, result)
+            if end is not None:
+                end()
+
+        token = otel_context.attach(turn_ctx)
         try:
-            send = connector.send(message, turn=turn)
-            if self._turn_timeout is None:
-                response = await send
+            if lane is None or lane.claim is None:
+                response = await self._bounded(connector.send(message, turn=turn))
             else:
-                response = await asyncio.wait_for(send, self._turn_timeout)
+                with lane.claim.watching(self._turn_timeout, stalled):
+                    response = await self._bounded(connector.send(message, turn=turn))
             result.agent_message = response.content
             result.tool_calls = list(response.tool_calls)
         except (asyncio.TimeoutError, TimeoutError) as exc:
@@ -266,67 +395,26 @@ class Runner:
             result.agent_seconds = time.perf_counter() - began
             otel_context.detach(token)
         if self._flush_agent_spans:
-            await _flush_in_process_agent()
-        # bounded so the turn span always fits the collector's request limit
-        span.set_attribute(TRACESIM.AGENT_MESSAGE, bounded_text(result.agent_message))
-        span.set_attribute(
-            TRACESIM.EXPLICIT_TOOL_CALLS,
-            bounded_json([c.model_dump(mode="json", exclude_none=True) for c in result.tool_calls]),
-        )
-        span.set_attribute(TRACESIM.TURN_STATUS, result.status)
-        if book is not None:
-            _record_stubs(span, book.calls[stubbed_before:])
-        if result.error is not None:
-            error = bounded_text(result.error)
-            span.set_attribute(TRACESIM.ERROR, error)
-            span.set_status(Status(StatusCode.ERROR, error))
-        span.end()
+            await flush_in_process_agent(on_lane=lane is not None)
+        end_turn_span(span, result, book=book, stubbed_before=stubbed_before)
         return result
 
-    def _emit_conversation(
-        self, conversation: ConversationResult, scenario: Scenario, start_ns: int
-    ) -> None:
-        attributes: dict[str, Any] = {
-            TRACESIM.CHAT_ID: conversation.chat_id,
-            TRACESIM.RUN_ID: self.run_id,
-            TRACESIM.SCENARIO_ID: scenario.scenario_id,
-            TRACESIM.CONVERSATION_INDEX: conversation.conversation_index,
-            TRACESIM.AGENT_TYPE: self._agent_type,
-            TRACESIM.NUM_TURNS: conversation.num_turns,
-            TRACESIM.CONVERSATION_STATUS: conversation.status,
-            TRACESIM.SCENARIO: self._scenario_json[scenario.scenario_id],
-        }
-        if conversation.error is not None:
-            attributes[TRACESIM.ERROR] = conversation.error
-        span = self._tracer.start_span(
-            TRACESIM.CONVERSATION_SPAN,
-            context=Context(),
-            attributes=attributes,
-            start_time=start_ns,
-        )
-        if conversation.status == "error":
-            span.set_status(Status(StatusCode.ERROR, conversation.error or "error"))
-        span.end()
+    async def _bounded(self, send: Awaitable[T]) -> T:
+        """`send` within the turn timeout, in the caller's task (no task per turn on 3.11+)."""
+        if self._turn_timeout is None:
+            return await send
+        if sys.version_info >= (3, 11):
+            async with asyncio.timeout(self._turn_timeout):
+                return await send
+        return await asyncio.wait_for(send, self._turn_timeout)
 
 
-def _record_stubs(span: Any, answers: Sequence[Any]) -> None:
-    """Say on the turn span how many calls stubs answered and which no stub matched."""
-    span.set_attribute(TRACESIM.STUBBED_CALLS, sum(a.stubbed for a in answers))
-    missing = [{"name": a.name, "arguments": dict(a.arguments)} for a in answers if not a.stubbed]
-    if missing:
-        span.set_attribute(TRACESIM.UNSTUBBED_CALLS, bounded_json(missing))
+def _call(hook: Callable[..., None], *args: Any) -> None:
+    hook(*args)
 
 
-async def _flush_in_process_agent() -> None:
-    """Flush the global SDK provider (where `instrument()` put the agent's exporter).
-
-    Runs in a thread so a slow exporter never blocks the other conversations.
-    Skipped when the global provider is not an SDK provider (nothing to flush).
-    The simulator's own provider is never the global one.
-    """
-    provider = trace.get_tracer_provider()
-    if isinstance(provider, SDKTracerProvider):
-        await asyncio.to_thread(provider.force_flush)
+def _interrupted(conversation: ConversationResult) -> str:
+    return f"interrupted after {conversation.num_turns} turn(s): the run was stopped"
 
 
 def _describe(exc: BaseException) -> str:

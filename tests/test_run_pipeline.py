@@ -115,3 +115,16 @@ def test_run_appends_a_markdown_step_summary(evaluated: RunOutcome) -> None:
     assert text.startswith("earlier step\n")  # appended, never overwritten
     assert "no gates defined: 1 conversation did not pass, and nothing sets the exit code" in text
     assert "| money-back-phrasing #0 | Failed |" in text and "request_refund" in text
+
+
+def test_a_custom_db_path_keeps_results_in_output_dir(tmp_path: Path) -> None:
+    """The config says where results go (`output_dir`) and where spans go (`db_path`): a run
+    writes results.json and report.html to the first, its DuckDB file to the second."""
+    db = tmp_path / "data" / "custom.duckdb"
+    outcome = _run(tmp_path / "out", db_path=str(db))
+    assert outcome.exit_code == 0, outcome.error
+    assert Path(outcome.db_path) == db and db.is_file()
+    assert Path(outcome.extra["results_path"]) == tmp_path / "out" / "results.json"
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert (tmp_path / "out" / "run_summary.json").is_file()
+    assert sorted(p.name for p in db.parent.iterdir() if not p.name.startswith(db.name)) == []

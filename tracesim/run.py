@@ -23,6 +23,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from tracesim.config_loader import ConfigError, LoadedConfig, load_run_config
 from tracesim.console import make_console
 from tracesim.progress import RunProgress
 from tracesim.run_collector import CollectorUnavailable, run_collector
+from tracesim.run_marker import marking_run
 from tracesim.run_prepare import check_baseline, prepare
 from tracesim.run_summary import (
     count_earlier_runs,
@@ -281,7 +283,11 @@ async def _capture(
     db_path = Path(config.resolved_db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    with run_collector(config, db_path) as (collector, endpoint, headers):
+    with (
+        run_collector(config, db_path) as (collector, endpoint, headers),
+        # said beside the file while the run writes it: `tracesim evaluate` then knows
+        marking_run(db_path, run_id) if collector is not None else nullcontext(),
+    ):
         provider = make_simulator_provider(endpoint, headers=headers)
         agent = agent_under_test(  # a server stops before settling: it flushes on SIGTERM
             config.agent_config,

@@ -5,6 +5,7 @@ requests; what happens to them next is the receivers' path (`Collector.ingest`).
 """
 
 from tracesim.collector.importers.errors import TraceFileError
+from tracesim.collector.importers.file_bytes import MAX_FILE_BYTES
 from tracesim.collector.importers.read import TraceFile, read_trace_file
 
-__all__ = ["TraceFile", "TraceFileError", "read_trace_file"]
+__all__ = ["MAX_FILE_BYTES", "TraceFile", "TraceFileError", "read_trace_file"]

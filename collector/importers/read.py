@@ -10,15 +10,14 @@ whole and checked before anything of it is stored: TraceFileError otherwise.
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 from tracesim.collector.importers.errors import TraceFileError
+from tracesim.collector.importers.file_bytes import MAX_FILE_BYTES, read_bounded
 from tracesim.collector.importers.jaeger import is_jaeger_document, request_from_jaeger
 from tracesim.collector.importers.otlp_json import (
     METRICS_KEYS,
@@ -37,8 +36,6 @@ from tracesim.collector.importers.tempo import is_tempo_document, request_from_t
 
 __all__ = ["TraceFile", "read_trace_file"]
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
 
 @dataclass
 class TraceFile:
@@ -52,13 +49,8 @@ class TraceFile:
     gzipped: bool = False
     skipped: list[str] = field(default_factory=list)
     """What the file holds that is not imported (metrics), said to the user."""
-
-
-def _gunzip(data: bytes, path: str) -> bytes:
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:
-        raise TraceFileError(path, f"starts like gzip but does not gunzip: {error}") from None
+    size: int = 0
+    """Bytes read (gunzipped): what holding this file costs, bounded per import."""
 
 
 def _document(document: Any, *, path: str, text: str | None, line: int | None) -> Request:
@@ -135,21 +127,25 @@ def _json(data: bytes, path: str) -> TraceFile:
     return TraceFile(path, "otlp-json", [_document(document, path=path, text=text, line=None)])
 
 
-def read_trace_file(path: str | Path) -> TraceFile:
-    """Read, recognise and convert one file; TraceFileError names the file, line and field."""
+def read_trace_file(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> TraceFile:
+    """Read, recognise and convert one file; TraceFileError names the file, line and field.
+    At most `limit` bytes are read (gunzipped), from a regular file that does not change
+    while it is read (`file_bytes.read_bounded`)."""
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise TraceFileError(name, f"cannot be read: {error.strerror or error}") from None
-    gzipped = data[:2] == _GZIP_MAGIC
-    if gzipped:
-        data = _gunzip(data, name)
+    data, gzipped = read_bounded(name, limit)
     if not data.strip():
         raise TraceFileError(name, "is empty")
-    if data.lstrip()[:1] in (b"{", b"["):
-        found = _json(data, name)
-    else:
-        found = TraceFile(name, "otlp-protobuf", requests_from_protobuf(data, path=name))
+    try:
+        if data.lstrip()[:1] in (b"{", b"["):
+            found = _json(data, name)
+        else:
+            found = TraceFile(name, "otlp-protobuf", requests_from_protobuf(data, path=name))
+    except RecursionError:
+        raise TraceFileError(
+            name,
+            "nested too deeply to read (a trace export nests a few levels; is this a trace "
+            "file?)",
+        ) from None
     found.gzipped = gzipped
+    found.size = len(data)
     return found

@@ -49,6 +49,7 @@ def parse_concatenated(text: str) -> list[tuple[int, Any]] | None:
     None when the text is not that."""
     decoder = json.JSONDecoder()
     out, at = [], 0
+    line, counted = 1, 0  # lines are counted once over the text: linear, not quadratic
     while True:
         while at < len(text) and text[at].isspace():
             at += 1
@@ -56,9 +57,11 @@ def parse_concatenated(text: str) -> list[tuple[int, Any]] | None:
             return out or None
         try:
             value, end = decoder.raw_decode(text, at)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
-        out.append((text.count("\n", 0, at) + 1, value))
+        line += text.count("\n", counted, at)
+        counted = at
+        out.append((line, value))
         at = end
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tracesim.schemas.conventions import ARKSIM, TRACESIM
 
-__all__ = ["backfill_sql", "session_backfill_sql", "upsert_sql"]
+__all__ = ["backfill_sql", "insert_sql", "session_backfill_sql", "upsert_sql"]
 
 _EXPLICIT_CHAT_KEYS = (TRACESIM.CHAT_ID, ARKSIM.CONVERSATION_ID)
 
@@ -54,4 +54,13 @@ def upsert_sql(table: str, names: tuple[str, ...], key: tuple[str, ...], source:
     return (
         f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM {source} "
         f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+def insert_sql(table: str, names: tuple[str, ...], source: str) -> str:
+    """Plain INSERT of `names` from `source`, stamping `received_at` with the one parameter
+    (the store appends ON CONFLICT DO NOTHING when a key is stored already)."""
+    columns = ", ".join(names)
+    return (
+        f"INSERT INTO {table} ({columns}, received_at) SELECT {columns}, ?::TIMESTAMP FROM {source}"
     )

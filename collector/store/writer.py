@@ -22,25 +22,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tracesim.collector.decode.decode import SpanBatch, decode_traces
-from tracesim.collector.decode.decode_logs import LogBatch, decode_logs
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.spool.deadletter import DeadLetter
-from tracesim.collector.store.store import PreparedBatch, Store, prepare
-from tracesim.collector.store.writer_batches import DATA_ERRORS, concat, marks, rollback
+from tracesim.collector.store.decoder_process import DecoderDied, DecoderProcess
+from tracesim.collector.store.prepare_items import KIND_LOGS, KIND_TRACES, Prepared, prepare_items
+from tracesim.collector.store.store import PreparedBatch, Store
+from tracesim.collector.store.writer_batches import DATA_ERRORS, concat
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
 log = logging.getLogger(__name__)
 
-KIND_TRACES = 1
-KIND_LOGS = 2
-
 
 @dataclass
 class Item:
-    """One acknowledged (or replayed) request waiting to be stored."""
+    """One acknowledged (or replayed) request waiting to be stored: `message` is the parsed
+    request or its spooled bytes (see `Writer.takes_payloads`), None once handled."""
 
     seq: int
     kind: int
@@ -81,7 +79,14 @@ class Writer:
         on_committed: Callable[[int, int], None] | None = None,
         redactor: Redactor | None = None,
         dead_letter: DeadLetter | None = None,
+        decoder: DecoderProcess | None = None,
+        router_factory: Callable[[], Router] | None = None,
     ) -> None:
+        if decoder is not None and (redactor or router_factory is None):
+            raise ValueError("a decoder process needs a router_factory and no redactor")
+        self._decoder = decoder
+        self.router_factory = router_factory
+        """A router rebuilt from the store, for a new decoder process."""
         self._store = store
         self._dead_letter = dead_letter
         self._redactor = redactor or None
@@ -103,6 +108,12 @@ class Writer:
         self.reload: Callable[[int, int], list[Item]] | None = None
         """Reads requests first..last back from the spool, to store a failed batch again."""
         self.stats = WriterStats()
+
+    @property
+    def takes_payloads(self) -> bool:
+        """True when items should carry their spooled bytes rather than parsed messages
+        (the decoder process parses them itself)."""
+        return self._decoder is not None
 
     @property
     def _failed_from(self) -> int | None:
@@ -241,10 +252,13 @@ class Writer:
             if job is None:
                 return
             items, prepared, retried = job
-            if retried is None:
-                self._store_batch(items, prepared)
-            else:
-                self._store_retry(items, prepared, retried)
+            try:
+                if retried is None:
+                    self._store_batch(items, prepared)
+                else:
+                    self._store_retry(items, prepared, retried)
+            finally:
+                self._prepared.task_done()  # `_restart_decoder` waits for the store to be idle
 
     def _store_retry(
         self, items: list[Item], prepared: PreparedBatch, failed: tuple[int, int]
@@ -307,7 +321,10 @@ class Writer:
         self.stats.failed_requests += 1
         message = item.message
         try:
-            payload = message.SerializeToString() if message is not None else b""
+            if isinstance(message, bytes):
+                payload = message
+            else:
+                payload = message.SerializeToString() if message is not None else b""
         except Exception:  # what could not be decoded may not serialise either
             payload = b""
         item.message = None
@@ -317,43 +334,63 @@ class Writer:
             log.error("request %d %s; dropped", item.seq, reason)
 
     def _prepare(self, items: list[Item]) -> PreparedBatch:
-        """Decode and route a batch; requests that fail to decode are dead-lettered."""
-        spans, logs = SpanBatch(), LogBatch()
-        redactor = self._redactor
-        for item in items:
-            if item.message is None:
-                continue
-            mark = marks(spans, logs)
-            try:
-                if item.kind == KIND_TRACES:
-                    decode_traces(item.message, spans, redactor)
-                elif item.kind == KIND_LOGS:
-                    decode_logs(item.message, logs, redactor)
-            except Exception as error:  # a bug in decoding must not stop the pipeline
-                log.exception("could not decode spooled request %d", item.seq)
-                rollback(spans, logs, mark)  # no half-decoded request in the columns
-                self._reject_item(item, f"could not be decoded: {error!r}")
-        router = self._router
-        learned = [(t["trace_id"], t["chat_id"], t["turn_id"]) for t in spans.turns]
-        for trace_id, chat_id, turn_id in learned:
-            router.learn(trace_id, chat_id, turn_id)
-        router.route(spans.columns, spans.rules)
-        router.route(logs.columns, logs.rules)
-        backfill = router.backfill_targets(learned)
-        router.settled(trace_id for trace_id, _chat, _turn in learned)
-        prepared = prepare(spans, logs, backfill, router.session_backfill_targets())
-        self.stats.nulled_values += prepared.nulled
-        if spans.unreadable or logs.unreadable:
-            self.stats.unreadable_items += spans.unreadable + logs.unreadable
+        """Decode and route a batch (here or in the decoder process); requests that fail to
+        decode are dead-lettered."""
+        triples = [(item.seq, item.kind, item.message) for item in items]
+        if self._decoder is not None:
+            prepared = self._prepare_remote(triples)
+        else:
+            prepared = prepare_items(triples, self._router, self._redactor)
+        by_seq = {item.seq: item for item in items}
+        for seq, reason in prepared.rejected:
+            self._reject_item(by_seq[seq], reason)
+        self.stats.nulled_values += prepared.batch.nulled
+        if prepared.unreadable:
+            self.stats.unreadable_items += prepared.unreadable
             log.warning(
                 "%d span(s)/log record(s) stored with derived fields (chat, turn, operation, "
                 "tool, model, tokens) NULL: an attribute had a shape its convention reader "
                 "could not read",
-                spans.unreadable + logs.unreadable,
+                prepared.unreadable,
             )
         for item in items:
             item.message = None  # free memory early
-        return prepared
+        return prepared.batch
+
+    def _prepare_remote(self, triples: list[tuple[int, int, Any]]) -> Prepared:
+        """`prepare_items` in the decoder process. When the process dies it is started
+        again and the batch sent once more; dying twice on one batch raises DecoderDied
+        (the batch is then prepared a request at a time, isolating one that kills it)."""
+        payloads = [
+            (seq, kind, message if isinstance(message, bytes) else message.SerializeToString())
+            for seq, kind, message in triples
+            if message is not None
+        ]
+        for attempt in (1, 2):
+            decoder = self._decoder
+            if decoder is None:  # it could not be started again: decoding here from now on
+                return prepare_items(payloads, self._router, self._redactor)
+            try:
+                return decoder.prepare(payloads)
+            except DecoderDied as error:
+                log.error("%s (attempt %d); starting a new one", error, attempt)
+                self._restart_decoder()
+        raise DecoderDied("the decoder process died twice preparing one batch")
+
+    def _restart_decoder(self) -> None:
+        """A new decoder process with a router rebuilt from the store, once every batch
+        already prepared is committed (the store then holds what the old router knew).
+        When none can be started, decoding goes on in this process."""
+        self._prepared.join()
+        assert self._decoder is not None and self.router_factory is not None
+        router = self.router_factory()
+        try:
+            self._decoder.restart(router)
+        except DecoderDied as error:
+            log.error("%s; decoding in the collector's own process from now on", error)
+            self._decoder.close()
+            self._decoder = None
+            self._router = router
 
     def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
         """Commit one prepared batch (one retry), then publish progress. The spool position

@@ -4,7 +4,10 @@ Tokens come from the spans' hot columns (`input_tokens`, `output_tokens`, `model
 filled at ingest from whichever convention the span uses). A span that carries
 tokens and has a descendant that also carries tokens is an aggregate (an agent
 or chain span summing its model calls, as LangChain and OpenInference agents
-record them) and is not counted again: only the lowest carriers are summed.
+record them) and is not counted again: only the lowest carriers are summed. An agent with
+no spans of its own is measured by the usage its answers reported (a chat-completions
+`usage`, written on the turn's span): counted for a turn only when no other span of that
+turn carries tokens, so the same calls are never counted twice.
 
 Cost = tokens x the model's price (`tracesim.schemas.prices`: the config's
 `evaluation.prices` over a built-in table). A model with no price is never
@@ -18,11 +21,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracesim.schemas import MetricResult
+from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.prices import ModelPrice, price_for
 
 __all__ = ["UsageTotals", "agent_usage", "count_metric"]
 
 _KIND = {"kind": "usage"}
+TURN_SPAN = TRACESIM.TURN_SPAN
 
 
 class UsageTotals:
@@ -46,6 +51,15 @@ class UsageTotals:
                 parent[span_id] = span.get("parent_span_id")
             if span.get("input_tokens") is not None or span.get("output_tokens") is not None:
                 carriers.append(span)
+        # a turn span's usage is the agent's own report of the turn (its chat-completions
+        # answer, `simulator.connectors.chat_completions_usage`): the same calls as its
+        # spans, so it counts only for a turn where no other span carries tokens
+        traced_turns = {s.get("turn_id") for s in carriers if s.get("name") != TURN_SPAN}
+        carriers = [
+            s
+            for s in carriers
+            if s.get("name") != TURN_SPAN or s.get("turn_id") not in traced_turns
+        ]
         aggregates: set[str] = set()
         for span in carriers:
             up = parent.get(span.get("span_id") or "")

@@ -84,9 +84,9 @@ def scenario_results(
     ]
 
 
-def run_trials(scenarios: Sequence[ScenarioTrials]) -> TrialRollup:
-    """The run's roll-up (bootstrap with the fixed default seed)."""
-    return roll_up(scenarios)
+def run_trials(scenarios: Sequence[ScenarioTrials], *, seed: int | None = None) -> TrialRollup:
+    """The run's roll-up (bootstrap seeded by `evaluation.seed`, else the fixed default)."""
+    return roll_up(scenarios, seed=seed)
 
 
 def agent_usage_totals(tally: MetricTally) -> AgentUsage:

@@ -275,7 +275,7 @@ def evaluate_db(
             scenarios = scenario_results(conversations, config.trial_pass)
             add_run_totals(tally, config)
             gates = evaluate_gates(tally, config)
-            trials = run_trials(scenarios)
+            trials = run_trials(scenarios, seed=config.seed)
             finished = datetime.now(timezone.utc).replace(tzinfo=None)
             comparison = None
             if baseline is not None:
@@ -294,6 +294,7 @@ def evaluate_db(
                     this,
                     alpha=rule.alpha if rule else 0.05,
                     correction=rule.correction if rule else "none",
+                    seed=config.seed,
                 )
                 if config.fail_on_regression:
                     gates.append(regression_gate(comparison))

@@ -10,11 +10,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from tracesim.schemas.eval_config import BOOTSTRAP_SEED
+
 __all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "bootstrap_mean_ci", "paired_change_ci"]
 
 DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 20
-"""Fixed so an interval is reproducible; any seed is as good."""
+DEFAULT_SEED = BOOTSTRAP_SEED
+"""Fixed so an interval is reproducible (`evaluation.seed` overrides it); any seed is as good."""
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float:

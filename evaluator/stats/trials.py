@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
-from tracesim.evaluator.stats.bootstrap import bootstrap_mean_ci
+from tracesim.evaluator.stats.bootstrap import DEFAULT_SEED, bootstrap_mean_ci
 from tracesim.evaluator.stats.proportions import pass_curves, wilson_interval
 
 __all__ = ["ScenarioTrials", "TrialOutcome", "TrialRollup", "roll_up", "scenario_trials"]
@@ -74,6 +74,8 @@ class TrialRollup(BaseModel):
     """Metric -> mean over scenarios of the scenario means (each scenario weighs the same)."""
     metric_ci: dict[str, list[float]] = Field(default_factory=dict)
     """Metric -> 95% interval of that mean, seeded percentile bootstrap over scenarios."""
+    seed: int = DEFAULT_SEED
+    """The bootstrap's seed (`evaluation.seed`): the same values and seed, the same intervals."""
 
 
 def scenario_trials(
@@ -144,4 +146,5 @@ def roll_up(scenarios: Iterable[ScenarioTrials], *, seed: int | None = None) -> 
         flaky_scenarios=flaky,
         metric_means={name: sum(v) / len(v) for name, v in sorted(per_metric.items())},
         metric_ci=metric_ci,
+        seed=DEFAULT_SEED if seed is None else seed,
     )

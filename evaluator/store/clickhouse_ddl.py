@@ -96,12 +96,20 @@ TABLES: dict[str, str] = {
 }
 """tracesim's tables: name -> column list and engine."""
 
+_ATTRS = "ifNull(attributes, '{}')"
+_RESPONSE_ID = (
+    f"coalesce(nullIf(JSONExtractString({_ATTRS}, {string_literal(GENAI.RESPONSE_ID)}), ''), "
+    # the exporter's JSON schema stores dotted keys as nested objects
+    f"nullIf(JSONExtractString({_ATTRS}, "
+    f"{', '.join(string_literal(p) for p in GENAI.RESPONSE_ID.split('.'))}), ''))"
+)
+"""A model span's response id (the duplicate-reporter rule of `llm_calls`)."""
 _LLM_OPS = "(" + ", ".join(string_literal(op) for op in GENAI.INFERENCE_OPERATIONS) + ")"
 
 
 def _result_views(schema: ExporterSchema) -> dict[str, str]:
-    # SPEC §5: a model call is an inference span by operation; spans that only carry a model
-    # name or mirror usage are not calls (the innermost rule is DuckDB's only, for now)
+    # SPEC §5: a model call is an inference span by operation, counted once (`llm_calls`, the
+    # rules of `schemas.views`); spans that only carry a model name or mirror usage are not
     is_llm = f"(operation IN {_LLM_OPS})"
     return {
         "all_turns": """
@@ -133,11 +141,47 @@ LEFT JOIN (
 GROUP BY tc.name
 SETTINGS join_use_nulls = 1""",
         "llm_calls": f"""
+WITH model_spans AS (
+    SELECT trace_id, span_id, ifNull(parent_span_id, '') AS parent, chat_id, turn_id,
+        service_name, ifNull(scope_name, '') AS scope, operation, model, input_tokens,
+        output_tokens, duration_ms, start_time, end_time, status_code,
+        {_RESPONSE_ID} AS response_id
+    FROM spans WHERE {is_llm}
+),
+wrappers AS (
+    -- model spans with a model-span child: a self-parented span, or two that parent each
+    -- other, are still calls
+    SELECT c.trace_id AS trace_id, c.parent AS span_id
+    FROM model_spans AS c INNER JOIN model_spans AS p
+        ON p.trace_id = c.trace_id AND p.span_id = c.parent
+    WHERE c.span_id != c.parent AND p.parent != c.span_id
+),
+innermost AS (
+    SELECT * FROM model_spans WHERE (trace_id, span_id) NOT IN (SELECT * FROM wrappers)
+),
+reported_twice AS (
+    -- one request reported by two instrumentations: the same response id, or, where one
+    -- lacks it, siblings from another scope with the same usage over overlapping times;
+    -- the one that started last is kept (views.py, `llm_calls`)
+    SELECT s.trace_id AS trace_id, s.span_id AS span_id
+    FROM innermost AS s INNER JOIN innermost AS d ON d.trace_id = s.trace_id
+    WHERE d.span_id != s.span_id
+      AND (d.start_time > s.start_time
+           OR (d.start_time = s.start_time AND d.span_id < s.span_id))
+      AND d.scope != s.scope
+      AND (ifNull(d.response_id = s.response_id, false)
+           OR ((d.response_id IS NULL OR s.response_id IS NULL)
+               AND d.parent = s.parent
+               AND ifNull(d.input_tokens = s.input_tokens, false)
+               AND ifNull(d.output_tokens = s.output_tokens, false)
+               AND d.start_time <= s.end_time AND s.start_time <= d.end_time))
+)
 SELECT trace_id, span_id, chat_id, turn_id, service_name, operation, model,
     input_tokens, output_tokens,
     coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
     duration_ms AS latency_ms, start_time, status_code
-FROM spans WHERE {is_llm}""",
+FROM innermost WHERE (trace_id, span_id) NOT IN (SELECT * FROM reported_twice)
+SETTINGS join_use_nulls = 0""",
         "latest_eval": """
 SELECT eval_id, run_id, started_at FROM (
     SELECT eval_id, run_id, coalesce(started_at, finished_at) AS started_at FROM runs FINAL
@@ -147,21 +191,42 @@ SELECT eval_id, run_id, started_at FROM (
 ) ORDER BY started_at DESC NULLS LAST, eval_id DESC LIMIT 1""",
         "latest_scores": """
 SELECT * FROM scores WHERE eval_id = (SELECT eval_id FROM latest_eval)""",
-        "turn_summary": f"""
+        "turn_summary": """
 SELECT t.chat_id AS chat_id, t.turn_id AS turn_id, t.run_id AS run_id,
     t.scenario_id AS scenario_id, t.status AS status, t.error AS error,
     t.duration_ms AS duration_ms,
-    coalesce(sp.num_spans, 0) AS num_spans, coalesce(tc.num_tool_calls, 0) AS num_tool_calls,
+    coalesce(sp.num_spans, 0) + if(t.source = 'simulated', 0, coalesce(spt.num_spans, 0))
+        AS num_spans,
+    coalesce(tc.num_tool_calls, 0) AS num_tool_calls,
     coalesce(tc.num_tool_errors, 0) AS num_tool_errors,
-    coalesce(sp.num_llm_calls, 0) AS num_llm_calls,
-    sp.input_tokens AS input_tokens, sp.output_tokens AS output_tokens,
-    ls.turn_success AS turn_success
-FROM turns AS t
+    coalesce(lc.num_llm_calls, 0) + if(t.source = 'simulated', 0, coalesce(lct.num_llm_calls, 0))
+        AS num_llm_calls,
+    if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.input_tokens,
+       coalesce(lc.input_tokens, 0) + lct.input_tokens) AS input_tokens,
+    if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.output_tokens,
+       coalesce(lc.output_tokens, 0) + lct.output_tokens) AS output_tokens,
+    ls.turn_success AS turn_success,
+    t.source AS source
+FROM all_turns AS t
 LEFT JOIN (
-    SELECT chat_id, turn_id, count() AS num_spans, countIf({is_llm}) AS num_llm_calls,
-        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+    SELECT chat_id, turn_id, count() AS num_spans
     FROM spans WHERE chat_id IS NOT NULL AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
 ) AS sp ON sp.chat_id = t.chat_id AND sp.turn_id = t.turn_id
+LEFT JOIN (
+    -- a traced turn's spans without a turn id: its trace's (evaluate derives a turn per trace)
+    SELECT chat_id, trace_id, count() AS num_spans
+    FROM spans WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY chat_id, trace_id
+) AS spt ON spt.chat_id = t.chat_id AND spt.trace_id = t.trace_id
+LEFT JOIN (
+    SELECT chat_id, turn_id, count() AS num_llm_calls,
+        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+    FROM llm_calls WHERE chat_id IS NOT NULL AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
+) AS lc ON lc.chat_id = t.chat_id AND lc.turn_id = t.turn_id
+LEFT JOIN (
+    SELECT chat_id, trace_id, count() AS num_llm_calls,
+        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+    FROM llm_calls WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY chat_id, trace_id
+) AS lct ON lct.chat_id = t.chat_id AND lct.trace_id = t.trace_id
 LEFT JOIN (
     SELECT chat_id, turn_id, count() AS num_tool_calls,
         countIf(error IS NOT NULL) AS num_tool_errors
@@ -187,7 +252,7 @@ LEFT JOIN (
 ) AS tc ON tc.chat_id = c.chat_id
 LEFT JOIN (
     SELECT chat_id, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
-    FROM spans WHERE chat_id IS NOT NULL GROUP BY chat_id
+    FROM llm_calls WHERE chat_id IS NOT NULL GROUP BY chat_id
 ) AS sp ON sp.chat_id = c.chat_id
 LEFT JOIN (
     SELECT chat_id, max(value) AS final_score, max(label) AS final_status FROM latest_scores

@@ -17,8 +17,9 @@ new convention there applies here too.
 
 from __future__ import annotations
 
+from tracesim.evaluator.store.clickhouse_hot_fields import hot_columns
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, string_literal
-from tracesim.schemas.conventions import AI_SDK, GENAI, MCP, OPENINFERENCE, TRACELOOP, TRACESIM
+from tracesim.schemas.conventions import GENAI, MCP, TRACESIM
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
 
 __all__ = ["conversations_sql", "routed_spans_sql", "span_counts_sql", "turns_sql"]
@@ -88,61 +89,6 @@ def _links_json(schema: ExporterSchema) -> str:
     )
 
 
-def _hot_columns(schema: ExporterSchema) -> str:
-    """operation, tool_name, model, input_tokens, output_tokens (as the collector derives them)."""
-
-    def a(key: str) -> str:
-        return schema.attr("SpanAttributes", key)
-
-    prefix = GENAI.EXECUTE_TOOL_SPAN_PREFIX
-    tool = string_literal(GENAI.OP_EXECUTE_TOOL)
-    is_tl_tool = f"{a(TRACELOOP.SPAN_KIND)} = {string_literal(TRACELOOP.KIND_TOOL)}"
-    named_tool = f"startsWith(SpanName, {string_literal(prefix)})"
-    kind = f"upper({a(OPENINFERENCE.SPAN_KIND)})"
-    operation_id, request_type = a(AI_SDK.OPERATION_ID), a(TRACELOOP.LLM_REQUEST_TYPE)
-    inference = (
-        ", ".join(
-            f"endsWith({operation_id}, {string_literal(suffix)}), {string_literal(op)}"
-            for suffix, op in AI_SDK.INFERENCE_SUFFIXES.items()
-        )
-        + ", "
-        + ", ".join(
-            f"{request_type} = {string_literal(kind)}, {string_literal(op)}"
-            for kind, op in TRACELOOP.REQUEST_TYPE_OPERATIONS.items()
-        )
-    )
-    operation = (
-        f"coalesce({a(GENAI.OPERATION_NAME)}, multiIf("
-        f"{kind} = 'TOOL', {tool}, {kind} = 'LLM', {string_literal(GENAI.OP_CHAT)}, "
-        f"{kind} = 'AGENT', {string_literal(GENAI.OP_INVOKE_AGENT)}, "
-        f"{is_tl_tool} OR {named_tool}, {tool}, {inference}, NULL))"
-    )
-    tool_name = (
-        f"coalesce({a(GENAI.TOOL_NAME)}, {a(OPENINFERENCE.TOOL_NAME)}, "
-        f"if({is_tl_tool}, {a(TRACELOOP.ENTITY_NAME)}, NULL), "
-        f"if({named_tool}, nullIf(trimBoth(substring(SpanName, {len(prefix) + 1})), ''), NULL))"
-    )
-    model = _first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL), a(OPENINFERENCE.LLM_MODEL_NAME))
-
-    def tokens(*keys: str) -> str:
-        return _first(*(f"toInt64OrNull(trimBoth({a(k)}))" for k in keys))
-
-    input_tokens = tokens(
-        GENAI.USAGE_INPUT_TOKENS,
-        GENAI.USAGE_PROMPT_TOKENS,
-        OPENINFERENCE.LLM_TOKEN_COUNT_PROMPT,
-    )
-    output_tokens = tokens(
-        GENAI.USAGE_OUTPUT_TOKENS,
-        GENAI.USAGE_COMPLETION_TOKENS,
-        OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
-    )
-    return (
-        f"{operation} AS operation, {tool_name} AS tool_name, {model} AS model, "
-        f"{input_tokens} AS input_tokens, {output_tokens} AS output_tokens"
-    )
-
-
 _TRACE_KEYS = """argMinIf(own_chat, Timestamp, is_turn) AS turn_chat,
         argMinIf(own_turn, Timestamp, is_turn) AS turn_turn,
         argMinIf(own_session, Timestamp, own_session IS NOT NULL) AS trace_session"""
@@ -183,7 +129,7 @@ FROM (
                 SpanName = {turn_span} AND own_chat IS NOT NULL AND own_turn IS NOT NULL
                     AS is_turn,
                 operation IN {_CALL_OPERATIONS} OR tool_name IS NOT NULL AS tool
-            FROM (SELECT *, {_hot_columns(schema)} FROM {schema.traces})
+            FROM (SELECT *, {hot_columns(schema)} FROM {schema.traces})
         )
         GROUP BY TraceId
     ) ARRAY JOIN rows AS r
@@ -230,7 +176,7 @@ FROM (
         {_events_json(schema)} AS events,
         {_links_json(schema)} AS links,
         {keys},
-        {_hot_columns(schema)}
+        {hot_columns(schema)}
     FROM {schema.traces}
 ) AS s
 LEFT JOIN (

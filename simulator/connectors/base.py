@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tracesim.schemas import AgentResponse
 
@@ -35,6 +36,12 @@ class AgentConnector(ABC):
     runner (the run goes on); connectors translate their transport's
     exceptions into a `ConnectorError` with a message saying what to do.
     """
+
+    in_process: ClassVar[bool] = False
+    """True when the agent's own code runs in this process (it may block an event loop):
+    the runner then drives each conversation on a lane watched for blocking."""
+    sends_headers: ClassVar[bool] = True
+    """False when the connector never reads `TurnContext.headers` (spares encoding them)."""
 
     @abstractmethod
     async def open(self) -> str:

@@ -30,6 +30,11 @@ from tracesim.schemas import AgentResponse
 from tracesim.schemas.agent_config import ChatCompletionsAgentConfig, ChatCompletionsApiConfig
 from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
 from tracesim.simulator.connectors.chat_completions_parse import StreamAccumulator, parse_completion
+from tracesim.simulator.connectors.chat_completions_usage import (
+    UsageAccumulator,
+    record_usage,
+    usage_of,
+)
 from tracesim.simulator.connectors.headers import merge_headers, substitute_env
 from tracesim.simulator.connectors.limits import (
     MAX_RESPONSE_BYTES,
@@ -146,10 +151,7 @@ class ChatCompletionsConnector(AgentConnector):
         if not self._api.stream:
             response = await client.post(self._api.endpoint, json=payload, headers=headers)
             self._check_status(response.status_code, response.text, response.headers)
-            try:
-                return parse_completion(response.json())
-            except ValueError as exc:
-                raise self._bad_answer(exc) from None
+            return self._parse(response)
         async with client.stream(
             "POST", self._api.endpoint, json=payload, headers=headers
         ) as response:
@@ -158,22 +160,33 @@ class ChatCompletionsConnector(AgentConnector):
                 self._check_status(response.status_code, response.text, response.headers)
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 await response.aread()  # a server that ignored `stream: true`
-                try:
-                    return parse_completion(response.json())
-                except ValueError as exc:
-                    raise self._bad_answer(exc) from None
+                return self._parse(response)
             return await self._read_stream(response.aiter_lines())
 
+    def _parse(self, response: httpx.Response) -> AgentResponse:
+        """A whole answer, and the usage it reports written on the turn's span."""
+        try:
+            body = response.json()
+            parsed = parse_completion(body)
+        except ValueError as exc:
+            raise self._bad_answer(exc) from None
+        record_usage(usage_of(body))
+        return parsed
+
     async def _read_stream(self, lines: AsyncIterator[str]) -> AgentResponse:
-        accumulator = StreamAccumulator()
+        accumulator, usage = StreamAccumulator(), UsageAccumulator()
         async for data in iter_sse_data(lines):
             if data.strip() == DONE:
                 break
             try:
-                accumulator.add(json.loads(data))
+                event = json.loads(data)
+                accumulator.add(event)
             except ValueError as exc:
                 raise self._bad_answer(exc) from None
-        return accumulator.response()
+            usage.add(event)
+        response = accumulator.response()
+        record_usage(usage.result())
+        return response
 
     def _check_status(self, status: int, text: str, headers: httpx.Headers) -> None:
         if status < 400:

@@ -1,30 +1,32 @@
 """The `custom` connector: drive an in-process python agent (a `BaseAgent`).
 
-One agent instance per conversation, created, called and closed on the
-conversation's own thread and event loop (`AgentLoop`), so an `execute()`
-that blocks (a sync HTTP client, `time.sleep`) still times out and never
-stalls other conversations. The runner calls `send` with the turn's OTel
-context (the `tracesim.turn` span and the routing baggage) active; it is
-carried into the agent's task, so whatever the agent traces joins the turn.
+One agent instance per conversation, created, called and closed inline on
+the caller's event loop: no thread hop per turn. `in_process` tells the
+runner to drive such conversations on lanes (`simulator.lanes`, a thread and
+loop per worker), where an `execute()` that blocks (a sync HTTP client,
+`time.sleep`) stalls only its own lane and the watchdog records it as timed
+out. The runner calls `send` with the turn's OTel context (the
+`tracesim.turn` span and the routing baggage) active, so whatever the agent
+traces joins the turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
-import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from tracesim.schemas import AgentResponse, ToolCall, ToolCallSource
 from tracesim.simulator.agent import BaseAgent
-from tracesim.simulator.connectors.agent_loop import AgentLoop
 from tracesim.simulator.connectors.base import AgentConnector, ConnectorError, TurnContext
+from tracesim.simulator.ids import new_chat_id
 
 __all__ = ["PythonConnector", "to_agent_response"]
 
 _CLOSE_TIMEOUT = 3.0
-"""Seconds `close()` gives the agent's own close; a loop blocked in agent code is left."""
+"""Seconds `close()` gives the agent's own close (a blocking one is the runner's watchdog's)."""
 
 
 class PythonConnector(AgentConnector):
@@ -34,6 +36,9 @@ class PythonConnector(AgentConnector):
     or `agent_class(agent_config)` when the constructor takes a required
     argument (arksim's `BaseAgent.__init__(self, agent_config)` shape).
     """
+
+    in_process: ClassVar[bool] = True
+    sends_headers: ClassVar[bool] = False  # the agent gets the OTel context itself
 
     def __init__(
         self,
@@ -47,7 +52,6 @@ class PythonConnector(AgentConnector):
         self._agent_config = agent_config
         self._agent: Any = None
         self._chat_id = ""
-        self._loop: AgentLoop | None = None
 
     @property
     def agent(self) -> Any:
@@ -55,8 +59,9 @@ class PythonConnector(AgentConnector):
         return self._agent
 
     async def open(self) -> str:
-        self._loop = AgentLoop.acquire()
-        self._agent, chat_id = await self._loop.run(self._create_with_chat_id)
+        self._agent = self._create()
+        get_chat_id = getattr(self._agent, "get_chat_id", None)
+        chat_id = await get_chat_id() if get_chat_id is not None else new_chat_id()
         if not isinstance(chat_id, str) or not chat_id:
             raise ConnectorError(
                 f"{self._agent_class.__name__}.get_chat_id() returned {chat_id!r}; it must return a non-empty str"
@@ -64,14 +69,8 @@ class PythonConnector(AgentConnector):
         self._chat_id = chat_id
         return chat_id
 
-    async def _create_with_chat_id(self) -> tuple[Any, Any]:
-        """The agent and its chat id, in one trip to the agent's loop."""
-        agent = await self._create()
-        get_chat_id = getattr(agent, "get_chat_id", None)
-        return agent, (await get_chat_id() if get_chat_id is not None else uuid.uuid4().hex)
-
-    async def _create(self) -> Any:
-        """The agent instance (on its own loop)."""
+    def _create(self) -> Any:
+        """The agent instance."""
         takes_config = not self._init_kwargs and _wants_agent_config(self._agent_class)
         try:
             if takes_config:
@@ -84,44 +83,34 @@ class PythonConnector(AgentConnector):
             ) from exc
 
     async def send(self, user_message: str, *, turn: TurnContext) -> AgentResponse:
-        if self._agent is None or self._loop is None:
+        if self._agent is None:
             raise ConnectorError("send() before open()")
         metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
-        agent = self._agent
         try:
-            result = await self._loop.run(lambda: agent.execute(user_message, metadata=metadata))
+            result = await self._agent.execute(user_message, metadata=metadata)
         except RuntimeError as exc:
             if "loop" not in str(exc):
                 raise
             raise ConnectorError(
-                f"{exc} (each conversation's agent runs on its own event loop: create async "
-                "clients in the agent's __init__ or lazily, not at module level)"
+                f"{exc} (each worker drives its conversations on its own event loop: create "
+                "async clients in the agent's __init__ or lazily, not at module level)"
             ) from exc
         return to_agent_response(result)
 
     async def close(self) -> None:
         agent, self._agent = self._agent, None
-        loop, self._loop = self._loop, None
         closer = getattr(agent, "close", None) if agent is not None else None
-        if getattr(closer, "__func__", None) is BaseAgent.close:
-            closer = None  # the inherited no-op: no trip to the agent's loop for it
-        try:
-            if closer is not None and loop is not None:
-
-                async def close_agent() -> None:
-                    outcome = closer()
-                    if inspect.isawaitable(outcome):
-                        await outcome
-
-                try:
-                    await asyncio.wait_for(loop.run(close_agent), timeout=_CLOSE_TIMEOUT)
-                except asyncio.TimeoutError:  # the agent's loop is blocked (a timed-out turn)
-                    pass
-        finally:
-            if loop is not None:
-                await loop.release()
+        if closer is None or getattr(closer, "__func__", None) is BaseAgent.close:
+            return  # nothing to close, or the inherited no-op
+        outcome = closer()
+        if inspect.isawaitable(outcome):
+            try:
+                await asyncio.wait_for(outcome, timeout=_CLOSE_TIMEOUT)
+            except asyncio.TimeoutError:  # a close that never returns is not the run's failure
+                pass
 
 
+@functools.lru_cache(maxsize=256)
 def _wants_agent_config(agent_class: type) -> bool:
     """True when the constructor has a required first argument or one named `agent_config`."""
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 from tracesim.schemas.tool_stub import ToolStub
 
-__all__ = ["StubAnswer", "StubBook", "args_match", "unstubbed_message"]
+__all__ = ["StubAnswer", "StubBook", "args_match", "stub_matches", "unstubbed_message"]
 
 
 def args_match(expected: Any, actual: Any) -> bool:
@@ -37,6 +37,11 @@ def args_match(expected: Any, actual: Any) -> bool:
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return float(expected) == float(actual)
     return type(expected) is type(actual) and expected == actual
+
+
+def stub_matches(stub: ToolStub, name: str, arguments: Mapping[str, Any]) -> bool:
+    """True when `stub` answers a call of `name` with `arguments` (uses left aside)."""
+    return stub.name == name and (not stub.args or args_match(stub.args, arguments))
 
 
 @dataclass(frozen=True)
@@ -87,11 +92,9 @@ class StubBook:
         args = dict(arguments or {})
         with self._lock:
             for index, stub in enumerate(self.stubs):
-                if stub.name != name or (
-                    stub.repeat is not None and self.used[index] >= stub.repeat
-                ):
+                if stub.repeat is not None and self.used[index] >= stub.repeat:
                     continue
-                if stub.args and not args_match(stub.args, args):
+                if not stub_matches(stub, name, args):
                     continue
                 self.used[index] += 1
                 answer = StubAnswer(name, args, stub.result, stub.error, True, index)

@@ -9,8 +9,11 @@ result naming the call and the fix. Nothing reaches a real back end.
 
 Which scenario answers: the `tracesim.scenario_id` baggage entry the run
 propagates (in the request's `_meta`, which the `mcp` client fills from the
-OTel context, or the HTTP headers); without one, the only scenario of the file,
-else every scenario's stubs in file order. `repeat` is counted per conversation
+OTel context, or the HTTP headers); without one (or with one the file does not
+hold), the only scenario of the file, else the scenario this conversation's calls were
+answered from, else the one scenario whose stubs match the call (several that answer
+alike will do); scenarios that answer it differently are never chosen by file order: the
+call gets an error naming them and the fix. `repeat` is counted per conversation
 (`tracesim.chat_id`). The `mcp` server traces each request as a SERVER span
 parented by the propagated `traceparent` (from `_meta`, else the HTTP headers),
 so its calls are spans of the turn.
@@ -28,7 +31,12 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.scenario import Scenario
 from tracesim.schemas.tool_definitions import ToolDefinition, tool_definitions
-from tracesim.simulator.stubs.matching import StubAnswer, StubBook
+from tracesim.simulator.stubs.matching import (
+    StubAnswer,
+    StubBook,
+    stub_matches,
+    unstubbed_message,
+)
 
 __all__ = ["MockTools", "build_server"]
 
@@ -54,12 +62,51 @@ class MockTools:
                 )
         self.definitions = list(definitions.values())
         self._books: OrderedDict[tuple[str | None, str | None], StubBook] = OrderedDict()
+        self._chat_scenario: dict[str, str] = {}
+        """Conversation -> the scenario its calls were answered from (no scenario named)."""
         self.answers: list[StubAnswer] = []
 
-    def _stubs(self, scenario_id: str | None) -> list[Any]:
-        if scenario_id in self._scenarios:
-            return list(self._scenarios[scenario_id].tool_stubs or ())
-        return [stub for s in self._scenarios.values() for stub in s.tool_stubs or ()]
+    def _choose(
+        self, name: str, args: dict[str, Any], asked: str | None, chat_id: str | None
+    ) -> str | StubAnswer:
+        """The scenario answering a call whose request names no known scenario: the only
+        one, the one this conversation's calls were answered from, or the one scenario
+        (or several that agree) with a stub matching the call; else an error answer
+        naming the scenarios, never a guess by file order."""
+        if len(self._scenarios) == 1:
+            return next(iter(self._scenarios))
+        known = self._chat_scenario.get(chat_id) if chat_id is not None else None
+        if known is not None:
+            return known
+        answers: dict[str, tuple[str, str | None]] = {}
+        for scenario_id, scenario in self._scenarios.items():
+            stub = next((t for t in scenario.tool_stubs or () if stub_matches(t, name, args)), None)
+            if stub is not None:
+                answers[scenario_id] = (json.dumps(stub.result, sort_keys=True), stub.error)
+        unknown = f"scenario {asked!r} is not in the file; " if asked is not None else ""
+        if len(set(answers.values())) == 1:
+            chosen = next(iter(answers))
+            if len(answers) == 1 and chat_id is not None:
+                self._chat_scenario[chat_id] = chosen
+                _del_oldest(self._chat_scenario, _MAX_BOOKS)
+            return chosen
+        call = f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)})"
+        if not answers:
+            message = unstubbed_message(name, args)
+            if unknown:
+                message += f" ({unknown.rstrip('; ')})"
+            return StubAnswer(name, args, error=message, stubbed=False)
+        return StubAnswer(
+            name,
+            args,
+            error=(
+                f"tracesim mcp-mock: {unknown}scenarios {', '.join(sorted(answers))} stub "
+                f"{call} differently and the request names no scenario: send the run's "
+                f"baggage ({TRACESIM.SCENARIO_ID}) with the MCP request, or serve one "
+                "scenario per mcp-mock"
+            ),
+            stubbed=False,
+        )
 
     def answer(
         self,
@@ -70,20 +117,33 @@ class MockTools:
         chat_id: str | None = None,
     ) -> StubAnswer:
         """The stubbed answer to one call (see the module doc for which scenario answers)."""
-        if scenario_id not in self._scenarios and len(self._scenarios) == 1:
-            scenario_id = next(iter(self._scenarios))
+        args = dict(arguments or {})
+        if scenario_id not in self._scenarios:
+            chosen = self._choose(name, args, scenario_id, chat_id)
+            if isinstance(chosen, StubAnswer):
+                self.answers.append(chosen)
+                del self.answers[:-_MAX_BOOKS]
+                return chosen
+            scenario_id = chosen
         key = (scenario_id, chat_id)
         book = self._books.get(key)
         if book is None:
-            book = self._books[key] = StubBook.of(self._stubs(scenario_id))
+            stubs = self._scenarios[scenario_id].tool_stubs or ()
+            book = self._books[key] = StubBook.of(stubs)
             if len(self._books) > _MAX_BOOKS:
                 self._books.popitem(last=False)
         else:
             self._books.move_to_end(key)
-        answer = book.answer(name, arguments)
+        answer = book.answer(name, args)
         self.answers.append(answer)
         del self.answers[:-_MAX_BOOKS]
         return answer
+
+
+def _del_oldest(mapping: dict[Any, Any], keep: int) -> None:
+    """Drop the oldest entries of an insertion-ordered dict beyond `keep`."""
+    while len(mapping) > keep:
+        mapping.pop(next(iter(mapping)))
 
 
 def _routing(*carriers: Any) -> tuple[str | None, str | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import ClassVar
 
 __all__ = ["Message", "SimulatedUser", "UserConfigError"]
 
@@ -18,6 +19,10 @@ Message = dict[str, str]
 
 class SimulatedUser(ABC):
     """Produces the next user message from the conversation so far."""
+
+    needs_home_loop: ClassVar[bool] = True
+    """True when the user's calls must run on the loop that started the run (a shared
+    async client, the LLM limiter); False lets a conversation's lane call it inline."""
 
     @abstractmethod
     async def next_message(self, history: Sequence[Message]) -> str | None:

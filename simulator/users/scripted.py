@@ -7,6 +7,7 @@ and the user of choice in tests and benchmarks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from tracesim.simulator.users.base import Message, SimulatedUser
 
@@ -15,6 +16,8 @@ __all__ = ["ScriptedUser"]
 
 class ScriptedUser(SimulatedUser):
     """Sends `messages` in order, one per turn; ends when they are exhausted."""
+
+    needs_home_loop: ClassVar[bool] = False  # pure: runs on whichever loop drives it
 
     def __init__(self, messages: Sequence[str]) -> None:
         self._messages = tuple(messages)

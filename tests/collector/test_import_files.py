@@ -336,6 +336,9 @@ def test_a_file_held_by_another_process_is_refused_clearly(tmp_path: Path) -> No
     assert result.output.startswith("tracesim import: ")
     assert "import into another --db" in result.output
     assert "Traceback" not in result.output
+    # one line, the fix said once
+    assert len(result.output.strip().splitlines()) == 1
+    assert result.output.count("another --db") == 1 and result.output.count("stop") == 1
 
 
 def test_a_db_that_is_not_duckdb_is_refused_clearly(tmp_path: Path) -> None:

@@ -171,3 +171,81 @@ def test_a_port_out_of_range_is_exit_2_not_a_traceback(
     assert result.exit_code == 2, result.output
     assert line in result.output and "Traceback" not in result.output
     assert not (tmp_path / "t.duckdb").exists()
+
+
+def _db_params() -> dict[str, object]:
+    """Every command (sub-commands included) with a `--db` option: its click parameter."""
+    import click
+
+    found: dict[str, object] = {}
+
+    ctx = click.Context(cli)
+
+    def walk(group: click.Command, prefix: str) -> None:
+        if isinstance(group, click.Group):  # the lazy group imports each on request
+            for name in group.list_commands(ctx):
+                sub = group.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, f"{prefix}{name} ")
+        for param in group.params:
+            if "--db" in getattr(param, "opts", ()):
+                found[prefix.strip()] = param
+
+    walk(cli, "")
+    return found
+
+
+def test_every_command_shares_one_db_option() -> None:
+    """One `--db`: same destination, default, environment variable and checks everywhere."""
+    from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+
+    params = _db_params()
+    assert {"collect", "evaluate", "import", "inspect", "report", "sql", "compare",
+            "scenarios from-db"} <= set(params)  # fmt: skip
+    for command, param in params.items():
+        assert (param.name, param.default, param.envvar) == (  # type: ignore[attr-defined]
+            "db_path", DEFAULT_DB_PATH, DB_ENV,
+        ), command  # fmt: skip
+        assert param.callback is not None, command  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["sql", "SELECT 1", "--db", " "], "empty: give a DuckDB file path"),
+        (["inspect", "--db", ""], "empty: give a DuckDB file path"),
+        (["collect", "--db", "clickhouse://u:p@127.0.0.1:1/otel"], "writes a DuckDB file"),
+        (["import", "x.json", "--db", "chdb:///tmp/x"], "writes a DuckDB file"),
+    ],
+)
+def test_a_bad_db_is_one_clear_error(args: list[str], expected: str, tmp_path: Path) -> None:
+    (tmp_path / "x.json").write_text("{}")
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and "Traceback" not in result.output
+
+
+def test_a_folder_to_write_into_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["collect", "--db", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "is a folder: give a file path such as" in result.output
+
+
+def test_evaluate_config_with_its_own_db_path_writes_where_the_config_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tracesim evaluate config.yaml` on a config with `db_path`: the results go to its
+    `output_dir`, where `tracesim run` put its own, not beside the file."""
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    build_db(project / "data" / "custom.duckdb")
+    (project / "config.yaml").write_text(
+        "output_dir: out\ndb_path: data/custom.duckdb\nevaluation: {metrics: []}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACESIM_DB", raising=False)
+    result = CliRunner().invoke(cli, ["evaluate", "project/config.yaml", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (project / "out" / "results.json").is_file()
+    assert (project / "out" / "report.html").is_file()
+    assert not (project / "data" / "custom_results").exists()

@@ -14,7 +14,8 @@ from tracesim.collect_console import CollectConsole
 from tracesim.collect_front import GRPC, HTTP, ProtocolFront
 from tracesim.collector import CollectorStats
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+from tracesim.db_option import db_option
+from tracesim.paths import PathProblem, check_writable_file
 
 __all__ = ["command"]
 
@@ -43,15 +44,7 @@ def _remove_new_files(db_path: Path, created_folder: Path | None) -> None:
 
 
 @click.command("collect")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    type=click.Path(dir_okay=False),
-    help=f"DuckDB file to write (env {DB_ENV}); its folder is created if missing.",
-)
+@db_option("write")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
     "--grpc-port",
@@ -220,6 +213,7 @@ def command(
             tls_key=tls_key,
             query_max_rows=query_max_rows,
             query_timeout=query_timeout,
+            decoder_process=True,
             **duckdb_sizes,
         )
     except InvalidRedactionRule as error:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.db_option import db_option
+from tracesim.schemas.eval_config import BOOTSTRAP_SEED
 
 __all__ = ["command"]
 
@@ -19,14 +20,7 @@ __all__ = ["command"]
 @click.command(name="compare")
 @click.option("--baseline", "baseline_ref", required=True, help="Eval id, run id or `latest`.")
 @click.option("--candidate", "candidate_ref", required=True, help="Eval id, run id or `latest`.")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help="The store of both sides: a DuckDB file, clickhouse://... or chdb://DIR.",
-)
+@db_option("read", extra_help="The store of both sides (--baseline-db / --candidate-db for two).")
 @click.option("--baseline-db", default=None, help="The baseline's store (default: --db).")
 @click.option("--candidate-db", default=None, help="The candidate's store (default: --db).")
 @click.option(
@@ -51,6 +45,13 @@ __all__ = ["command"]
     show_default=True,
     help="holm: Holm-Bonferroni over the scenarios (alpha bounds any false verdict of all).",
 )
+@click.option(
+    "--seed",
+    type=int,
+    default=BOOTSTRAP_SEED,
+    show_default=True,
+    help="Seed of the metric changes' bootstrap intervals (as `evaluation.seed`).",
+)
 def command(
     baseline_ref: str,
     candidate_ref: str,
@@ -61,6 +62,7 @@ def command(
     fail_on_regression: bool,
     alpha: float,
     correction: str,
+    seed: int,
 ) -> None:
     """Compare two evaluations scenario by scenario (Fisher's exact test on the pass counts,
     two-sided) and metric by metric (paired mean change with a bootstrap interval).
@@ -94,6 +96,7 @@ def command(
         candidate,
         alpha=alpha,
         correction="holm" if correction == "holm" else "none",
+        seed=seed,
     ).model_dump(mode="json")
     if fmt == "json":
         click.echo(comparison_json(comparison), nl=False)

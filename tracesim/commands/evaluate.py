@@ -9,7 +9,8 @@ scores every conversation. `results.json` and `report.html` go next to the
 DuckDB file, where `tracesim run` put its own (in `<stem>_results/` beside a
 file not named `tracesim.duckdb`, so two files in one folder keep theirs).
 `--config DIR/config.yaml` without `--db` evaluates the file that config's run
-wrote. Exit codes: the README's table (0 passed, 1 a gate failed, 2 bad input,
+wrote (`db_path`, else `<output_dir>/tracesim.duckdb`) and writes the results to its
+`output_dir`, where the run wrote its own. Exit codes: the README's table (0 passed, 1 a gate failed, 2 bad input,
 3 nothing graded, incomplete or internal error).
 """
 
@@ -22,9 +23,10 @@ from typing import Any
 
 import click
 
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
+from tracesim.db_option import db_option
+from tracesim.paths import outputs_dir
 
-__all__ = ["command", "choose_run", "db_of_config", "load_eval_settings"]
+__all__ = ["command", "choose_run", "db_of_config", "load_eval_settings", "paths_of_config"]
 
 
 def _fail(message: str, code: int) -> None:
@@ -93,8 +95,10 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     return config, llm_config
 
 
-def db_of_config(path: Path) -> Path:
-    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
+def paths_of_config(path: Path) -> tuple[Path, Path]:
+    """(the DuckDB file a run of config `path` writes, the folder its results go to):
+    `db_path`, else `<output_dir>/tracesim.duckdb`; `output_dir` (default `results`), both
+    relative to the config's folder, as `tracesim run` resolves them."""
     import yaml
 
     from tracesim.arksim_config import translate_arksim_config
@@ -107,12 +111,19 @@ def db_of_config(path: Path) -> Path:
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
         raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
     base = path.resolve().parent
-    target = (
-        data.get("db_path")
-        or f"{str(data.get('output_dir') or 'results').rstrip('/')}/tracesim.duckdb"
-    )
-    candidate = Path(str(target)).expanduser()
-    return candidate if candidate.is_absolute() else base / candidate
+
+    def resolved(target: str) -> Path:
+        candidate = Path(target).expanduser()
+        return candidate if candidate.is_absolute() else base / candidate
+
+    output_dir = str(data.get("output_dir") or "results").rstrip("/") or "."
+    db = resolved(str(data.get("db_path") or f"{output_dir}/tracesim.duckdb"))
+    return db, resolved(output_dir)
+
+
+def db_of_config(path: Path) -> Path:
+    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
+    return paths_of_config(path)[0]
 
 
 def _outputs_dir(store: Any) -> Path:
@@ -197,18 +208,7 @@ def production_selection(
 
 @click.command("evaluate")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}); when not given, the one "
-        "CONFIG_FILE's run wrote. Or the OTel Collector ClickHouse exporter's database: "
-        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
-    ),
-)
+@db_option("evaluate", extra_help="When not given, the one CONFIG_FILE's run wrote.")
 @click.option(
     "--config",
     "config_path",
@@ -221,7 +221,8 @@ def production_selection(
     "--output-dir",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Where results.json and report.html go (default: the DuckDB file's folder).",
+    help="Where results.json and report.html go (default: the config's output_dir when its "
+    "run's file is evaluated, as `tracesim run` does; else beside the DuckDB file).",
 )
 @click.option(
     "--run-id",
@@ -271,6 +272,12 @@ def production_selection(
     default=None,
     help="Judge budget in USD: once spent, the remaining judges are not run (checks go on).",
 )
+@click.option(
+    "--allow-in-progress",
+    is_flag=True,
+    help="Evaluate a file a `tracesim run` is still writing: grade its finished "
+    "conversations, count the unfinished ones as not graded (default: refuse, exit 3).",
+)
 def command(
     config_file: Path | None,
     db_path: Any,
@@ -286,6 +293,7 @@ def command(
     seed: int,
     include_evaluated: bool,
     max_judge_cost: float | None,
+    allow_in_progress: bool,
 ) -> None:
     """Re-evaluate what a DuckDB file holds, without re-running the agent.
 
@@ -293,6 +301,7 @@ def command(
     that config's run wrote, with its evaluation settings.
     """
     from tracesim.console import make_console, plain
+    from tracesim.evaluate_in_progress import InProgressRefused, in_progress_selection
     from tracesim.evaluate_step import evaluate_and_report
     from tracesim.evaluator.scoring.gates import EvalConfigError, ExitCode
     from tracesim.evaluator.store import StoreError, open_store
@@ -306,12 +315,16 @@ def command(
         if run_id is not None and all_runs:
             raise EvalConfigError("--run-id and --all-runs exclude each other: give one")
         given = click.get_current_context().get_parameter_source("db_path")
+        config_out: Path | None = None
         if config_path is not None and given == click.core.ParameterSource.DEFAULT:
-            db_path = db_of_config(config_path)  # where that config's run wrote
+            # where that config's run wrote, and its results where the config says
+            db_path, config_out = paths_of_config(config_path)
         with open_store(db_path) as store:  # a file, its running collector, ClickHouse
             try:
                 default_dir = _outputs_dir(store)
-                out_dir = check_writable_dir(output_dir or default_dir, what="--output-dir")
+                out_dir = check_writable_dir(
+                    output_dir or config_out or default_dir, what="--output-dir"
+                )
                 if junit_path is not None:
                     check_writable_file(junit_path, what="--junit-xml")
             except PathProblem as exc:
@@ -330,6 +343,15 @@ def command(
                 all_runs = True  # a production selection spans every run (and none)
             run_id, what = choose_run(store, run_id, all_runs=all_runs)
             console.print(plain(what))
+            try:
+                select, notes = in_progress_selection(
+                    store, run_id, select, allow=allow_in_progress
+                )
+            except InProgressRefused as exc:
+                _fail(str(exc), ExitCode.INCOMPLETE)
+                return
+            for note in notes:
+                console.print(plain(note))
             outcome = evaluate_and_report(
                 store,
                 config=config,

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, PathProblem, check_writable_file
+from tracesim.db_option import db_option
+from tracesim.paths import PathProblem, check_writable_file
 
 __all__ = ["command", "summarise"]
 
@@ -26,7 +27,8 @@ fsync per batch instead of per request (a file exporter's file holds thousands).
 
 
 def _batches(requests: list[Any]) -> list[Any]:
-    """The requests merged into as few as possible of at most ~_BATCH_BYTES each, in order."""
+    """The requests merged into as few as possible of at most ~_BATCH_BYTES each, in order
+    (the first of each batch is merged into: the requests are changed)."""
     out: list[Any] = []
     size = 0
     for request in requests:
@@ -36,9 +38,7 @@ def _batches(requests: list[Any]) -> list[Any]:
             last.MergeFrom(request)  # repeated resource_spans / resource_logs: appended
             size += nbytes
             continue
-        merged = type(request)()
-        merged.CopyFrom(request)
-        out.append(merged)
+        out.append(request)  # merged into in place: no copy of every request
         size = nbytes
     return out
 
@@ -96,15 +96,7 @@ def summarise(db_path: str, trace_ids: set[str]) -> tuple[int, int]:
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    type=click.Path(dir_okay=False),
-    help=f"DuckDB file to write (env {DB_ENV}); created if missing, added to if not.",
-)
+@db_option("write")
 @click.option(
     "--redact",
     "presets",
@@ -146,13 +138,14 @@ def command(
         StoreLocked,
         load_redaction_file,
     )
-    from tracesim.collector.importers import TraceFileError, read_trace_file
+    from tracesim.collector.importers import MAX_FILE_BYTES, TraceFileError, read_trace_file
 
     try:
         check_writable_file(db_path, what="--db")
     except PathProblem as exc:
         raise BadInput(str(exc), command="import") from None
     read = []
+    held = 0
     for name in files:
         try:
             read.append(read_trace_file(name))
@@ -160,6 +153,14 @@ def command(
             raise BadInput(
                 f"{error}; nothing was imported (fix or leave out that file)", command="import"
             ) from None
+        held += read[-1].size
+        if held > MAX_FILE_BYTES:  # all are held until stored: bound them together
+            raise BadInput(
+                f"{name}: the files up to this one hold more than {MAX_FILE_BYTES >> 20} MiB "
+                "together, the most one import reads before storing; nothing was imported "
+                "(import them in several commands)",
+                command="import",
+            )
     rules = [RedactionRule(preset=name) for name in presets]
     if redact_attrs:
         rules.append(RedactionRule(attributes=redact_attrs))
@@ -170,14 +171,18 @@ def command(
     except (InvalidRedactionRule, ValueError) as error:
         raise click.UsageError(str(error)) from None
     requests = [request for found in read for request in found.requests]
+    spans, logs, traces = _count(requests)  # before batching merges requests in place
     Path(db_path).parent.mkdir(parents=True, exist_ok=True)
     rejected = 0
     try:
         try:
             collector.start()
-        except StoreLocked as error:
+        except StoreLocked:  # the collector's own message says its fix: one line, once
             raise BadInput(
-                f"{error}; stop that process or import into another --db", command="import"
+                f"--db {db_path} is open in another process (a running `tracesim collect` or "
+                "`tracesim run` writes it): stop that process and import again, or import "
+                "into another --db",
+                command="import",
             ) from None
         except NotADuckDBFile as error:
             raise BadInput(str(error), command="import") from None
@@ -204,7 +209,6 @@ def command(
     finally:
         collector.shutdown()
     stats = collector.stats()
-    spans, logs, traces = _count(requests)
     conversations, unkeyed = summarise(db_path, traces)
     for found in read:
         gz = ", gzip" if found.gzipped else ""

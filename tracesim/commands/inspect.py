@@ -14,24 +14,13 @@ from typing import Any
 import click
 import orjson
 
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.db_option import db_option
 
 __all__ = ["command"]
 
 
 @click.command(name="inspect")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help=(
-        f"The DuckDB file a run or collector wrote (env {DB_ENV}; opened read-only, or "
-        "through the collector holding it), or a ClickHouse store: "
-        "clickhouse://user:pass@host:8123/otel or chdb://DIR."
-    ),
-)
+@db_option("read")
 @click.option(
     "--format",
     "fmt",

@@ -7,24 +7,14 @@ from pathlib import Path
 import click
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH, outputs_dir
+from tracesim.db_option import db_option
+from tracesim.paths import outputs_dir
 
 __all__ = ["command"]
 
 
 @click.command(name="report")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help=(
-        f"The DuckDB file to report on (env {DB_ENV}; opened read-only, or through the "
-        "collector holding it), or a ClickHouse "
-        "store: clickhouse://user:pass@host:8123/otel or chdb://DIR."
-    ),
-)
+@db_option("read")
 @click.option(
     "--out",
     "out_path",

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
+from tracesim.db_option import db_option
 
 __all__ = ["command"]
 
@@ -45,7 +46,7 @@ def command() -> None:
 
 
 @command.command(name="from-db")
-@click.option("--db", "db", required=True, help="A DuckDB file, clickhouse://... or chdb://DIR.")
+@db_option("read")
 @click.option(
     "--chat-id", "chat_ids", multiple=True, help="A conversation to promote (repeatable)."
 )
@@ -65,7 +66,7 @@ def command() -> None:
     "-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path)
 )
 def from_db(
-    db: str,
+    db_path: str,
     chat_ids: tuple[str, ...],
     failed: bool,
     sample: str | None,
@@ -92,7 +93,7 @@ def from_db(
             seed=seed,
         )
         summarise = _summariser(config_path)
-        with open_store(db) as store:
+        with open_store(db_path) as store:
             result = promote_store(store, selection, summarise=summarise)
     except (ValueError, StoreError, EvalConfigError) as exc:
         fail(str(exc))

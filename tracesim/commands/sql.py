@@ -13,7 +13,7 @@ import click
 import orjson
 
 from tracesim.commands.errors import BadInput
-from tracesim.paths import DB_ENV, DEFAULT_DB_PATH
+from tracesim.db_option import db_option
 from tracesim.sql_client import DEFAULT_ENDPOINT, QueryResult, SqlError, run_query
 
 __all__ = ["command", "print_result", "truncation_note"]
@@ -90,17 +90,7 @@ def truncation_note(result: QueryResult) -> str | None:
 
 @click.command(name="sql")
 @click.argument("query")
-@click.option(
-    "--db",
-    "db_path",
-    default=DEFAULT_DB_PATH,
-    show_default=True,
-    envvar=DB_ENV,
-    help=(
-        f"The DuckDB file (env {DB_ENV}), opened read-only or read through the running "
-        "collector that holds it; or a ClickHouse store: clickhouse://... or chdb://DIR."
-    ),
-)
+@db_option("read")
 @click.option(
     "--format",
     "fmt",

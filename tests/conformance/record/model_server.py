@@ -21,9 +21,11 @@ from provider_apis import (
     anthropic_events,
     anthropic_message,
     bedrock_converse,
+    cohere_chat,
     gemini_chunks,
     gemini_response,
     offered_tool_names,
+    ollama_chat,
     provider_tool_results,
 )
 
@@ -85,13 +87,15 @@ def _offered_name(body: dict[str, Any], name: str) -> str:
     return qualified[0] if len(qualified) == 1 else name
 
 
-def _offers_final_answer(body: dict[str, Any]) -> bool:
-    """True when the agent ends its run by calling a `final_answer` tool (smolagents)."""
+def _final_answer_key(body: dict[str, Any]) -> str | None:
+    """The argument name of the `final_answer` tool when the agent ends its run by calling
+    one (smolagents: `answer`, BeeAI: `response`), else None."""
     for tool in body.get("tools") or []:
         function = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(function, dict) and function.get("name") == "final_answer":
-            return True
-    return False
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            return next(iter(properties), "answer")
+    return None
 
 
 def _script(
@@ -143,9 +147,8 @@ class ModelServer:
                 if path.endswith("/responses"):
                     self._responses(body, step, usage)
                 elif (
-                    path.endswith("/messages")
+                    path.endswith(("/messages", "/converse", "/v2/chat", "/api/chat"))
                     or ":" in path.rsplit("/", 1)[-1]
-                    or (path.endswith("/converse"))
                 ):
                     self._provider(path, body, step, usage)
                 else:
@@ -154,7 +157,8 @@ class ModelServer:
             def _provider(
                 self, path: str, body: dict[str, Any], step: int, usage: dict[str, int]
             ) -> None:
-                """Anthropic Messages, Gemini generateContent, Bedrock Converse."""
+                """Anthropic Messages, Gemini generateContent, Bedrock Converse, Cohere v2 chat,
+                Ollama chat."""
                 steps, final = _script(body, server.scripts)
                 call = None
                 if step < len(steps):
@@ -168,6 +172,15 @@ class ModelServer:
                         self._send(200, anthropic_message(model, call, final, usage))
                 elif path.endswith("/converse"):
                     self._send(200, bedrock_converse(call, final, usage))
+                elif path.endswith("/v2/chat"):
+                    self._send(200, cohere_chat(model, call, final, usage))
+                elif path.endswith("/api/chat"):
+                    # the Ollama API streams unless asked not to
+                    lines = ollama_chat(model, call, final, usage, stream=body.get("stream", True))
+                    if len(lines) == 1:
+                        self._send(200, lines[0])
+                    else:
+                        self._ndjson(lines)
                 elif path.endswith(":streamGenerateContent"):
                     self._sse(gemini_chunks(model, call, final, usage), done=False)
                 else:
@@ -177,6 +190,14 @@ class ModelServer:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _ndjson(self, lines: list[dict[str, Any]]) -> None:
+                data = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+                self.send_response(200)
+                self.send_header("content-type", "application/x-ndjson")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -203,8 +224,9 @@ class ModelServer:
                     "total_tokens": usage["prompt"] + usage["completion"],
                 }
                 script, final = _script(body, server.scripts)
-                if _offers_final_answer(body):
-                    script = [*script, ("call_final", "final_answer", {"answer": final})]
+                final_key = _final_answer_key(body)
+                if final_key is not None:
+                    script = [*script, ("call_final", "final_answer", {final_key: final})]
                 if step < len(script):
                     call_id, name, args = script[step]
                     name = _offered_name(body, name)
@@ -266,6 +288,9 @@ class ModelServer:
                 ]
                 if (body.get("stream_options") or {}).get("include_usage"):
                     chunks.append((None, {**base, "choices": [], "usage": u}))
+                elif "mistral" in (self.headers.get("user-agent") or "").lower():
+                    # the Mistral API always puts the usage on the chunk that finishes
+                    chunks[-1][1]["usage"] = u
                 self._sse(chunks, done=True)
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:

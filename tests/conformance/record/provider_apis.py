@@ -2,8 +2,9 @@
 
 Provider SDKs are recorded with their own telemetry, so the scripted model speaks their
 APIs too: Anthropic Messages (`POST /v1/messages`, plain and server-sent events), Gemini
-(`POST /v1beta/models/<m>:generateContent` and `:streamGenerateContent?alt=sse`) and the
-Bedrock Converse API (`POST /model/<id>/converse`). Each function gets the scripted step
+(`POST /v1beta/models/<m>:generateContent` and `:streamGenerateContent?alt=sse`), the
+Bedrock Converse API (`POST /model/<id>/converse`), Cohere's v2 chat (`POST /v2/chat`) and
+Ollama's chat (`POST /api/chat`, one JSON body or JSON lines when streamed). Each function gets the scripted step
 (a tool call `(id, name, args)` or the final text) and the usage, and returns what the
 real API returns: a JSON body, or a list of SSE `(event, payload)` pairs.
 """
@@ -17,6 +18,8 @@ __all__ = [
     "anthropic_events",
     "anthropic_message",
     "bedrock_converse",
+    "cohere_chat",
+    "ollama_chat",
     "gemini_chunks",
     "gemini_response",
     "offered_tool_names",
@@ -178,3 +181,64 @@ def bedrock_converse(call: Call | None, final: str, usage: dict[str, int]) -> di
         },
         "metrics": {"latencyMs": 1},
     }
+
+
+def cohere_chat(model: str, call: Call | None, final: str, usage: dict[str, int]) -> dict[str, Any]:
+    """A Cohere v2 chat response: one function tool call (with a tool plan), or the text."""
+    import json
+
+    message: dict[str, Any] = {"role": "assistant"}
+    if call is not None:
+        message["tool_plan"] = f"I will call {call[1]}."
+        message["tool_calls"] = [
+            {
+                "id": call[0],
+                "type": "function",
+                "function": {"name": call[1], "arguments": json.dumps(call[2])},
+            }
+        ]
+        finish = "TOOL_CALL"
+    else:
+        message["content"] = [{"type": "text", "text": final}]
+        finish = "COMPLETE"
+    tokens = {"input_tokens": usage["prompt"], "output_tokens": usage["completion"]}
+    return {
+        "id": f"cohere-{time.monotonic_ns()}",
+        "finish_reason": finish,
+        "message": message,
+        "usage": {"billed_units": dict(tokens), "tokens": dict(tokens)},
+    }
+
+
+def ollama_chat(
+    model: str, call: Call | None, final: str, usage: dict[str, int], *, stream: bool
+) -> list[dict[str, Any]]:
+    """Ollama /api/chat: the reply as one body, or as the JSON lines it streams (the message,
+    then a closing line with the counts). Ollama's tool calls carry no id."""
+    message: dict[str, Any] = {"role": "assistant", "content": ""}
+    if call is not None:
+        message["tool_calls"] = [{"function": {"name": call[1], "arguments": call[2]}}]
+    else:
+        message["content"] = final
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime())
+    done = {
+        "done": True,
+        "done_reason": "stop",
+        "total_duration": 1000,
+        "load_duration": 10,
+        "prompt_eval_count": usage["prompt"],
+        "prompt_eval_duration": 100,
+        "eval_count": usage["completion"],
+        "eval_duration": 100,
+    }
+    if not stream:
+        return [{"model": model, "created_at": stamp, "message": message, **done}]
+    return [
+        {"model": model, "created_at": stamp, "message": message, "done": False},
+        {
+            "model": model,
+            "created_at": stamp,
+            "message": {"role": "assistant", "content": ""},
+            **done,
+        },
+    ]

@@ -72,3 +72,26 @@ def test_paired_change() -> None:
     assert mean == pytest.approx(-0.5)
     assert low <= -0.5 <= high and high <= 0.0
     assert paired_change_ci([1.0, 0.5], [1.0, 0.5]) == (0.0, (0.0, 0.0))
+
+
+def test_the_bootstrap_seed_comes_from_the_evaluation_config(tmp_path) -> None:  # noqa: ANN001
+    """`evaluation.seed` seeds the roll-up's intervals and is written with them; the default
+    stays the fixed one, so results are reproducible run to run."""
+    import json
+
+    from tracesim.evaluator import evaluate_db
+    from tracesim.evaluator.stats.bootstrap import DEFAULT_SEED
+    from tracesim.schemas.eval_config import EvalConfig
+
+    from tests.evaluator.test_pipeline import build_db
+
+    db = build_db(tmp_path / "t.duckdb")
+    seeds = {}
+    for name, config in (("default", EvalConfig(metrics=[])),
+                         ("seven", EvalConfig.model_validate({"metrics": [], "seed": 7}))):  # fmt: skip
+        evaluate_db(db, config=config, output_dir=tmp_path / name, progress=False)
+        seeds[name] = json.loads((tmp_path / name / "results.json").read_text())["trials"]["seed"]
+    assert seeds == {"default": DEFAULT_SEED, "seven": 7}
+    many = [scenario_trials(f"s{i}", [i % 3 == 0], [{"m": (i * 37 % 11) / 10}]) for i in range(12)]
+    assert roll_up(many, seed=7).metric_ci != roll_up(many, seed=8).metric_ci
+    assert roll_up(many).metric_ci == roll_up(many, seed=DEFAULT_SEED).metric_ci

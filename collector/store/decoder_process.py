@@ -1,0 +1,196 @@
+"""The decoder process: decoding and routing out of the receivers' and DuckDB's GIL.
+
+Decoding (protobuf -> columns, routing, Arrow tables) is most of a span's CPU and holds
+the GIL throughout, so in one process it stalls the gRPC handlers and DuckDB's writer
+(which takes the GIL back many times per batch). `DecoderProcess` runs
+`prepare_items` in a child process: the writer sends the spooled bytes of a batch's
+requests down a pipe and gets the `Prepared` batch back; DuckDB stays in the collector.
+
+The child owns the `Router` it is given at start. Nothing acknowledged lives only in the
+child: the writer keeps each batch's bytes until the child answered, and the spool keeps
+them until they are committed. When the child dies (kill -9, OOM), `prepare` raises
+`DecoderDied` and the writer starts a new one with a router rebuilt from the store.
+The child exits when the pipe closes, so a collector killed with -9 leaves no orphan.
+Log records of the child are sent back with each answer and logged by the collector.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import traceback
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from tracesim.collector.routing.routing import Router
+from tracesim.collector.store.prepare_items import Prepared, prepare_items
+
+__all__ = ["DecoderDied", "DecoderProcess", "child_main"]
+
+log = logging.getLogger(__name__)
+
+_START_TIMEOUT = 120.0
+"""Seconds a new child may take to import and load its router (spawned, on a busy box)."""
+
+
+class DecoderDied(RuntimeError):
+    """The decoder process is gone (killed, crashed) or could not be started."""
+
+
+class DecoderProcess:
+    """A child process preparing batches; one caller at a time (the writer's thread).
+
+    Started as `python -c` on a socket pair rather than by multiprocessing's spawn, which
+    would run the embedding program's main module again in the child."""
+
+    def __init__(self, router: Router) -> None:
+        self._conn: Connection | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+        self.start(router)
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None when not running)."""
+        return self._process.pid if self._process is not None else None
+
+    def start(self, router: Router) -> None:
+        """Start a child owning `router`; DecoderDied when it does not come up."""
+        self.close()
+        ours, theirs = socket.socketpair()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            ours.close()
+            raise DecoderDied(f"the decoder process could not be started: {error}") from None
+        finally:
+            theirs.close()
+        conn = Connection(ours.detach())
+        self._conn, self._process = conn, process
+        try:
+            conn.send(("router", router))
+            if not conn.poll(_START_TIMEOUT):
+                raise DecoderDied("the decoder process did not start in time")
+            answer = conn.recv()
+        except (OSError, EOFError) as error:
+            self.close()
+            raise DecoderDied(f"the decoder process did not start: {error!r}") from None
+        except DecoderDied:
+            self.close()
+            raise
+        if answer != ("ready",):
+            self.close()
+            raise DecoderDied(f"the decoder process did not start: {answer!r}")
+
+    def restart(self, router: Router) -> None:
+        """Replace a dead (or live) child by a new one owning `router`."""
+        self.restarts += 1
+        self.start(router)
+
+    def prepare(self, items: Sequence[tuple[int, int, bytes]]) -> Prepared:
+        """`prepare_items` of (seq, kind, request bytes) in the child. DecoderDied when the
+        child is gone; RuntimeError with the child's traceback when preparing raised."""
+        conn = self._conn
+        if conn is None:
+            raise DecoderDied("the decoder process is not running")
+        try:
+            conn.send(("prepare", list(items)))
+            answer = conn.recv()
+        except (OSError, EOFError) as error:
+            code = None
+            if self._process is not None:
+                try:
+                    code = self._process.wait(1.0)
+                except subprocess.TimeoutExpired:
+                    pass
+            raise DecoderDied(f"the decoder process died (exit code {code}): {error!r}") from None
+        status, result, records = answer
+        _relog(records)
+        if status != "done":
+            raise RuntimeError(f"preparing a batch failed in the decoder process: {result}")
+        return result
+
+    def close(self) -> None:
+        """Stop the child (idempotent): closing the pipe ends it; killed if it lingers."""
+        conn, process = self._conn, self._process
+        self._conn = self._process = None
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            try:
+                process.wait(5.0)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5.0)
+
+
+_CHILD = (
+    "import sys; from multiprocessing.connection import Connection; "
+    "from tracesim.collector.store.decoder_process import child_main; "
+    "child_main(Connection(int(sys.argv[1])))"
+)
+
+
+def _relog(records: list[logging.LogRecord]) -> None:
+    """Log the child's records in this process, through the same loggers."""
+    for record in records:
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)
+
+
+class _Collect(logging.Handler):
+    """Keeps the child's log records (formatted, picklable) to send with the next answer."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        record.msg = record.getMessage()
+        record.args = None
+        if record.exc_info:
+            record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+            record.exc_info = None
+        self.records.append(record)
+
+    def take(self) -> list[logging.LogRecord]:
+        taken, self.records = self.records, []
+        return taken
+
+
+def child_main(conn: Connection) -> None:
+    """The child: take a router, then prepare batches until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the collector decides when to stop
+    handler = _Collect()
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    router: Router | None = None
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the collector is gone or closed the pipe
+            return
+        op = message[0]
+        if op == "router":
+            router = message[1]
+            conn.send(("ready",))
+            continue
+        assert router is not None and op == "prepare"
+        try:
+            answer: tuple[str, Any] = ("done", prepare_items(message[1], router))
+        except Exception:
+            answer = ("error", traceback.format_exc())
+        try:
+            conn.send((*answer, handler.take()))
+        except (OSError, BrokenPipeError):
+            return

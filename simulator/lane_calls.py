@@ -1,0 +1,65 @@
+"""Calls a conversation makes outside its lane: the simulated user, the agent's span flush.
+
+A lane (`simulator.lanes`) runs its conversation on its own thread and loop.
+A user holding loop-bound things shared by every conversation (the LLM
+client, its concurrency limiter) is called on the run's loop instead; the
+global provider's flush (the agent's spans) blocks only the lane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
+from tracesim.simulator.connectors.base import AgentConnector
+from tracesim.simulator.lanes import Lane
+
+__all__ = ["close_quietly", "flush_in_process_agent", "on_users_loop"]
+
+T = TypeVar("T")
+
+
+async def flush_in_process_agent(*, on_lane: bool = False) -> None:
+    """Flush the global SDK provider (where `instrument()` put the agent's exporter).
+
+    On a lane (its own thread) directly, else in a thread, so a slow exporter never
+    blocks the other conversations. Skipped when the global provider is not an SDK
+    provider (nothing to flush). The simulator's own provider is never the global one.
+    """
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, SDKTracerProvider):
+        if on_lane:
+            provider.force_flush()
+        else:
+            await asyncio.to_thread(provider.force_flush)
+
+
+async def on_users_loop(user: Any, call: Callable[[], Awaitable[T]], lane: Lane | None) -> T:
+    """`call()` where the user may run: on a lane itself, or on the run's loop when the
+    user shares loop-bound things across conversations (the LLM client, its limiter)."""
+    if lane is None or not getattr(user, "needs_home_loop", True):
+        return await call()
+    if lane.home.is_closed():  # a lane abandoned by a run that has ended since
+        raise RuntimeError("the run's event loop is closed")
+
+    async def on_home() -> T:
+        return await call()
+
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(on_home(), lane.home))
+
+
+async def close_quietly(connector: AgentConnector, user: Any, lane: Lane | None) -> None:
+    """An abandoned lane's cleanup: the watchdog recorded the conversation; errors ignored."""
+    try:
+        await connector.close()
+    except Exception:  # noqa: BLE001, S110 - nothing left to record them on
+        pass
+    closer = getattr(user, "close", None)
+    if closer is not None:
+        try:
+            await on_users_loop(user, closer, lane)
+        except Exception:  # noqa: BLE001, S110
+            pass
