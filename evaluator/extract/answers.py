@@ -226,23 +226,32 @@ def _view_answers(view: SpanView) -> list[Answer]:
     return [_answer(str(call_id), "", content) for call_id, content in pairs if call_id]
 
 
-def _unnamed(view: SpanView) -> dict[int, Answer]:
-    """Answers naming no call id (Gemini function responses under OpenInference:
-    `llm.input_messages.N.message.role = tool` with `.name`), by message index N."""
-    prefix = OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX
-    if not view.may_hold_text(f'"{prefix}'):
-        return {}
-    found: dict[int, Answer] = {}
-    attributes = view.attributes
-    for key, role in attributes.items():
-        if role != "tool" or not key.startswith(prefix) or not key.endswith(".message.role"):
+_UNNAMED_SOURCES = (
+    (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, "message."),  # Gemini under OpenInference
+    (GENAI.PROMPT_PREFIX, ""),  # the legacy indexed prompt (Cohere under OpenLLMetry)
+)
+
+
+def _unnamed(view: SpanView) -> dict[tuple[int, int], Answer]:
+    """Answers naming no call id: indexed `role = tool` messages without `tool_call_id`
+    (`llm.input_messages.N.message.*` with `.name`, Gemini; `gen_ai.prompt.N.*`, Cohere),
+    by (source, message index N)."""
+    found: dict[tuple[int, int], Answer] = {}
+    for source, (prefix, middle) in enumerate(_UNNAMED_SOURCES):
+        if not view.may_hold_text(f'"{prefix}'):
             continue
-        head = key[: -len("role")]
-        index = key[len(prefix) :].partition(".")[0]
-        if not index.isdigit() or attributes.get(head + "tool_call_id"):
-            continue
-        name = str(attributes.get(head + "name") or "")
-        found.setdefault(int(index), _answer("", name, attributes.get(head + "content")))
+        attributes = view.attributes
+        suffix = middle + "role"
+        for key, role in attributes.items():
+            if role != "tool" or not key.startswith(prefix) or not key.endswith(suffix):
+                continue
+            head = key[: -len("role")]
+            index = key[len(prefix) :].partition(".")[0]
+            if not index.isdigit() or attributes.get(head + "tool_call_id"):
+                continue
+            name = str(attributes.get(head + "name") or "")
+            content = attributes.get(head + "content")
+            found.setdefault((source, int(index)), _answer("", name, content))
     return found
 
 
@@ -265,7 +274,7 @@ class AnswerHistory:
             for call_id, found in per_id.items():
                 if len(found) > len(self._longest.get(call_id, ())):
                     self._longest[call_id] = found
-        self._unnamed: list[Answer] | None = None
+        self._unnamed: list[tuple[tuple, Answer]] | None = None
 
     def responses(self) -> dict[str, str | None]:
         """Call id -> its answer's text, first seen (`tool_responses` of the views)."""
@@ -276,15 +285,17 @@ class AnswerHistory:
         found = self._longest.get(call_id) or []
         return found[ordinal] if ordinal < len(found) else None
 
-    def unnamed(self) -> list[Answer]:
-        """Answers naming no call, in conversation order (read on first use)."""
+    def unnamed(self, after: tuple | None = None) -> list[Answer]:
+        """Answers naming no call, in conversation order (read on first use); `after`: only
+        those first carried by a model input starting at or after that sort key (earlier
+        ones answer earlier turns' calls)."""
         if self._unnamed is None:
-            by_index: dict[int, Answer] = {}
+            by_index: dict[tuple[int, int], tuple[tuple, Answer]] = {}
             for view in self._views:
                 for index, answer in _unnamed(view).items():
-                    by_index.setdefault(index, answer)
+                    by_index.setdefault(index, (view.sort_key(), answer))
             self._unnamed = [by_index[i] for i in sorted(by_index)]
-        return self._unnamed
+        return [a for key, a in self._unnamed if after is None or key >= after]
 
 
 def _apply(call: ToolCall, answer: Answer, kind: str) -> None:
@@ -304,12 +315,15 @@ def pair_answers(
     *,
     reused: dict[int, tuple[str, int]],
     by_id: bool = True,
+    after: tuple | None = None,
 ) -> None:
     """Give `calls` without an outcome their answers, in place (the one pairing step of
     answers with calls): a call under an id made up per request (`reused`: index in
     `calls` -> (id, ordinal)) takes the answer of its position and loses the id, which
     names no one call; a call with an id takes the answer of that id (not `by_id`: left
-    to the caller); id-less calls take the answers naming no id in order, by tool name."""
+    to the caller); then calls still without one (id-less, or under an id no answer names)
+    take the answers naming no id in order, by tool name (`after`: the turn's first model
+    span's sort key; answers first carried before it are earlier turns')."""
     for index, (call_id, ordinal) in reused.items():
         call = calls[index]
         call.id = ""
@@ -323,12 +337,20 @@ def pair_answers(
             answer = history.first.get(call.id)
             if answer is not None:
                 _apply(call, answer, INPUT)
-    if not any(not c.id and c.result is None and c.error is None for c in calls):
+    answered = history.first
+    waiting = [
+        index
+        for index, call in enumerate(calls)
+        if call.result is None
+        and call.error is None
+        and index not in reused
+        and (not call.id or (by_id and call.id not in answered))
+    ]
+    if not waiting:
         return
-    left = list(history.unnamed())
-    for index, call in enumerate(calls):
-        if call.id or call.result is not None or call.error is not None or index in reused:
-            continue
+    left = history.unnamed(after)
+    for index in waiting:
+        call = calls[index]
         at = next((i for i, a in enumerate(left) if a.name in ("", call.name)), None)
         if at is not None:
             _apply(call, left.pop(at), INPUT_POSITION)

@@ -2,15 +2,17 @@
 
 A conversation without any tool span (OpenLLMetry openai, a manual loop, provider
 instrumentations alone) records its tool calls only in the model messages: each requested
-call (`recover` reads the requests) is a call, and its outcome the answer a later model
-input carried back (`answers`: the readers of tool messages and the pairing of answers
-with calls). The tool-message readers live in `answers`; this module re-exports the ones
+call (`recover` reads the requests) is a call, and so is each call a later model input
+replays that no recorded request made (`history`: streamed replies, prompt-only
+instrumentations); its outcome is the answer a later model input carried back
+(`answers`: the readers of tool messages and the one pairing of answers with calls). The tool-message readers live in `answers`; this module re-exports the ones
 other modules used from here.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from tracesim.evaluator.extract.answers import (
     FAILURE_MARKERS,
@@ -19,7 +21,10 @@ from tracesim.evaluator.extract.answers import (
     row_may_hold_responses,
     tool_responses,
 )
+from tracesim.evaluator.extract.assign import RequestedCall
 from tracesim.evaluator.extract.fields import tool_error
+from tracesim.evaluator.extract.history import carries_input, replayed_calls
+from tracesim.evaluator.extract.provenance import REPLAY, note
 from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.reused import Occurrences
 from tracesim.evaluator.extract.span import SpanView
@@ -62,6 +67,7 @@ def calls_from_messages(
     seen: set[tuple[str, int]] = set()
     used: set[str] = set()
     reused: dict[int, tuple[str, int]] = {}  # calls under an id made up per request
+    requested: list[tuple[RequestedCall, ToolCall]] = []
     for view in models:
         for index, request in enumerate(safe_requested_calls(view, with_ids=False)):
             ordinal = occurrences.ordinal(view, index) if request.id in occurrences.reused else 0
@@ -92,6 +98,91 @@ def calls_from_messages(
             if request.id in occurrences.reused:
                 reused[len(calls)] = (request.id, ordinal)
             calls.append(call)
+            requested.append((request, call))
+    if conversation:
+        calls.extend(_replayed(models, conversation, requested))
     if calls:  # without a conversation, only answers naming no id (the turn's own inputs)
-        pair_answers(calls, history, reused=reused, by_id=bool(conversation))
+        after = models[0].sort_key() if models else None
+        pair_answers(calls, history, reused=reused, by_id=bool(conversation), after=after)
     return calls
+
+
+def _latest_history(views: list[SpanView]) -> list[RequestedCall]:
+    """The calls replayed by the latest of `views` (in start order) that replays any."""
+    for view in reversed(views):
+        found = replayed_calls(view)
+        if found:
+            return found
+    return []
+
+
+def _replayed(
+    models: list[SpanView],
+    conversation: list[SpanView],
+    requested: list[tuple[RequestedCall, ToolCall]],
+) -> list[ToolCall]:
+    """Calls of this turn known only from the history a model input replays (the reply's
+    own requests unrecorded: streamed replies, prompt-only instrumentations): the turn's
+    latest history minus what earlier turns' inputs replayed, minus the calls the turn's
+    requests already are (same id; an id-less one by position and name). A request whose
+    arguments are empty takes the replayed ones of its call (the fuller source)."""
+    if not models:
+        return []
+    start = models[0].sort_key()
+    mine = _latest_history(models)
+    if not mine:
+        return []
+    # what the turn's first model input already replays was called before the turn (in
+    # earlier turns, captured or not: a trace of its own per model call replays them all)
+    first = next((v for v in models if carries_input(v)), None)
+    before = replayed_calls(first) if first is not None else []
+    if not before:
+        before = _latest_history([v for v in conversation if v.sort_key() < start])
+    new = mine[len(before) :] if len(before) <= len(mine) else []
+    known = {r.id for v in conversation for r in safe_requested_calls(v)}
+    pending = {}  # name -> the turn's id-less requests of it, in order, not yet matched
+    for request, call in requested:
+        if not request.id:
+            pending.setdefault(request.name, []).append(call)
+    by_id = {request.id: call for request, call in requested if request.id}
+    extra: list[ToolCall] = []
+    for item in new:
+        if item.id and item.id in known:
+            call = by_id.get(item.id)
+            if call is not None and not call.arguments and item.arguments:
+                call.arguments = dict(item.arguments)  # a streamed request lost them
+                note(call, "arguments", REPLAY)
+            continue
+        waiting = pending.get(item.name)
+        if waiting:
+            waiting.pop(0)  # the turn's own id-less request of this call, by position
+            continue
+        extra.append(
+            ToolCall(
+                id=item.id,
+                name=item.name,
+                arguments=dict(item.arguments),
+                source=ToolCallSource.TRACING_PROCESSOR,
+                span_id=None,
+                start_time=_first_replay(models, item),
+                provenance=_replay_provenance(item),
+            )
+        )
+    return extra
+
+
+def _first_replay(models: list[SpanView], item: RequestedCall) -> Any:
+    """The start of the first model span whose input replays `item` (the call ran before)."""
+    for view in models:
+        if any(r.name == item.name and r.id == item.id for r in replayed_calls(view)):
+            return view.start_time
+    return None
+
+
+def _replay_provenance(item: RequestedCall) -> dict[str, str]:
+    provenance = {"name": REPLAY}
+    if item.id:
+        provenance["id"] = REPLAY
+    if item.arguments:
+        provenance["arguments"] = REPLAY
+    return provenance
