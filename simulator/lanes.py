@@ -180,6 +180,13 @@ class Lane:
             except RuntimeError:  # the run's loop is gone (the run ended without us)
                 pass
             try:
+                # tasks an agent left running (a background poller) are cancelled and
+                # finished, never destroyed pending
+                pending = asyncio.all_tasks(loop)
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()  # never waits for the default executor's threads

@@ -277,11 +277,15 @@ class Runner:
         history: list[Message] = []
         max_turns = scenario.max_turns or self._max_turns
         book = None if scenario.tool_stubs is None else StubBook.of(scenario.tool_stubs)
+        user_lane = None if not getattr(user, "needs_home_loop", True) else lane
         for turn_id in range(max_turns):
             try:
-                message = await on_users_loop(
-                    user, lambda: user.next_message(tuple(history)), lane
-                )
+                if user_lane is None:  # the user runs right here
+                    message = await user.next_message(tuple(history))
+                else:
+                    message = await on_users_loop(
+                        user, lambda: user.next_message(tuple(history)), user_lane
+                    )
             except Exception as exc:  # noqa: BLE001 - the user simulator's failure, not the agent's
                 conversation.status = "error"
                 conversation.error = tag_error(SOURCE_USER, _describe(exc))
