@@ -301,6 +301,9 @@ class ModelServer:
                 elif "mistral" in (self.headers.get("user-agent") or "").lower():
                     # the Mistral API always puts the usage on the chunk that finishes
                     chunks[-1][1]["usage"] = u
+                elif "groq" in (self.headers.get("user-agent") or "").lower():
+                    # the Groq API: on the finishing chunk, under x_groq
+                    chunks[-1][1]["x_groq"] = {"id": f"req_{cid}", "usage": u}
                 self._sse(chunks, done=True)
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:
