@@ -117,6 +117,35 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "genkit:output) are no model convention"
     ),
     ("genkit-node", "screening"): "no call found (see tool_calls)",
+    ("openinference-dspy", "tool_calls"): (
+        "4 calls instead of 3: DSPy ReAct's own 'finish' tool (a TOOL span 'finish.__call__', "
+        "output 'Completed.') is taken as a call. Class: an agent's answer tool is not a "
+        "tool call (BeeAI final_answer, DSPy finish; smolagents' FinalAnswerTool has a rule "
+        "keyed to its span name)"
+    ),
+    ("logfire-openai-stream", "model_calls"): (
+        "8 model calls instead of 4: Logfire's streamed request span and its sibling "
+        "'streaming response' log span both say gen_ai.operation.name=chat (the class of "
+        "logfire-anthropic-stream, here on OpenAI)"
+    ),
+    ("openlit-groq", "tool_calls"): (
+        "no call: OpenLIT's groq instrumentation raises on every tool-call reply (its span "
+        "is ERROR with the instrumentation's own AttributeError, no messages); only the "
+        "last request's log record lists the results (ids, no names). The calls are not in "
+        "the telemetry; tracesim reports 3 results without a call but not that 3 model "
+        "spans failed inside the instrumentation"
+    ),
+    ("openlit-groq", "keyed"): "no call found (see tool_calls)",
+    ("openlit-groq", "screening"): "no call found (see tool_calls)",
+    ("openlit-groq", "explained"): (
+        "3 results without a call (the log record's tool_call_response parts): their "
+        "calls are not in the telemetry (see tool_calls)"
+    ),
+    ("openlit-ollama-stream", "tool_calls"): (
+        "results missing: calls and results both carry id '' (Ollama has none); the "
+        "results are the next request's tool_call_response parts, tied to their calls only "
+        "by position (the class of cohere-openllmetry); silent"
+    ),
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,
     ("otel-semconv-tool-call-no-content", "model_calls"): SEMCONV_SPAN_2,
