@@ -34,13 +34,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
 }
 
-HISTORY_ONLY = (
-    "no call at all: the reply's tool calls are not recorded on its model span; they are "
-    "only in the conversation history the NEXT model span replays as its input (assistant "
-    "tool_calls + tool messages). Class: calls known only from a later request's history "
-    "(issue 24, row 1); needs the evidence pass to read history requests as call evidence"
-)
-
 SEMCONV_SPAN_2 = (
     "1 model call of 2 (tokens 47/17 of 144/69): the spec's client span 2 has a model, a "
     "response id, usage and messages but no gen_ai.operation.name, and is not counted. "
@@ -51,24 +44,6 @@ SEMCONV_SPAN_2 = (
 HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     # Recorded for the issue-24 held-out measurement (tests/conformance/README.md, "held-out
     # results"): frameworks the extraction had never seen, replayed before any fix.
-    ("groq-openinference-stream", "tool_calls"): HISTORY_ONLY
-    + " (llm.input_messages.N.message.tool_calls.M.tool_call.*; the streamed reply's "
-    "output.value is '<groq.Stream object>')",
-    ("groq-openinference-stream", "keyed"): "no call found (see tool_calls)",
-    ("groq-openinference-stream", "screening"): "no call found (see tool_calls)",
-    ("groq-openinference-stream", "explained"): (
-        "3 results without a call: the history's tool messages are read as results, the "
-        "history's assistant tool_calls they answer are not (see tool_calls)"
-    ),
-    ("ollama-openllmetry", "tool_calls"): HISTORY_ONLY
-    + " (legacy gen_ai.prompt.N.tool_calls.M.{name,arguments}, no ids). Never silent: "
-    "nothing is reported unexplained either",
-    ("ollama-openllmetry", "keyed"): "no call found (see tool_calls)",
-    ("ollama-openllmetry", "screening"): "no call found (see tool_calls)",
-    ("ollama-openllmetry-stream", "tool_calls"): HISTORY_ONLY
-    + " (legacy gen_ai.prompt.N.tool_calls.M.*, streamed). Nothing reported unexplained",
-    ("ollama-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
-    ("ollama-openllmetry-stream", "screening"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "tool_calls"): (
         "no call in the telemetry at all: the streamed replies' tool calls and the prompts' "
         "contents are not recorded (only the final text). Class: model spans whose content "
@@ -77,20 +52,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
-    ("cohere-openllmetry", "tool_calls"): (
-        "results missing: the calls (gen_ai.completion.0.tool_calls.N with ids) are found, "
-        "but the results are tool messages gen_ai.prompt.N.{role=tool,content} with no "
-        "tool_call_id, after assistant messages carrying no tool_calls. Class: a result tied "
-        "to its call only by position in the next request's history; silent (nothing "
-        "unexplained)"
-    ),
-    ("openllmetry-anthropic-node-stream", "tool_calls"): (
-        "lookup_order arguments {}: the streamed reply's tool_call part has EMPTY arguments "
-        "(the instrumentation drops input_json_delta) and the failing tool has no span; the "
-        "real arguments are in the next request's history under the same id. Class: an "
-        "empty request superseded by a later, fuller source of the same call (issue 24, "
-        "row 2); silent"
-    ),
     ("openinference-beeai", "tool_calls"): (
         "5 calls instead of 3: a child TOOL span named 'error' (a lifecycle event of the "
         "failing call, metadata.path tool.custom.<tool>.error) and BeeAI's final_answer tool "
