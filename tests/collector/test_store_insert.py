@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from tracesim.collector.decode.decode import SpanBatch, decode_traces
@@ -48,3 +49,31 @@ def test_a_fully_resent_batch_stores_nothing_and_records_its_position(tmp_path: 
         assert store.loaded_seq() == 6
     finally:
         store.close()
+
+
+def test_plain_inserts_store_what_conflict_checked_inserts_store(tmp_path: Path) -> None:
+    """The same batches (fresh, resent, partly resent) through the plain path with its
+    fallback and through the conflict-checked path only: the same rows and counts."""
+    spans = [span(f"s-{n}") for n in range(6)]
+    records = [log_record(f"r-{n}") for n in range(3)]
+    batches = [
+        (spans[:3], records[:1]),
+        (spans[:3], records[:1]),  # resent whole
+        (spans[2:], records),  # partly resent
+        ([spans[5], spans[5]], []),  # twice in one batch
+    ]
+    plain, checked = Store(tmp_path / "plain.duckdb"), Store(tmp_path / "checked.duckdb")
+    checked.write = lambda batch, seq: checked._write(  # type: ignore[method-assign]
+        batch, seq, datetime(2026, 1, 1), conflicts=True
+    )
+    try:
+        for seq, (batch_spans, batch_logs) in enumerate(batches, start=1):
+            prepared = _batch(batch_spans, batch_logs)
+            assert plain.write(prepared, seq) == checked.write(prepared, seq)
+        for table, columns in (("spans", "* EXCLUDE (received_at)"), ("logs", "log_id, body")):
+            sql = f"SELECT {columns} FROM {table} ORDER BY ALL"
+            assert plain.con.execute(sql).fetchall() == checked.con.execute(sql).fetchall()
+        assert plain.loaded_seq() == checked.loaded_seq() == len(batches)
+    finally:
+        plain.close()
+        checked.close()
