@@ -77,3 +77,21 @@ def test_plain_inserts_store_what_conflict_checked_inserts_store(tmp_path: Path)
     finally:
         plain.close()
         checked.close()
+
+
+def test_a_new_spans_table_keeps_its_json_columns_in_zstd(tmp_path: Path) -> None:
+    """Checkpoints skip DuckDB's compression analysis of the big JSON columns; the columns
+    tracesim filters on keep DuckDB's own choice, and the table answers as before."""
+    store = Store(tmp_path / "t.duckdb")
+    try:
+        store.write(_batch([span("s", attrs={"k": "v" * 500})], []), 1)
+        assert store.checkpoint()
+        sql = store.con.execute(
+            "SELECT sql FROM duckdb_tables() WHERE table_name = 'spans'"
+        ).fetchone()[0]
+        for column in ("attributes", "resource_attributes", "events", "links"):
+            assert f"{column} JSON USING COMPRESSION ZSTD" in sql
+        assert "chat_id VARCHAR," in sql  # not forced
+        assert store.con.execute("SELECT attributes->>'$.k' FROM spans").fetchone()[0] == "v" * 500
+    finally:
+        store.close()
