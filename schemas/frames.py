@@ -14,6 +14,7 @@ import struct
 from typing import Any
 
 import pyarrow as pa
+from tracesim.schemas.arrow_ipc import expanding_type, is_compressed
 
 __all__ = [
     "ARROW_STREAM",
@@ -44,12 +45,24 @@ def write_arrow(table: pa.Table) -> bytes:
 
 
 def read_arrow(data: bytes) -> pa.Table:
-    """The table an Arrow IPC stream holds; ValueError when it is not a valid one."""
+    """The table an Arrow IPC stream holds; ValueError when it is not a valid one, or holds
+    what would grow once decoded (compressed bodies, dictionary or run-end encoding:
+    `arrow_ipc`), so a table takes about the room it took on the wire."""
+    buffer = pa.py_buffer(data)
     try:
-        table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+        for message in pa.ipc.MessageReader.open_stream(buffer):
+            if is_compressed(message.metadata.to_pybytes()):
+                raise ValueError("Arrow IPC stream has a compressed body; send it uncompressed")
+        table = pa.ipc.open_stream(buffer).read_all()
         table.validate(full=True)
     except (pa.ArrowException, OSError) as exc:
         raise ValueError(f"not a valid Arrow IPC stream: {exc}") from None
+    for arrow_field in table.schema:
+        encoding = expanding_type(arrow_field.type)
+        if encoding is not None:
+            raise ValueError(
+                f"Arrow column {arrow_field.name!r} is {encoding}; send its values plain"
+            )
     return table
 
 
@@ -74,6 +87,8 @@ def decode_frames(body: bytes) -> tuple[dict[str, Any], list[pa.Table]]:
         header = json.loads(body[8 : 8 + size])
     except ValueError as exc:
         raise ValueError(f"frames header is not JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError("frames header is nested too deeply") from None
     count = header.get("tables") if isinstance(header, dict) else None
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 64:
         raise ValueError('frames header must be a JSON object with "tables": 0..64')

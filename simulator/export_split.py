@@ -35,13 +35,21 @@ def _attributes_bytes(attributes: Any) -> int:
     return sum(len(key) + _value_bytes(value) + 8 for key, value in attributes.items())
 
 
+def _plain(holder: Any) -> Any:
+    """The SDK's attribute dict behind `holder` (a span, event or link), read without the
+    locked Mapping wrapper (its iteration cost ~30% of exporting the simulator's spans);
+    the public `attributes` view when the SDK keeps them otherwise."""
+    plain = getattr(getattr(holder, "_attributes", None), "_dict", None)
+    return plain if isinstance(plain, dict) else holder.attributes
+
+
 def estimate_bytes(span: ReadableSpan) -> int:
     """About how many bytes `span` takes in an OTLP request."""
-    size = 200 + len(span.name) + _attributes_bytes(span.attributes)
+    size = 200 + len(span.name) + _attributes_bytes(_plain(span))
     for event in span.events:
-        size += 40 + len(event.name) + _attributes_bytes(event.attributes)
+        size += 40 + len(event.name) + _attributes_bytes(_plain(event))
     for link in span.links:
-        size += 60 + _attributes_bytes(link.attributes)
+        size += 60 + _attributes_bytes(_plain(link))
     if span.status.description:
         size += len(span.status.description)
     return size

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON
 from tracesim.simulator.otlp import make_span_exporter
 
 __all__ = ["SIMULATOR_SERVICE_NAME", "make_simulator_provider"]
@@ -26,8 +27,15 @@ def make_simulator_provider(
     headers: Mapping[str, str] | None = None,
     exporter: SpanExporter | None = None,
 ) -> TracerProvider:
-    """A provider exporting to `endpoint` over OTLP (or to `exporter`, e.g. in-memory)."""
-    provider = TracerProvider(resource=Resource.create({"service.name": SIMULATOR_SERVICE_NAME}))
+    """A provider exporting to `endpoint` over OTLP (or to `exporter`, e.g. in-memory).
+
+    Every record is kept: the sampler is ALWAYS_ON whatever `OTEL_TRACES_SAMPLER` says
+    (that variable is for the agent's spans), and it skips the parent-based dispatch
+    (the simulator's spans are all roots).
+    """
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": SIMULATOR_SERVICE_NAME}), sampler=ALWAYS_ON
+    )
     if exporter is None:
         exporter = make_span_exporter(endpoint, protocol=protocol, headers=headers)
     provider.add_span_processor(

@@ -15,6 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from tracesim.schemas.terminal_text import SafeConsole
+
 __all__ = ["PIPE_WIDTH", "make_console", "plain"]
 
 PIPE_WIDTH = 4000
@@ -28,7 +30,7 @@ def make_console(*, stderr: bool = False, **kwargs: Any) -> Console:
     if not probe.is_terminal:
         options["width"] = PIPE_WIDTH
     options.update(kwargs)
-    return Console(**options)
+    return SafeConsole(**options)  # text from spans never drives the terminal
 
 
 def plain(value: Any, *, style: str = "") -> Text:

@@ -51,6 +51,7 @@ from tracesim.run_summary import (
 )
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.scenario import Scenario
+from tracesim.schemas.terminal_text import SafeConsole
 from tracesim.simulator.connectors.base import AgentConnector
 from tracesim.simulator.connectors.factory import agent_timeout, make_connector_factory
 from tracesim.simulator.loader import AgentLoadError
@@ -136,7 +137,7 @@ def run(
     console = console or make_console()
     config = loaded.config
     for note in loaded.warnings:
-        Console(stderr=True).print(
+        SafeConsole(stderr=True).print(
             f"warning: {note}", markup=False, highlight=False, soft_wrap=True
         )
     try:

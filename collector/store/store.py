@@ -22,6 +22,7 @@ from tracesim.collector.decode.decode_logs import LOG_FIELDS, LogBatch
 from tracesim.collector.errors import NotADuckDBFile, StoreLocked
 from tracesim.collector.store.columns import table_of
 from tracesim.collector.store.preload_budget import budget_parameters, charge, within_budget
+from tracesim.collector.store.spans_table import create_spans
 from tracesim.collector.store.sql import (
     backfill_sql,
     insert_sql,
@@ -252,6 +253,7 @@ class Store:
                     "stop it or use another --db file"
                 ) from None
             raise
+        create_spans(self.con)
         create_all(self.con)
         self._insert_spans = insert_sql("spans", SPAN_FIELDS, "batch_spans")
         self._insert_logs = insert_sql("logs", LOG_FIELDS, "batch_logs")

@@ -349,8 +349,12 @@ def check_assertions(
     turns: Sequence[Sequence[ToolCall] | None],
     *,
     facts: RuleFacts | None = None,
+    kind: str | None = None,
 ) -> list[tuple[int | None, MetricResult]]:
     """Check each assertion; (turn_id or None for the conversation, result) in order.
+
+    `kind`: put `details["kind"]` first, as `evaluator.pipeline.stages.tag` does, while
+    the details are built anyway (one dict per result instead of two).
 
     `turns[i]` holds the merged tool calls of turn i, None when turn i was not
     stored (a gap between turns). An assertion about a turn that was not run
@@ -393,6 +397,8 @@ def check_assertions(
                 "threshold": assertion.threshold,
             },
         }
+        if kind is not None and details.get("kind") != kind:
+            details = {"kind": kind, **details}
         result.details = details  # in place: a copy per result is measurable at 100k turns
         results.append((assertion.turn, result))
     return results

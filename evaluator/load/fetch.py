@@ -24,10 +24,22 @@ __all__ = ["ChunkTables", "fetch_chunk", "table_rows"]
 _CHUNK_TABLE = "_tracesim_chunk_chats"
 
 
+_MICROS = pa.timestamp("us")
+
+
+def _values(column: pa.ChunkedArray) -> list[Any]:
+    """A column as Python values; naive microsecond timestamps (what DuckDB's TIMESTAMP
+    reads as) through numpy, whose `tolist` builds the same datetimes (None for null) 20x
+    faster than Arrow's `to_pylist`: ~10 us a turn of the 27 that assembling one cost."""
+    if column.type == _MICROS:
+        return column.to_numpy(zero_copy_only=False).tolist()
+    return column.to_pylist()
+
+
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
     """Rows as dicts, built from Arrow column lists (cheaper than per-row conversion)."""
     names = tuple(table.column_names)
-    columns = [table.column(i).to_pylist() for i in range(len(names))]
+    columns = [_values(table.column(i)) for i in range(len(names))]
     return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 

@@ -17,6 +17,7 @@ from tracesim.evaluator.scoring.scoring import (
     STATUS_INTERRUPTED,
     STATUS_PARTIAL,
 )
+from tracesim.schemas.terminal_text import SafeConsole
 
 __all__ = ["MAX_CONVERSATION_ROWS", "gate_verdict", "print_summary"]
 
@@ -144,7 +145,7 @@ def print_summary(
 ) -> None:
     """Print the summary table, the gates, the judges' usage, `failures` (the failing
     conversations with their first reason, worst first) and the verdict line."""
-    console = console or Console(highlight=False, emoji=False)
+    console = console or SafeConsole(highlight=False, emoji=False)
     convs = report.conversations
     console.print(
         _per_conversation(convs, terminal=console.is_terminal)

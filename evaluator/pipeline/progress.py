@@ -22,11 +22,11 @@ class Progress:
     def __init__(self, *, enabled: bool = True) -> None:
         self._bar: Any = None
         if enabled:
-            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
             from rich.progress import Progress as RichProgress
+            from tracesim.schemas.terminal_text import SafeConsole
 
-            console = Console(stderr=True)
+            console = SafeConsole(stderr=True)
             if console.is_terminal:
                 self._bar = RichProgress(
                     TextColumn("{task.description:<16}"),

@@ -190,7 +190,7 @@ def tool_checks(
         aligned.extend([] for _ in range(size, last + 1))
     try:
         facts = rule_facts(data, assertions, config)
-        checked = check_assertions(assertions, aligned, facts=facts)
+        checked = check_assertions(assertions, aligned, facts=facts, kind="check")
     except Exception as exc:  # noqa: BLE001
         log.exception("%s: assertions failed", where)
         work.conv_results.append(
@@ -202,8 +202,7 @@ def tool_checks(
             )
         )
         return
-    for turn_id, result in checked:
-        result = tag(result, "check")
+    for turn_id, result in checked:  # tagged "check" by check_assertions
         if turn_id is None or turn_id not in by_id:
             if turn_id is None and ended_by is not None:  # the whole conversation was cut short
                 _ungradeable(result, "not_graded", f"the conversation was cut short: {ended_by}")

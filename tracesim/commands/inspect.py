@@ -49,4 +49,6 @@ def _print(inspection: Any, fmt: str, limit: int) -> None:
     if fmt == "json":
         click.echo(orjson.dumps(dataclasses.asdict(inspection), option=orjson.OPT_INDENT_2))
         return
-    click.echo(format_inspection(inspection, limit=limit))
+    from tracesim.schemas.terminal_text import printable
+
+    click.echo(printable(format_inspection(inspection, limit=limit)))  # names are span text
