@@ -102,11 +102,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "3 results without a call (the log record's tool_call_response parts): their "
         "calls are not in the telemetry (see tool_calls)"
     ),
-    ("openlit-ollama-stream", "tool_calls"): (
-        "results missing: calls and results both carry id '' (Ollama has none); the "
-        "results are the next request's tool_call_response parts, tied to their calls only "
-        "by position (the class of cohere-openllmetry); silent"
-    ),
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,
     ("otel-semconv-tool-call-no-content", "model_calls"): SEMCONV_SPAN_2,
