@@ -57,7 +57,8 @@ def _config(tmp_path: Path, url: str, stream: bool) -> Path:
             "endpoint": f"{url}/v1/chat/completions", "body": {"model": MODEL},
             "stream": stream}},
         "scenario_file_path": "scenarios.json", "max_turns": 2, "output_dir": "results",
-        "user": {"type": "auto"}, "evaluation": {"metrics": []},
+        "user": {"type": "auto"},
+        "evaluation": {"metrics": [], "policies": [{"never": "delete_everything"}]},
         "trace_wait": {"settle": 0.2, "wait_timeout": 10},
     }  # fmt: skip
     path = tmp_path / "config.yaml"
