@@ -35,6 +35,7 @@ __all__ = [
     "RESULT_WITHOUT_CALL",
     "SKIPPED_SPAN",
     "UNANSWERED_REQUEST",
+    "UNREAD_TURN",
     "WARNED_KINDS",
     "Unexplained",
     "audit_turn",
@@ -47,15 +48,23 @@ RESULT_WITHOUT_CALL = "result_without_call"
 SKIPPED_SPAN = "skipped_span"
 IGNORED_SPAN = "ignored_span"
 CONFLICT = "conflict"
+UNREAD_TURN = "unread_turn"  # found by `extract.unread`
 KINDS: dict[str, str] = {
     UNANSWERED_REQUEST: "model requests never answered",
     RESULT_WITHOUT_CALL: "tool results with no call",
     SKIPPED_SPAN: "tool spans skipped",
     CONFLICT: "calls whose sources disagree",
+    UNREAD_TURN: "turns whose agent spans gave no model call and no tool evidence",
     IGNORED_SPAN: "tool spans that are not calls (summaries, answer tools)",
 }
 """Kind -> what its items are, in the order they are reported."""
-WARNED_KINDS: tuple[str, ...] = (UNANSWERED_REQUEST, RESULT_WITHOUT_CALL, SKIPPED_SPAN, CONFLICT)
+WARNED_KINDS: tuple[str, ...] = (
+    UNANSWERED_REQUEST,
+    RESULT_WITHOUT_CALL,
+    SKIPPED_SPAN,
+    CONFLICT,
+    UNREAD_TURN,
+)
 """Kinds `evaluate` warns about (ignored spans are expected: they are listed only)."""
 
 

@@ -18,6 +18,7 @@ from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import KINDS, WARNED_KINDS, Unexplained, settle
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.span import view_of
+from tracesim.evaluator.extract.unread import unread_turns
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
 from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
@@ -28,11 +29,13 @@ __all__ = [
     "Inspection",
     "UnkeyedToolSpan",
     "count_unkeyed_tool_spans",
+    "count_unread_turns",
     "evidence_warning",
     "format_inspection",
     "unkeyed_warning",
     "inspect_db",
     "unkeyed_tool_spans",
+    "unread_turn_items",
 ]
 
 CONVENTION_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -152,6 +155,19 @@ def count_unkeyed_tool_spans(con: Any) -> int:
     return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchall()[0][0])
 
 
+def unread_turn_items(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> list[Unexplained]:
+    """Turns whose spans no convention tracesim reads carry payloads (`extract.unread`)."""
+    if "unread_candidates" not in sql:
+        return []
+    read = [tuple(row) for row in con.execute(sql["read_turns"]).fetchall()]
+    return unread_turns(_rows(con, "unread_candidates", sql), read=read)
+
+
+def count_unread_turns(con: Any) -> int:
+    """How many turns `unread_turn_items` finds (what `tracesim evaluate` counts)."""
+    return len(unread_turn_items(con))
+
+
 def unkeyed_warning(count: int, db_path: str) -> str | None:
     """The warning `tracesim evaluate` prints for `count` unkeyed tool spans (None for 0)."""
     if not count:
@@ -240,6 +256,7 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
                         row["scope_name"],
                     )
                 )
+    unexplained.extend(unread_turn_items(con, sql))
     traces = [row[0] for row in con.execute(sql["unkeyed_traces"]).fetchall()]
     order = {kind: index for index, kind in enumerate(KINDS)}
     unexplained.sort(key=lambda item: (order.get(item.kind, len(order)), item.trace_id))

@@ -65,5 +65,20 @@ INSPECT_SQL: dict[str, str] = {
                OR tool_name IS NOT NULL)
         ORDER BY trace_id
     """,
+    # spans of traces holding no span of a known model or tool convention (the hot columns
+    # say which), tracesim's own aside: `extract.unread` looks for turns nothing read
+    "unread_candidates": """
+        SELECT trace_id, span_id, name, operation, tool_name, attributes, chat_id, turn_id
+        FROM spans
+        WHERE name NOT LIKE 'tracesim.%' AND trace_id NOT IN (
+            SELECT trace_id FROM spans WHERE operation IS NOT NULL OR tool_name IS NOT NULL
+        )
+        ORDER BY trace_id, start_time, span_id
+    """,
+    # keyed turns that hold a model or tool span (their other traces are read with them)
+    "read_turns": """
+        SELECT DISTINCT chat_id, turn_id FROM spans
+        WHERE chat_id IS NOT NULL AND (operation IS NOT NULL OR tool_name IS NOT NULL)
+    """,
 }
 """Statement name -> SELECT."""

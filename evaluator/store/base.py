@@ -154,6 +154,11 @@ class EvalStore(ABC):
         """Tool spans the collector could not key to a conversation; None when unknown."""
         return None
 
+    def unread_turns(self) -> int | None:
+        """Turns whose spans no convention read carry payloads (`extract.unread`); None when
+        unknown."""
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Release the connection (safe twice)."""

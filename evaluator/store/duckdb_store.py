@@ -168,6 +168,15 @@ class DuckDBStore(EvalStore):
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
             return None
 
+    def unread_turns(self) -> int | None:
+        import duckdb
+        from tracesim.evaluator.inspect.inspect import count_unread_turns
+
+        try:
+            return count_unread_turns(self.con)
+        except duckdb.Error:  # not a tracesim file: the evaluation says so itself
+            return None
+
     def scored_chats(self, *, failed: bool = False) -> set[str]:
         from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
 

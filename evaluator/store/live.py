@@ -206,6 +206,12 @@ class LiveStore(DuckDBStore):
         except StoreError:
             return None
 
+    def unread_turns(self) -> int | None:
+        try:
+            return super().unread_turns()
+        except StoreError:
+            return None
+
     @contextmanager
     def report_connection(self, eval_id: str | None) -> Iterator[Any]:
         import duckdb

@@ -1,0 +1,131 @@
+"""Turns tracesim could not read at all (SPEC §5: nothing is dropped in silence).
+
+An instrumentation whose convention tracesim does not know yields no model call, no tool
+call and no tool request: the turn looks empty and the scores are silently wrong. A turn is
+`unread` when none of its spans (tracesim's own `tracesim.*` spans aside) is a model or tool
+span under any convention read, while at least one carries payload-looking attributes (an
+input/output/messages/prompt/completion key, or a JSON value naming a tool or function).
+The item names the attribute-key prefixes seen, so the user knows which instrumentation was
+not read. Generic: no framework is named; the hot columns (`operation`, `tool_name`) say
+what the collector recognised, extraction's own readers confirm.
+
+Pure: span rows in, items out (`evaluator.inspect` and the stores run the SQL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tracesim.evaluator.extract.audit import UNREAD_TURN, Unexplained
+from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.span import json_or_none, view_of
+
+__all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_turns"]
+
+OWN_SPAN_PREFIX = "tracesim."
+"""tracesim's own spans (run, conversation, turn): never evidence of an agent's calls."""
+
+_PAYLOAD_WORDS = frozenset(
+    {
+        "input",
+        "inputs",
+        "output",
+        "outputs",
+        "message",
+        "messages",
+        "prompt",
+        "prompts",
+        "completion",
+        "completions",
+    }
+)
+_SEGMENT = re.compile(r"[.:/]")
+_PREFIX = re.compile(r"^[^.:/]+[.:/]?")
+_TOOLISH = re.compile(r'"(tool|tools|function|toolRequest|tool_calls|function_call)\w*"', re.I)
+
+
+def _payload_key(key: str) -> bool:
+    return any(part.lower() in _PAYLOAD_WORDS for part in _SEGMENT.split(key))
+
+
+def _toolish_json(value: Any) -> bool:
+    """A JSON text (object or array) whose keys name a tool or function."""
+    if not isinstance(value, str) or not value.lstrip().startswith(("{", "[")):
+        return False
+    return bool(_TOOLISH.search(value)) and json_or_none(value) is not None
+
+
+def payload_prefixes(attributes: Mapping[str, Any]) -> set[str]:
+    """The key prefixes (`genkit:`, `input.`) of `attributes` that look like a payload."""
+    found: set[str] = set()
+    for key, value in attributes.items():
+        if key.startswith(OWN_SPAN_PREFIX):
+            continue
+        if _payload_key(key) or _toolish_json(value):
+            match = _PREFIX.match(key)
+            found.add(match.group(0) if match else key)
+    return found
+
+
+def _read(row: Mapping[str, Any]) -> bool:
+    """Whether extraction reads `row` as a model or tool span (or a request of one)."""
+    if row.get("operation") or row.get("tool_name"):
+        return True
+    try:
+        view = view_of(dict(row))
+        return is_tool_span(view) or bool(safe_requested_calls(view))
+    except Exception:  # noqa: BLE001 - an unreadable span reads as nothing
+        return False
+
+
+def unread_turns(
+    rows: Iterable[Mapping[str, Any]], *, read: Iterable[tuple[Any, Any]] = ()
+) -> list[Unexplained]:
+    """One `unread_turn` item per turn of `rows` (span rows with `trace_id`, `span_id`,
+    `name`, `attributes`, `chat_id`, `turn_id`, and the hot `operation` / `tool_name`) whose
+    spans gave nothing extraction reads but carry payload-looking attributes. A turn is its
+    (chat id, turn id), else its trace; `read`: (chat id, turn id) already known to hold a
+    model or tool span (their other spans are not fetched)."""
+    known = set(read)
+    turns: dict[tuple[Any, Any], list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if str(row.get("name") or "").startswith(OWN_SPAN_PREFIX):
+            continue
+        trace = row.get("trace_id")
+        chat = row.get("chat_id")
+        turn = row.get("turn_id")
+        key = (chat if chat is not None else trace, turn if turn is not None else trace)
+        if (chat, turn) in known:
+            continue
+        turns[key].append(row)
+    found: list[Unexplained] = []
+    for spans in turns.values():
+        prefixes: set[str] = set()
+        carriers = 0
+        for row in spans:
+            attributes = json_or_none(row.get("attributes")) or {}
+            if not isinstance(attributes, Mapping):
+                continue
+            seen = payload_prefixes(attributes)
+            if seen:
+                carriers += 1
+                prefixes |= seen
+        if not prefixes or any(_read(row) for row in spans):
+            continue
+        first = spans[0]
+        found.append(
+            Unexplained(
+                UNREAD_TURN,
+                str(first.get("trace_id") or ""),
+                str(first.get("span_id") or ""),
+                str(first.get("name") or ""),
+                f"{len(spans)} span(s), {carriers} with payload attributes "
+                f"({', '.join(sorted(prefixes))}) no convention tracesim reads: no model call, "
+                "tool call or tool request found",
+            )
+        )
+    return found
