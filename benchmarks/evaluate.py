@@ -29,6 +29,12 @@ evaluation's own, not the builder's:
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
 
+`--pipeline --stages` (with `--workers 1`) also prints the CPU microseconds per turn of
+each stage (read, assemble, extract, merge, checks, score, write, ...:
+`benchmarks/eval_stages.py`), without a profiler's distortion:
+
+    .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --stages
+
 `--db chdb://DIR` puts the same turns in the OTel Collector ClickHouse exporter's
 tables (Map schema) in a chdb directory and measures `evaluate_db` there;
 `--source` builds that directory from a DuckDB file built before, so both
