@@ -13,8 +13,10 @@ run (many clients, small queue) showing UNAVAILABLE answers and bounded RSS.
     .venv/bin/python benchmarks/ingest.py --repo /path/to/other/checkout   # side by side
 
 CPU is every CPU second of the collector and the processes it started (its decoder
-process), start-up included; peak RSS is the sum of their peaks (`peak_rss_main_mb`:
-the collector's own).
+process), start-up included (`cpu_us_per_span_after_start`: without the imports, the
+DuckDB open and the decoder's start, a fixed ~1-2 s); peak RSS is the sum of their peaks
+(`peak_rss_main_mb`: the collector's own; `peak_pss_mb`: the highest sum of their
+proportional set sizes seen every 0.1 s, shared libraries counted once).
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ class CollectorProcess:
         if not match:
             raise RuntimeError(f"collector did not start: {banner}{self.process.stderr.read()}")
         self.endpoint = match.group(1).rstrip(",")
+        self.start_cpu = _tree_cpu(self.process.pid)  # imports, DuckDB open, decoder start
         self.peak_kb = 0
         self.main_peak_kb = 0
+        self.peak_pss_kb = 0
         self.cpu_seconds = 0.0
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll, daemon=True)
@@ -93,6 +97,7 @@ class CollectorProcess:
                     peaks[pid] = max(peaks.get(pid, 0), int(found.group(1)))
             self.peak_kb = sum(peaks.values())
             self.main_peak_kb = peaks.get(self.process.pid, 0)
+            self.peak_pss_kb = max(self.peak_pss_kb, sum(_pss_kb(pid) for pid in tree))
             self._stop.wait(0.1)
 
     def stop(self) -> str:
@@ -122,6 +127,28 @@ def _process_tree(pid: int) -> list[int]:
             except (OSError, ValueError):
                 continue
     return found
+
+
+def _pss_kb(pid: int) -> int:
+    """Proportional set size of `pid` (shared pages split between their processes)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0
+    found = re.search(r"^Pss:\s+(\d+) kB", text, re.MULTILINE)
+    return int(found.group(1)) if found else 0
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by `pid` and its running descendants (and reaped ones)."""
+    total = 0.0
+    for member in _process_tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _children_cpu() -> float:
@@ -359,7 +386,11 @@ def run(
         "unavailable": sum(outcome[2] for outcome in outcomes),
         "peak_rss_mb": round(collector.peak_kb / 1024, 1),
         "peak_rss_main_mb": round(collector.main_peak_kb / 1024, 1),
+        "peak_pss_mb": round(collector.peak_pss_kb / 1024, 1),
         "collector_cpu_us_per_span": round(collector.cpu_seconds / max(stored, 1) * 1e6, 1),
+        "cpu_us_per_span_after_start": round(
+            (collector.cpu_seconds - collector.start_cpu) / max(stored, 1) * 1e6, 1
+        ),
         "collector_said": out.strip().splitlines()[-1] if out.strip() else "",
     }
 

@@ -64,6 +64,7 @@ class Ingest:
 
     def export_traces(self, payload: bytes) -> tuple[int, str]:
         """Store a protobuf ExportTraceServiceRequest; returns (rejected spans, message)."""
+        self._admit(len(payload))
         request = _parse(ExportTraceServiceRequest, payload)
         if self._redactor is not None and redact_traces(request, self._redactor):
             payload = request.SerializeToString()  # only redacted bytes reach the spool
@@ -71,6 +72,7 @@ class Ingest:
 
     def export_traces_json(self, body: bytes) -> tuple[int, str]:
         """Store an OTLP/JSON trace request (spooled as protobuf)."""
+        self._admit(len(body))
         request = traces_request_from_json(body)
         if self._redactor is not None:
             redact_traces(request, self._redactor)
@@ -78,6 +80,7 @@ class Ingest:
 
     def export_logs(self, payload: bytes) -> tuple[int, str]:
         """Store a protobuf ExportLogsServiceRequest; returns (rejected records, message)."""
+        self._admit(len(payload))
         request = _parse(ExportLogsServiceRequest, payload)
         if self._redactor is not None and redact_logs(request, self._redactor):
             payload = request.SerializeToString()
@@ -85,10 +88,20 @@ class Ingest:
 
     def export_logs_json(self, body: bytes) -> tuple[int, str]:
         """Store an OTLP/JSON logs request (spooled as protobuf)."""
+        self._admit(len(body))
         request = logs_request_from_json(body)
         if self._redactor is not None:
             redact_logs(request, self._redactor)
         return self._submit(KIND_LOGS, request.SerializeToString(), request, check_logs(request))
+
+    def _admit(self, size: int) -> None:
+        """Busy at once when the queue is full, before any parsing: under overload most
+        requests are refused and retried, and parsing each one first cost the CPU that
+        draining the queue needs. (`_submit` checks again with the spooled size.)"""
+        with self._lock:
+            if self._ready and self._pending and self._pending + size > self._max_pending:
+                self.busy_answers += 1
+                raise Busy("collector queue is full; retry later")
 
     def _submit(
         self, kind: int, payload: bytes, request: Any, checked: tuple[int, int, str]
@@ -120,8 +133,8 @@ class Ingest:
                 self.busy_answers += 1
                 raise
             self._pending += size
-            message = bytes(payload) if self._writer.takes_payloads else request
-            self._writer.put(Item(seq, kind, message, size, valid))
+            queued = bytes(payload) if self._writer.takes_payloads else request
+            self._writer.put(Item(seq, kind, queued, size, valid))
         try:
             self._spool.sync(seq)
         except Busy:  # the budget comes back when the writer has handled the item

@@ -79,6 +79,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "tool_span": "a tool span (any convention)",
     "mcp_span": "an MCP tools/call client or server span",
     "model_request": "the model's request for the call (output messages, choice events/logs)",
+    "model_history": "the call as a later model input replays it (its history's tool calls)",
     "model_input": "the tool message a later model input carried back, by call id",
     "model_input_position": "a later model input's tool message, paired by position (ids differ)",
     "execution_span": "a span named after the tool (no tool convention)",

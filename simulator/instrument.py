@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from tracesim.simulator.baggage_processor import BaggageSpanProcessor
 from tracesim.simulator.otlp import DEFAULT_ENDPOINT, make_span_exporter, resolve_protocol
 
-__all__ = ["flush", "instrument", "retarget"]
+__all__ = ["failed_exports", "flush", "instrument", "retarget"]
 
 _LOCK = threading.Lock()
 
@@ -159,20 +159,20 @@ def instrument(
     return provider
 
 
-def flush(timeout_millis: int = 30000) -> int:
-    """Export what `instrument()`'s processors hold now; the number of spans that could
-    not be delivered since the previous call (refused by the collector, or it is gone)."""
-    global _REPORTED
+def flush(timeout_millis: int = 30000) -> None:
+    """Export what `instrument()`'s processors hold now (see `failed_exports` for what
+    could not be delivered)."""
     with _LOCK:
         exports = list(_EXPORTS.values())
     for export in exports:
         export.force_flush(timeout_millis)
+
+
+def failed_exports() -> int:
+    """Spans `instrument()`'s exporters could not deliver in this process so far (refused
+    by the collector, or it is gone): compare before and after a run."""
     with _LOCK:
-        failed, _REPORTED = _Counting.failed - _REPORTED, _Counting.failed
-    return failed
-
-
-_REPORTED = 0
+        return _Counting.failed
 
 
 def retarget(

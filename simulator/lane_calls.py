@@ -9,6 +9,7 @@ global provider's flush (the agent's spans) blocks only the lane.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -17,9 +18,13 @@ from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
 from tracesim.simulator.connectors.base import AgentConnector
 from tracesim.simulator.lanes import Lane
 
-__all__ = ["close_quietly", "flush_in_process_agent", "on_users_loop"]
+__all__ = ["NO_PROVIDER_RECHECK", "close_quietly", "flush_in_process_agent", "on_users_loop"]
 
 T = TypeVar("T")
+
+NO_PROVIDER_RECHECK = 0.1
+"""Seconds between looks for the agent's SDK provider while there is none."""
+_last_miss = [float("-inf")]
 
 
 async def flush_in_process_agent(*, on_lane: bool = False) -> None:
@@ -28,13 +33,20 @@ async def flush_in_process_agent(*, on_lane: bool = False) -> None:
     On a lane (its own thread) directly, else in a thread, so a slow exporter never
     blocks the other conversations. Skipped when the global provider is not an SDK
     provider (nothing to flush). The simulator's own provider is never the global one.
+    Without one, the next look is `NO_PROVIDER_RECHECK` seconds later (each look reads
+    the environment); the run's end delivers every agent span whatever happens here.
     """
+    now = time.monotonic()
+    if now - _last_miss[0] < NO_PROVIDER_RECHECK:
+        return
     provider = trace.get_tracer_provider()
-    if isinstance(provider, SDKTracerProvider):
-        if on_lane:
-            provider.force_flush()
-        else:
-            await asyncio.to_thread(provider.force_flush)
+    if not isinstance(provider, SDKTracerProvider):
+        _last_miss[0] = now
+        return
+    if on_lane:
+        provider.force_flush()
+    else:
+        await asyncio.to_thread(provider.force_flush)
 
 
 async def on_users_loop(user: Any, call: Callable[[], Awaitable[T]], lane: Lane | None) -> T:

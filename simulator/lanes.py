@@ -7,14 +7,19 @@ safe but costs a cross-thread wake-up per turn. Instead each of the run's
 drives its conversations one at a time and calls the agent inline on that
 loop (no hop per turn). A blocking agent can then stall only its own lane.
 
-The watchdog (the runner's loop) sees it: while the lane is inside an agent
-call it holds a `Claim` with a deadline (the turn timeout). A cooperative
-agent is timed out by the lane's own loop; when the deadline passes by
-`STALL_GRACE` seconds and the lane has not come back, its loop is blocked:
-the watchdog takes the claim, records the turn and the conversation itself
-(`on_stall`), leaves the blocked thread behind and starts a fresh lane for the
-remaining conversations. If the blocked code ever returns, the lane finds its
-claim taken and unwinds (`LaneAbandoned`) without recording anything twice.
+The watchdog (the runner's loop) keeps every deadline, so a turn costs no
+timer: while the lane is inside an agent call it holds a `Claim` with a
+deadline (the turn timeout). At the deadline the watchdog asks the lane's
+loop to cancel the call (a cooperative agent: the lane records a timeout).
+When the deadline has passed by `STALL_GRACE` seconds and the lane has not
+come back, its loop is blocked: the watchdog takes the claim, records the
+turn and the conversation itself (`on_stall`), leaves the blocked thread
+behind and starts a fresh lane for the remaining conversations. If the
+blocked code ever returns, the lane finds its claim taken and unwinds
+(`LaneAbandoned`) without recording anything twice.
+
+(A per-turn `asyncio.timeout` cost ~30 us a turn: a lane whose agent answers
+at once never yields to its loop, so cancelled timer handles piled up.)
 """
 
 from __future__ import annotations
@@ -56,11 +61,26 @@ class Claim:
     watchdog (another thread) may take the claim during one.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop | None = None,
+        task: asyncio.Task[Any] | None = None,
+    ) -> None:
         self._lock = threading.Lock()
         self._taken = False
         self._deadline: float | None = None
         self._on_stall: Callable[[], None] | None = None
+        self._loop, self._task = loop, task
+        """The lane's loop and the task making the agent calls (cancelled at a deadline)."""
+        self._window = 0
+        """Counts watch windows opened and closed (lane thread only)."""
+        self._expiring = False
+        self._expired = False
+
+    @property
+    def expired(self) -> bool:
+        """True when the open watch window's call was cancelled for its deadline."""
+        return self._expired
 
     @property
     def taken(self) -> bool:
@@ -79,14 +99,44 @@ class Claim:
                 raise LaneAbandoned
             self._deadline = None if seconds is None else time.monotonic() + seconds
             self._on_stall = on_stall
+            self._window += 1
+            self._expiring = self._expired = False
 
     def _close(self) -> None:
         with self._lock:
             taken = self._taken
             self._deadline = None
             self._on_stall = None
+            self._window += 1
         if taken:
             raise LaneAbandoned  # the watchdog recorded it; nothing here counts
+
+    def expire_if_due(self, now: float) -> None:
+        """The watchdog's deadline check: past it, ask the lane's loop (once) to cancel the
+        call of the open watch window. A blocked loop runs the request late or never."""
+        with self._lock:
+            if (
+                self._taken
+                or self._expiring
+                or self._deadline is None
+                or now < self._deadline
+                or self._loop is None
+            ):
+                return
+            self._expiring = True
+            window = self._window
+        try:
+            self._loop.call_soon_threadsafe(self._expire, window)
+        except RuntimeError:  # the lane's loop is closed: nothing left to cancel
+            pass
+
+    def _expire(self, window: int) -> None:
+        """On the lane's loop: its task is waiting inside the same watched call only when
+        the window has not moved since the request."""
+        if window != self._window or self._taken or self._task is None:
+            return
+        self._expired = True
+        self._task.cancel()
 
     def take_if_stalled(self, now: float) -> Callable[[], None] | None:
         """The watchdog's check: the stall handler (claim taken) when the deadline of the
@@ -180,6 +230,13 @@ class Lane:
             except RuntimeError:  # the run's loop is gone (the run ended without us)
                 pass
             try:
+                # tasks an agent left running (a background poller) are cancelled and
+                # finished, never destroyed pending
+                pending = asyncio.all_tasks(loop)
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()  # never waits for the default executor's threads
@@ -200,10 +257,43 @@ class Lane:
         except RuntimeError:  # the lane's loop already closed
             pass
 
-    def check_stall(self, now: float) -> bool:
-        """Run the stall handler when this lane is blocked in an agent call; True if it did."""
+    async def watched(
+        self, seconds: float | None, on_stall: Callable[[], None], call: Callable[[], Any]
+    ) -> Any:
+        """`await call()` (an agent call) inside a watch window of this lane's claim: at the
+        deadline the watchdog cancels it (raised here as `TimeoutError`), past the grace
+        it records it instead of a blocked lane (`LaneAbandoned` here if it ever returns)."""
         claim = self.claim
-        handler = claim.take_if_stalled(now) if claim is not None else None
+        assert claim is not None, "watched() outside a conversation"
+        with claim.watching(seconds, on_stall):
+            try:
+                return await call()
+            except asyncio.CancelledError:
+                if not claim.expired or self._cancelled_otherwise():
+                    raise
+                raise TimeoutError from None
+
+    def _cancelled_otherwise(self) -> bool:
+        """After the deadline's cancel: True when the run was stopped too (keep cancelling)."""
+        uncancel = getattr(asyncio.current_task(), "uncancel", None)
+        if uncancel is not None:  # Python 3.11+: take our own request back
+            return bool(uncancel() > 0)
+        return self.stopping
+
+    def new_claim(self) -> Claim:
+        """A claim for the conversation this lane starts (its deadlines cancel this lane's
+        task); call from the lane's own thread."""
+        self.claim = Claim(self._loop, self._task)
+        return self.claim
+
+    def check_stall(self, now: float) -> bool:
+        """Time out this lane's agent call at its deadline, and run the stall handler when
+        its loop is still blocked in it past the grace; True if it did the latter."""
+        claim = self.claim
+        if claim is None:
+            return False
+        claim.expire_if_due(now)
+        handler = claim.take_if_stalled(now)
         if handler is None:
             return False
         log.warning(
@@ -226,8 +316,8 @@ async def drive_on_lanes(
     """Run `drive(index, lane)` for every index in `range(jobs)` on `count` lanes, one job
     at a time per lane; this coroutine is the watchdog.
 
-    Every `tick` seconds it calls `on_tick` (deliver progress) and replaces a lane blocked
-    in an agent call past its deadline by a fresh one. Cancelled (Ctrl-C), it stops every
+    Every `tick` seconds it calls `on_tick` (deliver progress), times out agent calls past
+    their deadline and replaces a lane blocked in one past the grace by a fresh lane. Cancelled (Ctrl-C), it stops every
     lane, gives them `stop_wait` seconds to record their conversation as interrupted, does
     it for those still blocked, and re-raises. A lane's unexpected exception is re-raised
     once every lane has ended.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import sys
 import time
 import uuid
@@ -56,6 +57,8 @@ from tracesim.simulator.users.factory import UserFactory
 __all__ = ["RunObserver", "Runner"]
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 3.0
 """Seconds an in-process agent's `close()` may block its lane before the watchdog ends
@@ -168,7 +171,10 @@ class Runner:
         def deliver() -> None:
             while events:
                 hook, args = events.popleft()
-                hook(*args)
+                try:
+                    hook(*args)
+                except Exception:  # progress display only: never stop the watchdog for it
+                    log.exception("the run's progress observer failed")
 
         self._post = lambda hook, *args: events.append((hook, args))
         try:
@@ -204,7 +210,7 @@ class Runner:
                 self._post(self._observer.on_conversation_end, conversation)
 
         if lane is not None:
-            claim = lane.claim = Claim()
+            claim = lane.new_claim()
             lane.on_interrupt = lambda: end("interrupted", _interrupted(conversation))
         user = None
         source = SOURCE_AGENT
@@ -248,12 +254,14 @@ class Runner:
         """Close the connector (watched on a lane: a close that blocks its loop ends the
         conversation without it) and the user; a failing close is recorded, never fatal."""
         try:
-            if claim is None:
+            if lane is None or claim is None:
                 await connector.close()
             else:
                 stuck = f"close: the agent's close() blocked its event loop for {_CLOSE_TIMEOUT} s"
-                with claim.watching(_CLOSE_TIMEOUT, lambda: end(error=stuck)):
-                    await connector.close()
+                try:
+                    await lane.watched(_CLOSE_TIMEOUT, lambda: end(error=stuck), connector.close)
+                except TimeoutError:  # a close that never returns is left behind
+                    pass
         except Exception as exc:
             conversation.error = conversation.error or f"close: {_describe(exc)}"
         closer = getattr(user, "close", None)
@@ -277,11 +285,15 @@ class Runner:
         history: list[Message] = []
         max_turns = scenario.max_turns or self._max_turns
         book = None if scenario.tool_stubs is None else StubBook.of(scenario.tool_stubs)
+        user_lane = None if not getattr(user, "needs_home_loop", True) else lane
         for turn_id in range(max_turns):
             try:
-                message = await on_users_loop(
-                    user, lambda: user.next_message(tuple(history)), lane
-                )
+                if user_lane is None:  # the user runs right here
+                    message = await user.next_message(tuple(history))
+                else:
+                    message = await on_users_loop(
+                        user, lambda: user.next_message(tuple(history)), user_lane
+                    )
             except Exception as exc:  # noqa: BLE001 - the user simulator's failure, not the agent's
                 conversation.status = "error"
                 conversation.error = tag_error(SOURCE_USER, _describe(exc))
@@ -376,9 +388,10 @@ class Runner:
         try:
             if lane is None or lane.claim is None:
                 response = await self._bounded(connector.send(message, turn=turn))
-            else:
-                with lane.claim.watching(self._turn_timeout, stalled):
-                    response = await self._bounded(connector.send(message, turn=turn))
+            else:  # the lanes' watchdog keeps the deadline: no timer per turn
+                response = await lane.watched(
+                    self._turn_timeout, stalled, lambda: connector.send(message, turn=turn)
+                )
             result.agent_message = response.content
             result.tool_calls = list(response.tool_calls)
         except (asyncio.TimeoutError, TimeoutError) as exc:

@@ -29,7 +29,20 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
-    return parse_scenarios(data, source=str(path))
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            f"{path}: not UTF-8 text (byte {exc.start}): a scenario file is JSON"
+        ) from None
+    except RecursionError:
+        raise ScenarioError(
+            f"{path}: nested too deeply to read (a scenario nests a few levels)"
+        ) from None
+    try:
+        return parse_scenarios(data, source=str(path))
+    except RecursionError:
+        raise ScenarioError(
+            f"{path}: a value is nested too deeply to check (a scenario nests a few levels)"
+        ) from None
 
 
 def parse_scenarios(data: Any, *, source: str = "<scenarios>") -> list[Scenario]:

@@ -159,18 +159,19 @@ def _in_process(endpoint: str, headers: Mapping[str, str]) -> Iterator[None]:
     Sets `OTEL_EXPORTER_OTLP_ENDPOINT` (read by `instrument()` when the agent
     module is imported) and re-points an earlier `instrument()` of this process.
     """
-    from tracesim.simulator.instrument import flush, retarget
+    from tracesim.simulator.instrument import failed_exports, flush, retarget
 
     saved = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
-    flush(5000)  # what an earlier run left goes to its own collector, not counted here
+    failed_before = failed_exports()
     retarget(endpoint, headers=dict(headers))
     try:
         yield
     finally:
         # every span the agent ended during the run reaches this run's collector before the
         # run goes on (to its checks, or to stopping the collector): none waits in a queue
-        lost = flush()
+        flush()
+        lost = failed_exports() - failed_before
         if lost:
             print(
                 f"tracesim: {lost} span(s) of the in-process agent could not be delivered to "

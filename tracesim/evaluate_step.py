@@ -10,6 +10,8 @@ from typing import Any
 
 from rich.console import Console
 
+from tracesim.disk_errors import disk_problem
+
 __all__ = ["EvaluationOutcome", "evaluate_and_report", "load_baseline"]
 
 
@@ -186,6 +188,9 @@ def _evaluate_store(
         if report_path is not None:
             write_report(store, report_path, eval_id=result.eval_id)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
+        problem = disk_problem(exc, report_path or out_dir)
+        if problem is not None:  # the machine refused: the command fails (exit 2)
+            raise problem from None
         console.print(
             f"report not written: {type(exc).__name__}: {exc}", style="yellow", markup=False
         )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["TraceFileError"]
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["TraceFileError", "shape_errors"]
 
 
 class TraceFileError(ValueError):
@@ -21,3 +24,20 @@ class TraceFileError(ValueError):
         self.reason = message
         where = path if line is None else f"{path}:{line}"
         super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+
+
+@contextmanager
+def shape_errors(path: str, where: str, fmt: str, *, line: int | None = None) -> Iterator[None]:
+    """Inside: a value of the wrong type or range (a number where a list is expected, an
+    id past 128 bits, ...) is a TraceFileError naming `where`, never a traceback."""
+    try:
+        yield
+    except TraceFileError:
+        raise
+    except (TypeError, AttributeError, ValueError, KeyError, IndexError, OverflowError) as error:
+        raise TraceFileError(
+            path,
+            f"a value of the wrong type or range ({error}); expected {fmt} there",
+            line=line,
+            field=where,
+        ) from None

@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, Span, Status
-from tracesim.collector.importers.errors import TraceFileError
+from tracesim.collector.importers.errors import TraceFileError, shape_errors
 from tracesim.collector.importers.ids import id_bytes, line_of
 
 __all__ = ["is_jaeger_document", "request_from_jaeger"]
@@ -169,48 +169,68 @@ def request_from_jaeger(
     ctx = _Context(path, text)
     request = ExportTraceServiceRequest()
     for t, trace in enumerate(document["data"]):
-        processes = trace.get("processes") or {}
-        by_process: dict[str, ResourceSpans] = {}
-        for s, span in enumerate(trace.get("spans") or []):
-            where = f"data[{t}].spans[{s}]"
-            if not isinstance(span, dict):
-                raise ctx.fail(where, "spans", None, "a span must be a JSON object")
-            process_id = str(span.get("processID") or "")
-            process = span.get("process") or processes.get(process_id)
-            if not isinstance(process, dict):
-                raise ctx.fail(
-                    f"{where}.processID",
-                    "processID",
-                    span.get("processID"),
-                    f"process {process_id!r} is not in this trace's processes",
-                )
-            resource = by_process.get(process_id)
-            if resource is None:
-                resource = by_process[process_id] = request.resource_spans.add()
-                resource.resource.attributes.append(
-                    KeyValue(
-                        key="service.name",
-                        value=AnyValue(string_value=str(process.get("serviceName") or "")),
-                    )
-                )
-                resource.resource.attributes.extend(
-                    _key_values(process.get("tags"), f"data[{t}].processes.{process_id}.tags", ctx)
-                )
-            tags = span.get("tags") or []
-            scope_name = str(_tag(tags, "otel.scope.name") or _tag(tags, "otel.library.name") or "")
-            scope_version = str(
-                _tag(tags, "otel.scope.version") or _tag(tags, "otel.library.version") or ""
-            )
-            scope = next(
-                (
-                    ss
-                    for ss in resource.scope_spans
-                    if (ss.scope.name, ss.scope.version) == (scope_name, scope_version)
-                ),
-                None,
-            )
-            if scope is None:
-                scope = resource.scope_spans.add()
-                scope.scope.name, scope.scope.version = scope_name, scope_version
-            scope.spans.append(_span(span, where, ctx))
+        with shape_errors(path, f"data[{t}]", "Jaeger's trace JSON"):
+            _trace(request, trace, t, ctx)
     return request
+
+
+def _trace(request: ExportTraceServiceRequest, trace: Any, t: int, ctx: _Context) -> None:
+    """Add one Jaeger trace's spans to `request` (a resource per process)."""
+    processes = trace.get("processes") or {}
+    by_process: dict[str, ResourceSpans] = {}
+    for s, span in enumerate(trace.get("spans") or []):
+        where = f"data[{t}].spans[{s}]"
+        with shape_errors(ctx.path, where, "Jaeger's span JSON"):
+            _add_span(request, span, where, processes, by_process, t, ctx)
+
+
+def _add_span(
+    request: ExportTraceServiceRequest,
+    span: Any,
+    where: str,
+    processes: Any,
+    by_process: dict[str, ResourceSpans],
+    t: int,
+    ctx: _Context,
+) -> None:
+    """Add one Jaeger span under its process's resource and its scope."""
+    if not isinstance(span, dict):
+        raise ctx.fail(where, "spans", None, "a span must be a JSON object")
+    process_id = str(span.get("processID") or "")
+    process = span.get("process") or processes.get(process_id)
+    if not isinstance(process, dict):
+        raise ctx.fail(
+            f"{where}.processID",
+            "processID",
+            span.get("processID"),
+            f"process {process_id!r} is not in this trace's processes",
+        )
+    resource = by_process.get(process_id)
+    if resource is None:
+        resource = by_process[process_id] = request.resource_spans.add()
+        resource.resource.attributes.append(
+            KeyValue(
+                key="service.name",
+                value=AnyValue(string_value=str(process.get("serviceName") or "")),
+            )
+        )
+        resource.resource.attributes.extend(
+            _key_values(process.get("tags"), f"data[{t}].processes.{process_id}.tags", ctx)
+        )
+    tags = span.get("tags") or []
+    scope_name = str(_tag(tags, "otel.scope.name") or _tag(tags, "otel.library.name") or "")
+    scope_version = str(
+        _tag(tags, "otel.scope.version") or _tag(tags, "otel.library.version") or ""
+    )
+    scope = next(
+        (
+            ss
+            for ss in resource.scope_spans
+            if (ss.scope.name, ss.scope.version) == (scope_name, scope_version)
+        ),
+        None,
+    )
+    if scope is None:
+        scope = resource.scope_spans.add()
+        scope.scope.name, scope.scope.version = scope_name, scope_version
+    scope.spans.append(_span(span, where, ctx))

@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
-from tracesim.collector.importers.errors import TraceFileError
+from tracesim.collector.importers.errors import TraceFileError, shape_errors
 
 __all__ = ["is_sdk_span", "parse_concatenated", "request_from_sdk_spans", "sdk_spans_of"]
 
@@ -170,12 +170,13 @@ def request_from_sdk_spans(
     request = ExportTraceServiceRequest()
     by_resource: dict[str, Any] = {}
     for n, (line, item) in enumerate(spans):
-        resource = (item.get("resource") or {}).get("attributes") or {}
-        key = json.dumps(resource, sort_keys=True, default=str)
-        scope = by_resource.get(key)
-        if scope is None:
-            resource_spans = request.resource_spans.add()
-            resource_spans.resource.attributes.extend(_attributes(resource))
-            scope = by_resource[key] = resource_spans.scope_spans.add()
-        scope.spans.append(_span(item, f"spans[{n}]", path, line))
+        with shape_errors(path, f"spans[{n}]", "the SDK's span JSON", line=line):
+            resource = (item.get("resource") or {}).get("attributes") or {}
+            key = json.dumps(resource, sort_keys=True, default=str)
+            scope = by_resource.get(key)
+            if scope is None:
+                resource_spans = request.resource_spans.add()
+                resource_spans.resource.attributes.extend(_attributes(resource))
+                scope = by_resource[key] = resource_spans.scope_spans.add()
+            scope.spans.append(_span(item, f"spans[{n}]", path, line))
     return request

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import re
+import secrets
+import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,7 @@ __all__ = ["PSEUDONYM_PREFIX", "Pseudonyms", "load_or_create_key"]
 PSEUDONYM_PREFIX = "tracesim-pseudonym-"
 _TOKEN = re.compile(re.escape(PSEUDONYM_PREFIX) + r"[0-9a-f]{24}")
 _KEY_BYTES = 32
+log = logging.getLogger(__name__)
 
 
 class Pseudonyms:
@@ -45,21 +50,63 @@ class Pseudonyms:
 
 
 def load_or_create_key(path: str | Path) -> bytes:
-    """The key stored at `path`, created (random, mode 0600) when there is none."""
+    """The key stored at `path`, created (random, mode 0600) when there is none.
+
+    The file is made whole before it appears (written and fsync'd under a temporary name,
+    then linked into place), so a crash never leaves an empty key behind; one found
+    shorter than a key (left by a crash of an earlier version: its HMACs were guessable)
+    is moved aside, never deleted, and replaced. A key readable by others is made 0600:
+    whoever reads it can test guessed conversation ids against the pseudonyms.
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
-        if len(data) >= _KEY_BYTES:
-            return data[:_KEY_BYTES]
     except FileNotFoundError:
-        pass
+        data = None
+    if data is not None and len(data) >= _KEY_BYTES:
+        _owner_only(path)
+        return data[:_KEY_BYTES]
+    if data is not None:
+        aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+        os.replace(path, aside)
+        log.warning(
+            "%s held %d bytes, not a %d-byte key: moved to %s; conversation ids redacted "
+            "from now on get new pseudonyms",
+            path,
+            len(data),
+            _KEY_BYTES,
+            aside,
+        )
+    return _create(path)
+
+
+def _create(path: Path) -> bytes:
+    """A new key at `path`, appearing whole; another process's key if it made one first."""
     key = os.urandom(_KEY_BYTES)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first: use theirs
-        return path.read_bytes()[:_KEY_BYTES]
-    with os.fdopen(fd, "wb") as out:
-        out.write(key)
-        out.flush()
-        os.fsync(out.fileno())
+        with os.fdopen(fd, "wb") as out:
+            out.write(key)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(temporary, path)  # never replaces a key another process made
+        except FileExistsError:
+            return load_or_create_key(path)
+    finally:
+        temporary.unlink(missing_ok=True)
     return key
+
+
+def _owner_only(path: Path) -> None:
+    """Make the key file readable by its owner only (a warning when that fails)."""
+    mode = path.stat().st_mode
+    if not mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return
+    try:
+        os.chmod(path, 0o600)
+    except OSError as error:
+        log.warning("%s is readable by others and cannot be made 0600: %s", path, error)
+        return
+    log.warning("%s was readable by others (mode %o): made 0600", path, stat.S_IMODE(mode))

@@ -216,7 +216,7 @@ class _ScopeRedactor:
             self._plans.clear()
             self._plan_bytes = 0
         self._plans[name] = plan
-        self._plan_bytes += len(name)
+        self._plan_bytes += len(name) + (len(plan.renamed or "") if plan is not None else 0)
         return plan
 
     def text_plan(self, name: str) -> _Plan | None:

@@ -16,17 +16,27 @@ Log records of the child are sent back with each answer and logged by the collec
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
+import os
 import signal
 import socket
 import subprocess
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
 from tracesim.collector.routing.routing import Router
+from tracesim.collector.store.decoder_transport import (
+    read_prepared,
+    read_requests,
+    shared_memory_works,
+    write_prepared,
+    write_requests,
+)
 from tracesim.collector.store.prepare_items import Prepared, prepare_items
 
 __all__ = ["DecoderDied", "DecoderProcess", "child_main"]
@@ -61,6 +71,8 @@ class DecoderProcess:
     def start(self, router: Router) -> None:
         """Start a child owning `router`; DecoderDied when it does not come up."""
         self.close()
+        if not shared_memory_works():
+            raise DecoderDied("a decoder process needs memfds (Linux)")
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
@@ -102,9 +114,11 @@ class DecoderProcess:
         if conn is None:
             raise DecoderDied("the decoder process is not running")
         try:
-            conn.send(("prepare", list(items)))
-            answer = conn.recv()
-        except (OSError, EOFError) as error:
+            write_requests(conn, self._process.pid, items)
+            status, result, records = conn.recv()
+            if status == "done":
+                result = read_prepared(conn, result)
+        except (OSError, EOFError, RuntimeError) as error:
             code = None
             if self._process is not None:
                 try:
@@ -112,7 +126,6 @@ class DecoderProcess:
                 except subprocess.TimeoutExpired:
                     pass
             raise DecoderDied(f"the decoder process died (exit code {code}): {error!r}") from None
-        status, result, records = answer
         _relog(records)
         if status != "done":
             raise RuntimeError(f"preparing a batch failed in the decoder process: {result}")
@@ -175,11 +188,12 @@ def child_main(conn: Connection) -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     router: Router | None = None
+    trim = _malloc_trim()
     while True:
         try:
             message = conn.recv()
         except (EOFError, OSError):  # the collector is gone or closed the pipe
-            return
+            os._exit(0)  # nothing to keep: skip the interpreter's teardown (~1 s loaded)
         op = message[0]
         if op == "router":
             router = message[1]
@@ -187,10 +201,42 @@ def child_main(conn: Connection) -> None:
             continue
         assert router is not None and op == "prepare"
         try:
-            answer: tuple[str, Any] = ("done", prepare_items(message[1], router))
-        except Exception:
-            answer = ("error", traceback.format_exc())
-        try:
-            conn.send((*answer, handler.take()))
-        except (OSError, BrokenPipeError):
-            return
+            items, mapped = read_requests(conn, message[1])
+            try:
+                prepared: Prepared | None = prepare_items(items, router)
+                failure = ""
+            except Exception:
+                prepared, failure = None, traceback.format_exc()
+            del items
+            _unmap(mapped)
+            if prepared is None:
+                conn.send(("error", failure, handler.take()))
+            else:
+                write_prepared(conn, os.getppid(), prepared, handler.take())
+            del prepared
+            trim()  # a batch's garbage back to the system before the next one
+        except (OSError, EOFError, RuntimeError):  # the collector is gone
+            os._exit(0)
+
+
+def _malloc_trim() -> Callable[[], Any]:
+    """glibc's `malloc_trim(0)` (a no-op elsewhere): freed heap pages go back to the
+    system, so the decoder's RSS is one batch's working set, not a ratchet of them."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: trim(0)
+
+
+def _unmap(mapped: Any) -> None:
+    """Close the requests' mapping (left to the garbage collector while a view is held)."""
+    if mapped is None:
+        return
+    mapping, view = mapped
+    try:
+        view.release()
+        mapping.close()
+    except BufferError:
+        pass

@@ -8,7 +8,10 @@ read, and how each field is read from what real frameworks emit.
 - `envelopes`: unwrapping the envelopes frameworks put around a tool's values;
 - `recover`: the model requests read from model spans (ids, bare arguments);
 - `assign`: which request each tool call answers;
-- `messages`: results carried back in model messages, calls from messages alone.
+- `messages`: calls from model messages alone (requested, or replayed in a later input);
+- `answers`: tool answers carried in model inputs as evidence pieces, and their pairing;
+- `history`: the calls a model input's history replays;
+- `reused`: ids made up per request (an answered id requested again is a new call).
 """
 
 from tracesim.evaluator.extract.calls import extract_tool_calls

@@ -31,6 +31,7 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
+from tracesim.evaluator.extract.history import replayed_calls
 from tracesim.evaluator.extract.messages import (
     FAILURE_MARKERS,
     calls_from_messages,
@@ -42,6 +43,7 @@ from tracesim.evaluator.extract.provenance import (
     INPUT,
     MCP_SPAN,
     PROVENANCE_FIELDS,
+    REPLAY,
     REQUEST,
     note,
 )
@@ -371,6 +373,8 @@ def _unspanned(
         if not derived:
             continue
         call = derived[0]
+        if not call.arguments:  # a streamed request lost them: the replayed history has them
+            _replayed_arguments(call, context)
         if call.error is None:
             call.result = answered[request.id]
             note(call, "result", INPUT)
@@ -378,21 +382,35 @@ def _unspanned(
     return extra
 
 
+def _replayed_arguments(call: ToolCall, context: ConversationSpans) -> None:
+    """Empty arguments of `call` from the first model input that replays its id with some."""
+    for view in context.views():
+        for replayed in replayed_calls(view):
+            if replayed.id == call.id and replayed.arguments:
+                call.arguments = dict(replayed.arguments)
+                note(call, "arguments", REPLAY)
+                return
+
+
 def _from_messages(others: list[Any], context: ConversationSpans) -> list[ToolCall]:
     """Calls requested by this turn's model spans when the conversation has no tool span."""
-    candidates = [s for s in others if row_may_hold_requests(s)]
+    candidates = [s for s in others if row_may_hold_requests(s) or row_may_hold_responses(s)]
     if not candidates:
         return []
     models = sorted(views_of(candidates), key=SpanView.sort_key)
     if not any(safe_requested_calls(v, with_ids=False) for v in models):
-        return []
+        # no request recorded: calls a later model input replays may be the only evidence
+        if context.given and context.has_tool_spans():
+            return []
+        if not any(replayed_calls(v) for v in models):
+            return []
     if context.given:
         if context.has_tool_spans():
             return []  # the conversation records its calls as tool spans
-        conversation, responses = context.views(), context.responses()
+        conversation, history = context.views(), context.answer_history()
     else:
         if any(v.may_be_tool_span() and is_tool_span(v) for v in models):
             return []
-        conversation, responses = models, None
+        conversation, history = models, None
     executions = sorted(views_of(others), key=SpanView.sort_key)
-    return calls_from_messages(models, conversation, spans=executions, responses=responses)
+    return calls_from_messages(models, conversation, spans=executions, history=history)

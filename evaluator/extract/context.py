@@ -13,8 +13,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from tracesim.evaluator.extract.answers import AnswerHistory
 from tracesim.evaluator.extract.fields import is_tool_span
-from tracesim.evaluator.extract.messages import tool_responses
 from tracesim.evaluator.extract.span import SpanView, view_of
 
 __all__ = ["ConversationSpans", "span_label", "views_of"]
@@ -48,6 +48,7 @@ class ConversationSpans:
         self._spans = spans
         self._views: list[SpanView] | None = None
         self._responses: dict[str, str | None] | None = None
+        self._history: AnswerHistory | None = None
         self._has_tool_spans: bool | None = None
 
     @property
@@ -64,8 +65,14 @@ class ConversationSpans:
     def responses(self) -> dict[str, str | None]:
         """Tool-call id -> the result a tool message carried (`tool_responses`); read-only."""
         if self._responses is None:
-            self._responses = tool_responses(self.views())
+            self._responses = self.answer_history().responses()
         return self._responses
+
+    def answer_history(self) -> AnswerHistory:
+        """The answers the spans' model inputs carried (`answers.AnswerHistory`), read once."""
+        if self._history is None:
+            self._history = AnswerHistory(self.views())
+        return self._history
 
     def has_tool_spans(self) -> bool:
         """Whether any of the spans records a tool call (then no call is read from messages)."""

@@ -4,6 +4,9 @@ What real instrumentations emit, as the conformance corpus shows:
 - Google ADK wraps a non-dict result as `{"result": x}`; UiPath-style spans and MCP
   results use `{"content": x}`: an object whose only key is `result` or `content`
   is that value;
+- a Gemini FunctionResponse serialised whole (`{"id"?, "name", "response": {...}}`: the
+  OpenInference ADK tool span's output, OpenInference google-genai's input parts) is its
+  `response`, and its `id` is the call's id;
 - LangChain ToolMessage (OpenInference, OpenLLMetry) serialised as a constructor
   (`{"lc": 1, "type": "constructor", "kwargs": {"content": ...}}`), by
   `message_to_dict` (`{"type": "tool", "data": {"content": ...}}`) or dumped
@@ -12,7 +15,8 @@ What real instrumentations emit, as the conformance corpus shows:
 - OpenLLMetry callback payloads: `{"output": x, "kwargs": ...}` is `x`;
 - a LlamaIndex ToolOutput (`{"blocks", "tool_name", "raw_input", "raw_output"}`,
   OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
-  (LlamaIndex, OpenLLMetry) are the kwargs;
+  (LlamaIndex, OpenLLMetry) are the kwargs; BeeAI's `{"input": {...}, "options": ...}`
+  (specific to BeeAI) is its input;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
 - placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all.
 Pure functions over decoded values.
@@ -34,9 +38,11 @@ _SINGLE_KEYS = ("result", "content")
 _JSON_HEADS = frozenset(("{", "[", '"'))
 _DEPTH = 6
 _CALLBACK_KEYS = frozenset(("output", "kwargs"))  # an OpenLLMetry callback payload's keys
+_FUNCTION_RESPONSE_KEYS = frozenset(("id", "name", "response", "will_continue", "scheduling"))
+"""The fields of a Gemini FunctionResponse (a `name` and a `response` object at least)."""
 _CALL_RESULT_KEYS = frozenset(LLAMA_INDEX.CALL_RESULT_KEYS)
 _TOOL_OUTPUT_KEYS = frozenset(LLAMA_INDEX.TOOL_OUTPUT_KEYS)
-_ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs"))
+_ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options"))
 """Keys without which an argument object is no envelope (`unwrap_arguments`)."""
 
 
@@ -128,6 +134,14 @@ def unwrap_value(value: Any) -> Unwrapped:
         if len(value) == 1 and next(iter(keys)) in _SINGLE_KEYS:
             value, peeled = next(iter(value.values())), True
             continue
+        if (
+            isinstance(value.get("response"), Mapping)
+            and isinstance(value.get("name"), str)
+            and keys <= _FUNCTION_RESPONSE_KEYS
+        ):  # a Gemini FunctionResponse
+            call_id = call_id or str(value.get("id") or "")
+            value, peeled = value["response"], True
+            continue
         if "output" in value and keys <= _CALLBACK_KEYS:  # OpenLLMetry callback
             value, peeled = value["output"], True
             continue
@@ -162,8 +176,8 @@ def mcp_call_arguments(value: Any) -> Mapping[str, Any] | None:
 
 def unwrap_arguments(value: Any) -> Unwrapped:
     """Arguments inside a LangChain ToolCall (`{"name", "args", "id", "type": "tool_call"}`),
-    a callback payload (`{"inputs": {...}}`) or `{"args": [...], "kwargs": {...}}`; other
-    values as they are."""
+    a callback payload (`{"inputs": {...}}`), `{"args": [...], "kwargs": {...}}` or BeeAI's
+    `{"input": {...}, "options": ...}` (specific to BeeAI); other values as they are."""
     if type(value) is dict and value.keys().isdisjoint(_ARGUMENT_ENVELOPE_KEYS):
         inner = mcp_call_arguments(value) if "arguments" in value else None
         return Unwrapped(inner if inner is not None else value)  # plain arguments, or MCP's
@@ -177,6 +191,9 @@ def unwrap_arguments(value: Any) -> Unwrapped:
         ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
             call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
             return Unwrapped(inputs, str(call_id or ""))
+        if value.keys() == {"input", "options"} and isinstance(value["input"], Mapping):
+            # BeeAI's tool run input (OpenInference beeai): {"input": {...}, "options": ...}
+            return Unwrapped(value["input"])
         if isinstance(kwargs, Mapping) and (set(value) <= {"args", "kwargs"} or "args" in value):
             # LlamaIndex / OpenLLMetry `{args, kwargs}`; smolagents adds sanitize_inputs_outputs
             positional = value.get("args")

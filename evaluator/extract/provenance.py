@@ -17,6 +17,7 @@ __all__ = [
     "INPUT",
     "INPUT_POSITION",
     "MCP_SPAN",
+    "REPLAY",
     "REQUEST",
     "TOOL_SPAN",
     "PROVENANCE_FIELDS",
@@ -27,6 +28,7 @@ __all__ = [
 TOOL_SPAN = "tool_span"
 MCP_SPAN = "mcp_span"
 REQUEST = "model_request"
+REPLAY = "model_history"
 INPUT = "model_input"
 INPUT_POSITION = "model_input_position"
 EXECUTION = "execution_span"

@@ -53,7 +53,14 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["request_keys", "requested_calls", "row_may_hold_requests", "safe_requested_calls"]
+__all__ = [
+    "from_indexed",
+    "from_messages",
+    "request_keys",
+    "requested_calls",
+    "row_may_hold_requests",
+    "safe_requested_calls",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -336,3 +343,9 @@ def row_may_hold_requests(span: Any) -> bool:
     if isinstance(events, str) and len(events) > 2:
         return True
     return has_marker(raw, _MARKERS)
+
+
+from_indexed = _from_indexed
+"""`{prefix}{i}{infix}{j}.{field}` attributes -> ordered calls (`history` reads inputs)."""
+from_messages = _from_output_messages
+"""Tool calls of GenAI / OpenAI-style messages, in message order (`history` too)."""

@@ -10,45 +10,30 @@ taken as reused only when one model input's history answers it more than once: s
 repeat a whole message history in their output (chain spans) never make calls of it.
 
 `Occurrences` walks a conversation's model spans in start order and numbers each request
-(id, occurrence); the answers of a reused id are paired with its occurrences by position:
-the n-th answer of the id in the longest history a model input carried is the n-th
-occurrence's.
+(id, occurrence); `answers.pair_answers` gives the n-th occurrence the n-th answer of its
+id in the longest history a model input carried.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
-from typing import Any
-
+from tracesim.evaluator.extract.answers import AnswerHistory
 from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView
 
 __all__ = ["Occurrences"]
 
-logger = logging.getLogger(__name__)
-
 
 class Occurrences:
     """Which requests of a conversation are new calls under an id already answered."""
 
-    def __init__(self, views: Iterable[SpanView], answers_of: Any) -> None:
-        """`views`: the conversation's spans in start order; `answers_of(view)`: the
-        (id, answer, failed) tool messages a view's model input carried, in message order."""
-        self._ordinal: dict[tuple[str, int], int] = {}  # (span_id, request index) -> n
-        self._answers: dict[str, list[tuple[Any, bool]]] = {}  # id -> answers in order
+    def __init__(self, history: AnswerHistory | None = None) -> None:
+        """`history`: the conversation's answers, by view in start order (None: no id is
+        requested twice, nothing to number)."""
+        self._ordinal: dict[tuple[str, str, int], int] = {}  # (span, request index) -> n
         count: dict[str, int] = {}
         answered: set[str] = set()  # ids answered since they were last requested
-        for view in views:
-            carried = answers_of(view)
-            by_id: dict[str, list[tuple[Any, bool]]] = {}
-            for call_id, answer, failed in carried:
-                if call_id:
-                    answered.add(call_id)
-                    by_id.setdefault(call_id, []).append((answer, failed))
-            for call_id, found in by_id.items():
-                if len(found) > len(self._answers.get(call_id, ())):
-                    self._answers[call_id] = found  # the longest history seen so far
+        for view, answers in history.by_view if history is not None else ():
+            answered.update(answer.call_id for answer in answers)
             for index, request in enumerate(safe_requested_calls(view, with_ids=False)):
                 call_id = request.id
                 if not call_id:
@@ -58,31 +43,25 @@ class Occurrences:
                 elif call_id in answered:
                     count[call_id] += 1  # answered, then requested again: a new call
                 answered.discard(call_id)
-                self._ordinal[(view.span_id, index)] = count[call_id]
+                self._ordinal[(view.trace_id, view.span_id, index)] = count[call_id]
         self.reused = frozenset(
             call_id
             for call_id, n in count.items()
-            if n > 0 and len(self._answers.get(call_id, ())) > 1
+            if n > 0 and history is not None and history.nth(call_id, 1) is not None
         )
-        """Ids that name more than one call."""
+        """Ids that name more than one call (one input answers them more than once)."""
 
     @classmethod
-    def of(cls, views: list[SpanView], answers_of: Any) -> Occurrences:
-        """The occurrences of `views`, or an empty set at no cost when no id is requested by
-        two model spans (the common case: nothing to number)."""
-        requesters: dict[str, str] = {}
+    def of(cls, views: list[SpanView], history: AnswerHistory) -> Occurrences:
+        """The occurrences of `views` (`history` read over them), at no cost when no id is
+        requested by two model spans (the common case: nothing to number)."""
+        requesters: dict[str, int] = {}
         for view in views:
             for request in safe_requested_calls(view):
-                first = requesters.setdefault(request.id, view.span_id)
-                if first != view.span_id:
-                    return cls(views, answers_of)
-        return cls((), answers_of)
+                if requesters.setdefault(request.id, id(view)) != id(view):
+                    return cls(history)
+        return cls()
 
     def ordinal(self, view: SpanView, index: int) -> int:
         """Which call of its id the `index`-th request of `view` is (0: the first)."""
-        return self._ordinal.get((view.span_id, index), 0)
-
-    def answer(self, call_id: str, ordinal: int) -> tuple[Any, bool] | None:
-        """(answer, failed) of the `ordinal`-th call of a reused id, by position."""
-        found = self._answers.get(call_id) or []
-        return found[ordinal] if ordinal < len(found) else None
+        return self._ordinal.get((view.trace_id, view.span_id, index), 0)

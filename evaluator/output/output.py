@@ -282,7 +282,10 @@ def write_chunk(
             _insert(con, "scores", scores.table(eval_id, created_at))
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except Exception:  # noqa: BLE001 - a failed COMMIT already rolled back: keep
+            pass  # its error (a full disk, ...), not "no transaction is active"
         raise
 
 

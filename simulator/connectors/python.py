@@ -87,7 +87,9 @@ class PythonConnector(AgentConnector):
             raise ConnectorError("send() before open()")
         metadata = {"chat_id": turn.chat_id, "turn_id": turn.turn_id}
         try:
-            result = await self._agent.execute(user_message, metadata=metadata)
+            result = self._agent.execute(user_message, metadata=metadata)
+            if inspect.isawaitable(result):  # a plain `def execute` answers directly
+                result = await result
         except RuntimeError as exc:
             if "loop" not in str(exc):
                 raise

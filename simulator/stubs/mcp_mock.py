@@ -14,7 +14,7 @@ hold), the only scenario of the file, else the scenario this conversation's call
 answered from, else the one scenario whose stubs match the call (several that answer
 alike will do); scenarios that answer it differently are never chosen by file order: the
 call gets an error naming them and the fix. `repeat` is counted per conversation
-(`tracesim.chat_id`). The `mcp` server traces each request as a SERVER span
+(`tracesim.chat_id`). What is kept per call is bounded whatever the arguments. The `mcp` server traces each request as a SERVER span
 parented by the propagated `traceparent` (from `_meta`, else the HTTP headers),
 so its calls are spans of the turn.
 """
@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from opentelemetry import baggage
@@ -121,8 +122,7 @@ class MockTools:
         if scenario_id not in self._scenarios:
             chosen = self._choose(name, args, scenario_id, chat_id)
             if isinstance(chosen, StubAnswer):
-                self.answers.append(chosen)
-                del self.answers[:-_MAX_BOOKS]
+                self._keep(chosen)
                 return chosen
             scenario_id = chosen
         key = (scenario_id, chat_id)
@@ -135,9 +135,16 @@ class MockTools:
         else:
             self._books.move_to_end(key)
         answer = book.answer(name, args)
-        self.answers.append(answer)
-        del self.answers[:-_MAX_BOOKS]
+        book.calls.clear()  # a book is for `repeat` here: its record of calls is not read
+        self._keep(answer)
         return answer
+
+    def _keep(self, answer: StubAnswer) -> None:
+        """Record an answer for the exit summary (name and whether stubbed): without its
+        arguments, result or error text, which a client's arguments fill (a long-running
+        mock kept 4,096 of any size)."""
+        self.answers.append(replace(answer, arguments={}, result=None, error=None))
+        del self.answers[:-_MAX_BOOKS]
 
 
 def _del_oldest(mapping: dict[Any, Any], keep: int) -> None:

@@ -34,13 +34,6 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
     ),
 }
 
-HISTORY_ONLY = (
-    "no call at all: the reply's tool calls are not recorded on its model span; they are "
-    "only in the conversation history the NEXT model span replays as its input (assistant "
-    "tool_calls + tool messages). Class: calls known only from a later request's history "
-    "(issue 24, row 1); needs the evidence pass to read history requests as call evidence"
-)
-
 SEMCONV_SPAN_2 = (
     "1 model call of 2 (tokens 47/17 of 144/69): the spec's client span 2 has a model, a "
     "response id, usage and messages but no gen_ai.operation.name, and is not counted. "
@@ -51,24 +44,6 @@ SEMCONV_SPAN_2 = (
 HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     # Recorded for the issue-24 held-out measurement (tests/conformance/README.md, "held-out
     # results"): frameworks the extraction had never seen, replayed before any fix.
-    ("groq-openinference-stream", "tool_calls"): HISTORY_ONLY
-    + " (llm.input_messages.N.message.tool_calls.M.tool_call.*; the streamed reply's "
-    "output.value is '<groq.Stream object>')",
-    ("groq-openinference-stream", "keyed"): "no call found (see tool_calls)",
-    ("groq-openinference-stream", "screening"): "no call found (see tool_calls)",
-    ("groq-openinference-stream", "explained"): (
-        "3 results without a call: the history's tool messages are read as results, the "
-        "history's assistant tool_calls they answer are not (see tool_calls)"
-    ),
-    ("ollama-openllmetry", "tool_calls"): HISTORY_ONLY
-    + " (legacy gen_ai.prompt.N.tool_calls.M.{name,arguments}, no ids). Never silent: "
-    "nothing is reported unexplained either",
-    ("ollama-openllmetry", "keyed"): "no call found (see tool_calls)",
-    ("ollama-openllmetry", "screening"): "no call found (see tool_calls)",
-    ("ollama-openllmetry-stream", "tool_calls"): HISTORY_ONLY
-    + " (legacy gen_ai.prompt.N.tool_calls.M.*, streamed). Nothing reported unexplained",
-    ("ollama-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
-    ("ollama-openllmetry-stream", "screening"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "tool_calls"): (
         "no call in the telemetry at all: the streamed replies' tool calls and the prompts' "
         "contents are not recorded (only the final text). Class: model spans whose content "
@@ -77,38 +52,60 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
-    ("cohere-openllmetry", "tool_calls"): (
-        "results missing: the calls (gen_ai.completion.0.tool_calls.N with ids) are found, "
-        "but the results are tool messages gen_ai.prompt.N.{role=tool,content} with no "
-        "tool_call_id, after assistant messages carrying no tool_calls. Class: a result tied "
-        "to its call only by position in the next request's history; silent (nothing "
-        "unexplained)"
-    ),
-    ("openllmetry-anthropic-node-stream", "tool_calls"): (
-        "lookup_order arguments {}: the streamed reply's tool_call part has EMPTY arguments "
-        "(the instrumentation drops input_json_delta) and the failing tool has no span; the "
-        "real arguments are in the next request's history under the same id. Class: an "
-        "empty request superseded by a later, fuller source of the same call (issue 24, "
-        "row 2); silent"
-    ),
-    ("openinference-google-adk", "tool_calls"): (
-        "results wrapped: output.value of an ADK execute_tool span is the Gemini "
-        "FunctionResponse {id, name, response: {result}}, taken whole as the result. Class: "
-        "a result inside a function-response envelope"
-    ),
     ("openinference-beeai", "tool_calls"): (
         "5 calls instead of 3: a child TOOL span named 'error' (a lifecycle event of the "
         "failing call, metadata.path tool.custom.<tool>.error) and BeeAI's final_answer tool "
-        "are taken as calls; arguments are BeeAI's envelope {input: {...}, options: null}; "
-        "the error is the wrapper's 'Tool Error' (the cause only in output.value). Classes: "
-        "one call seen as two tool spans; an answer tool that is not a call; arguments in an "
-        "envelope; a wrapper exception hiding its cause"
+        "are taken as calls; the error is the wrapper's 'Tool Error' (the cause only in "
+        "output.value). Classes: one call seen as two tool spans; an answer tool that is "
+        "not a call; a wrapper exception hiding its cause (the arguments envelope "
+        "{input, options} is read since)"
     ),
     ("logfire-anthropic-stream", "model_calls"): (
         "8 model calls instead of 4, tokens right: each streamed call is a request span "
         "(chat, no usage) plus a zero-length sibling log span 'streaming response ... took' "
         "(logfire.span_type=log) with the same gen_ai.operation.name=chat and the usage. "
         "Class: one call seen as two inference spans (issue 24, row 5)"
+    ),
+    ("genkit-node", "tool_calls"): (
+        "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
+        "tool|model, genkit:name, genkit:input / genkit:output JSON, toolRequest {name, ref, "
+        "input} in the model action's output) matches no tool or model convention, and the "
+        "trace has no key, so it is not evaluated. Class: an unknown convention whose "
+        "spans carry JSON input/output (never silent: such a trace should be reported)"
+    ),
+    ("genkit-node", "model_calls"): (
+        "0 of 3: the model action spans (genkit:metadata:subtype=model, usage inside "
+        "genkit:output) are no model convention"
+    ),
+    ("genkit-node", "screening"): "no call found (see tool_calls)",
+    ("openinference-dspy", "tool_calls"): (
+        "4 calls instead of 3: DSPy ReAct's own 'finish' tool (a TOOL span 'finish.__call__', "
+        "output 'Completed.') is taken as a call. Class: an agent's answer tool is not a "
+        "tool call (BeeAI final_answer, DSPy finish; smolagents' FinalAnswerTool has a rule "
+        "keyed to its span name)"
+    ),
+    ("logfire-openai-stream", "model_calls"): (
+        "8 model calls instead of 4: Logfire's streamed request span and its sibling "
+        "'streaming response' log span both say gen_ai.operation.name=chat (the class of "
+        "logfire-anthropic-stream, here on OpenAI)"
+    ),
+    ("openlit-groq", "tool_calls"): (
+        "no call: OpenLIT's groq instrumentation raises on every tool-call reply (its span "
+        "is ERROR with the instrumentation's own AttributeError, no messages); only the "
+        "last request's log record lists the results (ids, no names). The calls are not in "
+        "the telemetry; tracesim reports 3 results without a call but not that 3 model "
+        "spans failed inside the instrumentation"
+    ),
+    ("openlit-groq", "keyed"): "no call found (see tool_calls)",
+    ("openlit-groq", "screening"): "no call found (see tool_calls)",
+    ("openlit-groq", "explained"): (
+        "3 results without a call (the log record's tool_call_response parts): their "
+        "calls are not in the telemetry (see tool_calls)"
+    ),
+    ("openlit-ollama-stream", "tool_calls"): (
+        "results missing: calls and results both carry id '' (Ollama has none); the "
+        "results are the next request's tool_call_response parts, tied to their calls only "
+        "by position (the class of cohere-openllmetry); silent"
     ),
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,

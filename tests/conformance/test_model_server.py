@@ -1,7 +1,8 @@
 """The scripted model is the recordings' ground truth: in every wire format it serves
-(chat completions, Anthropic Messages, Gemini generateContent, Bedrock Converse) the step
-is the number of tool results in the request, per-agent scripts are chosen by the tools a
-request offers, and the usage it serves is what truth.json records."""
+(chat completions, Anthropic Messages, Gemini generateContent, Bedrock Converse, Cohere v2
+chat, Ollama chat; DSPy text fields) the step is the number of tool results in the request,
+per-agent scripts are chosen by the tools a request offers, and the usage it serves is what
+truth.json records."""
 
 from __future__ import annotations
 
@@ -127,3 +128,50 @@ def test_scripts_are_chosen_by_the_tools_a_request_offers() -> None:
         assert answer["content"] == "Sunny"
     finally:
         server.stop()
+
+
+def test_cohere_and_ollama_walk_the_script_on_their_tool_messages(server: ModelServer) -> None:
+    tool = {"role": "tool", "content": "x"}
+    cohere = [
+        _post(server, "/v2/chat", {"model": "c", "messages": [tool] * n}).json() for n in range(4)
+    ]
+    assert [r["finish_reason"] for r in cohere] == ["TOOL_CALL"] * 3 + ["COMPLETE"]
+    assert cohere[2]["message"]["tool_calls"][0]["id"] == "call_o1"
+    assert cohere[1]["usage"]["tokens"] == {"input_tokens": 110, "output_tokens": 20}
+    plain = _post(server, "/api/chat", {"model": "o", "messages": [], "stream": False}).json()
+    assert plain["message"]["tool_calls"] == [
+        {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}
+    ]  # Ollama's calls have no id
+    assert (plain["prompt_eval_count"], plain["eval_count"]) == (100, 20)
+    # the Ollama API streams unless told not to: JSON lines, the counts on the last
+    lines = _post(server, "/api/chat", {"model": "o", "messages": [tool] * 3}).text.splitlines()
+    assert [json.loads(line)["done"] for line in lines] == [False, True]
+    assert json.loads(lines[0])["message"]["content"] == FINAL_ANSWER
+
+
+def test_dspy_text_fields_walk_the_script_by_observations(server: ModelServer) -> None:
+    ask = (
+        "Respond with the corresponding output fields, starting with the field "
+        "`[[ ## next_thought ## ]]`, then `[[ ## next_tool_name ## ]]`, then "
+        "`[[ ## next_tool_args ## ]]`, and then ending with the marker for "
+        "`[[ ## completed ## ]]`."
+    )
+    observed = "".join(f"[[ ## observation_{i} ## ]]\nx\n" for i in range(2))
+    body = {"model": "m", "messages": [{"role": "user", "content": observed + ask}]}
+    text = _post(server, "/v1/chat/completions", body).json()["choices"][0]["message"]["content"]
+    assert "[[ ## next_tool_name ## ]]\nlookup_order" in text
+    assert '[[ ## next_tool_args ## ]]\n{"order_id": "A1"}' in text
+    assert text.endswith("[[ ## completed ## ]]")
+    assert server.served[-1]["prompt"] == 120  # step 2: two observations
+
+
+def test_final_answer_takes_the_argument_name_the_tool_offers(server: ModelServer) -> None:
+    final = {
+        "type": "function",
+        "function": {"name": "final_answer", "parameters": {"properties": {"response": {}}}},
+    }
+    tool = {"role": "tool", "content": "x"}
+    body = {"model": "m", "messages": [tool] * 3, "tools": [*TOOLS_OPENAI, final]}
+    reply = _post(server, "/v1/chat/completions", body).json()
+    [call] = reply["choices"][0]["message"]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"response": FINAL_ANSWER}

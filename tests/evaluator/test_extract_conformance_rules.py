@@ -37,6 +37,13 @@ from tests.evaluator.rule_rows import (
         ),
         ('{"type": "tool", "content": "Sunny", "tool_call_id": "c1", "name": "t"}', "Sunny"),
         ('{"output": {"content": "Sunny"}, "kwargs": {}}', "Sunny"),  # callback payload
+        # a Gemini FunctionResponse (OpenInference ADK output, google-genai parts)
+        ('{"id": "adk-1", "name": "t", "response": {"result": "Sunny"}}', "Sunny"),
+        ('{"name": "t", "response": {"temp": 21}}', '{"temp":21}'),
+        (
+            '{"name": "t", "response": "Sunny", "x": 1}',
+            '{"name": "t", "response": "Sunny", "x": 1}',
+        ),
         ('{"result": "<not specified>"}', None),  # a placeholder is no result
         ('{"temp": 21, "result": "x"}', '{"temp": 21, "result": "x"}'),  # not an envelope
         ('{"a": 1}', '{"a": 1}'),  # the tool's own JSON stays its text
@@ -45,6 +52,11 @@ from tests.evaluator.rule_rows import (
 def test_result_envelopes_are_unwrapped(value: str, expected: str | None) -> None:
     [call] = extract_tool_calls([tool_row(1, {"gen_ai.tool.call.result": value})])
     assert call.result == expected
+
+
+def test_function_response_gives_the_call_id() -> None:
+    response = {"id": "adk-7", "name": "t", "response": {"result": "ok"}}
+    assert unwrap_value(json.dumps(response)).call_id == "adk-7"
 
 
 def test_tool_message_gives_the_call_id() -> None:

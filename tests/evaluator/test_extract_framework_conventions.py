@@ -19,6 +19,16 @@ def test_langchain_tool_call_envelope_gives_arguments_and_id() -> None:
     assert (call.arguments, call.id) == ({"city": "Paris"}, "call_1")
 
 
+def test_beeai_run_input_envelope_gives_the_arguments() -> None:
+    value = {"input": {"city": "Paris"}, "options": None}
+    [call] = extract_tool_calls([tool_row(1, {"input.value": json.dumps(value)})])
+    assert call.arguments == {"city": "Paris"}
+    # a tool whose own arguments happen to be named input and options keeps them
+    value = {"input": "Paris", "options": None}
+    [call] = extract_tool_calls([tool_row(1, {"input.value": json.dumps(value)})])
+    assert call.arguments == value
+
+
 def test_requests_read_from_adk_responses_and_span_events() -> None:
     adk = {"content": {"parts": [{"function_call": {"id": "a1", "name": "t", "args": {"k": 1}}}]}}
     choice = {

@@ -188,3 +188,89 @@ def test_a_close_that_blocks_its_lane_ends_the_conversation_without_it(
     assert [c.num_turns for c in result.conversations] == [2, 2, 2]
     assert all(c.completed_turns == 2 for c in result.conversations)
     assert all("close()" in (c.error or "") for c in result.conversations)
+
+
+class SyncAgent:
+    """A plain `def execute` (no async): answers directly, or blocks on `stop`."""
+
+    def execute(self, user_query: str, **kwargs: Any) -> str:
+        if user_query == "stop":
+            RELEASE.wait(30)
+        return f"sync {user_query}"
+
+
+def test_a_sync_agent_answers_and_one_that_blocks_times_out() -> None:
+    scenarios = [
+        Scenario(scenario_id="fine", turns=["a", "b"], repeats=2),
+        Scenario(scenario_id="blocks", turns=["a", "stop"]),
+    ]
+    runner, _, _ = _runner(SyncAgent, scenarios, num_workers=2, turn_timeout=0.3)
+    result = asyncio.run(runner.run())
+    fine = [c for c in result.conversations if c.scenario_id == "fine"]
+    assert [t.agent_message for c in fine for t in c.turns] == ["sync a", "sync b"] * 2
+    (blocked,) = [c for c in result.conversations if c.scenario_id == "blocks"]
+    assert [t.status for t in blocked.turns] == ["ok", "timeout"] and blocked.status == "error"
+
+
+class LeavesATaskRunning(BaseAgent):
+    cancelled = 0
+
+    async def execute(self, user_query: str, **kwargs: Any) -> str:
+        asyncio.get_running_loop().create_task(self._poll())
+        return "ok"
+
+    async def _poll(self) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            LeavesATaskRunning.cancelled += 1
+            raise
+
+
+def test_tasks_an_agent_leaves_running_are_cancelled_when_its_lane_ends() -> None:
+    LeavesATaskRunning.cancelled = 0
+    scenarios = [Scenario(scenario_id="s", turns=["a", "b"], repeats=3)]
+    runner, _, _ = _runner(LeavesATaskRunning, scenarios, num_workers=2, turn_timeout=5.0)
+    result = asyncio.run(runner.run())
+    assert result.completed_turns == 6
+    for thread in _lane_threads():
+        thread.join(10)
+    assert LeavesATaskRunning.cancelled == 6
+
+
+class HangsOnWait(BaseAgent):
+    """`hang` awaits forever (cooperative); other turns use a timeout of their own."""
+
+    cancelled = 0
+
+    async def execute(self, user_query: str, **kwargs: Any) -> str:
+        if user_query == "hang":
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                HangsOnWait.cancelled += 1
+                raise
+        try:
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            return f"own timeout@{threading.current_thread().name}"
+        return "no timeout"
+
+
+@pytest.mark.skipif(not hasattr(asyncio, "timeout"), reason="the agent uses asyncio.timeout")
+def test_a_cooperative_hang_is_cancelled_at_its_deadline_and_the_lane_goes_on() -> None:
+    HangsOnWait.cancelled = 0
+    scenarios = [
+        Scenario(scenario_id="hangs", turns=["hang", "never sent"]),
+        Scenario(scenario_id="fine", turns=["a", "b"], repeats=2),
+    ]
+    runner, _, _ = _runner(HangsOnWait, scenarios, num_workers=1, turn_timeout=0.3)
+    result = asyncio.run(runner.run())
+    (hung,) = [c for c in result.conversations if c.scenario_id == "hangs"]
+    assert [t.status for t in hung.turns] == ["timeout"] and HangsOnWait.cancelled == 1
+    assert hung.turns[0].error == "no answer within 0.3 s"  # not a blocked loop
+    # the same lane went on, and the agent's own timeouts still work there
+    replies = [t.agent_message for c in result.conversations if c.scenario_id == "fine"
+               for t in c.turns]  # fmt: skip
+    assert replies == ["own timeout@tracesim-lane-0"] * 4

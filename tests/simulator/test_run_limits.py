@@ -67,6 +67,35 @@ def test_a_blocking_agent_times_out_and_never_stalls_others(project: Project) ->
                         ("fine", 2, "ok")]  # fmt: skip
 
 
+def test_a_blocking_agent_mid_run_on_the_only_worker_lets_the_rest_run(project: Project) -> None:
+    project.agent(BLOCKING_AGENT, "blocking_agent.py")
+    project.scenarios(
+        [
+            {"scenario_id": "blocks", "turns": ["a", "block", "never sent"]},
+            {"scenario_id": "later", "turns": ["a", "b"], "repeats": 3},
+        ]
+    )
+    project.config(agent_config=custom_agent("blocking_agent.py", timeout=0.5), num_workers=1)
+    outcome = project.run()
+    assert outcome.exit_code == 0, outcome.error  # every turn run is in the store
+    turns = query(
+        outcome.db_path,
+        "SELECT scenario_id, turn_id, status, error FROM turns WHERE run_id = ? ORDER BY 1, 2",
+        [outcome.run_id],
+    )
+    assert [(t[0], t[1], t[2]) for t in turns if t[0] == "blocks"] == [
+        ("blocks", 0, "ok"), ("blocks", 1, "timeout")
+    ]  # fmt: skip
+    assert "blocked its event loop" in turns[1][3]
+    assert sorted(t[2] for t in turns if t[0] == "later") == ["ok"] * 6
+    statuses = query(
+        outcome.db_path,
+        "SELECT scenario_id, status FROM conversations WHERE run_id = ? ORDER BY 1, 2",
+        [outcome.run_id],
+    )
+    assert statuses == [("blocks", "error")] + [("later", "completed")] * 3
+
+
 FINE_AGENT = """
 from tracesim import BaseAgent
 

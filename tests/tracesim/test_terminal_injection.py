@@ -87,3 +87,13 @@ def test_evaluate_inspect_and_sql_show_no_control_character_from_spans(
 def test_printable_keeps_newlines_tabs_and_text() -> None:
     assert printable("a\tb\nc é ✓") == "a\tb\nc é ✓"
     assert printable(HOSTILE) == "\ufffd]0;pwned\ufffd\ufffd[2J\ufffd\ufffdx\ufffd"
+
+
+def test_scenarios_from_db_says_skipped_conversations_without_control_characters(
+    hostile_db: Path, tmp_path: Path
+) -> None:
+    done = CliRunner().invoke(
+        cli, ["scenarios", "from-db", "--db", str(hostile_db), "-o", str(tmp_path / "s.json")]
+    )
+    assert "skipped" in done.output and "pwned" in done.output, done.output
+    assert _clean(done.output), repr(done.output)

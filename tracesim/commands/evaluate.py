@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from tracesim.db_option import db_option
+from tracesim.disk_errors import disk_problem
 from tracesim.paths import outputs_dir
 
 __all__ = ["command", "choose_run", "db_of_config", "load_eval_settings", "paths_of_config"]
@@ -310,6 +311,7 @@ def command(
     from tracesim.schemas.llm_config import LLMConfig
 
     console = make_console()
+    out_dir: Path | None = None  # named by a disk error before it is known
     try:
         config_path = config_path or config_file
         if run_id is not None and all_runs:
@@ -370,7 +372,11 @@ def command(
     except (EvalConfigError, StoreError, ValueError) as exc:
         _fail(str(exc), ExitCode.BAD_CONFIG)
         return
-    except Exception:  # noqa: BLE001 - the CLI's last resort: say so, exit 3
+    except Exception as exc:  # noqa: BLE001 - the CLI's last resort: say so, exit 3
+        problem = disk_problem(exc, out_dir or db_path)
+        if problem is not None:  # a full disk is the machine's, not an internal error
+            _fail(str(problem), ExitCode.BAD_CONFIG)
+            return
         click.echo(traceback.format_exc(), err=True)
         _fail("internal error (traceback above); please report it", ExitCode.INTERNAL_ERROR)
         return

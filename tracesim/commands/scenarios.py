@@ -21,6 +21,7 @@ import click
 
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
+from tracesim.schemas.terminal_text import printable
 
 __all__ = ["command"]
 
@@ -100,9 +101,10 @@ def from_db(
         return
     report = result.selection
     if report is not None and report.unknown_chat_ids:
-        click.echo(f"not in the store: {', '.join(report.unknown_chat_ids)}", err=True)
-    for promotion in result.skipped:
-        click.echo(f"skipped {promotion.chat_id}: {promotion.skipped}", err=True)
+        unknown = ", ".join(report.unknown_chat_ids)
+        click.echo(printable(f"not in the store: {unknown}"), err=True)
+    for promotion in result.skipped:  # chat ids are span text: no control characters shown
+        click.echo(printable(f"skipped {promotion.chat_id}: {promotion.skipped}"), err=True)
     scenarios = result.scenarios
     if not scenarios:
         what = report.describe() if report is not None else "no conversation"

@@ -5,7 +5,9 @@ depends only on the request: the number of tool results already in it is the ste
 (0 -> get_weather Paris, 1 -> get_weather Paris again, 2 -> lookup_order A1, 3+ -> the
 final answer, or a `final_answer` tool call when the agent offers that tool), so any
 framework's agent loop walks the same script. Chat completions
-(plain and server-sent events) and the Responses API (plain and streamed) are served.
+(plain and server-sent events) and the Responses API (plain and streamed) are served, the
+provider APIs of `provider_apis`, and DSPy's text-field requests (`text_fields`: there the
+step is the number of observations).
 Usage per reply: prompt 100 + 10*step, completion 20; `served` counts what was served.
 """
 
@@ -28,6 +30,7 @@ from provider_apis import (
     ollama_chat,
     provider_tool_results,
 )
+from text_fields import dspy_fields, dspy_reply, dspy_step
 
 __all__ = ["FINAL_ANSWER", "SCRIPT", "ModelServer"]
 
@@ -139,7 +142,7 @@ class ModelServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body})
-                step = _tool_results(body) or provider_tool_results(body)
+                step = _tool_results(body) or provider_tool_results(body) or dspy_step(body)
                 usage = {"prompt": 100 + 10 * min(step, 3), "completion": 20}
                 with server._lock:
                     server.served.append({"step": step, "path": self.path, **usage})
@@ -227,7 +230,14 @@ class ModelServer:
                 final_key = _final_answer_key(body)
                 if final_key is not None:
                     script = [*script, ("call_final", "final_answer", {final_key: final})]
-                if step < len(script):
+                fields = dspy_fields(body)
+                if fields is not None:  # DSPy's text fields, not tool calls
+                    message = {
+                        "role": "assistant",
+                        "content": dspy_reply(fields, step, script, final),
+                    }
+                    finish = "stop"
+                elif step < len(script):
                     call_id, name, args = script[step]
                     name = _offered_name(body, name)
                     calls = [
@@ -291,6 +301,9 @@ class ModelServer:
                 elif "mistral" in (self.headers.get("user-agent") or "").lower():
                     # the Mistral API always puts the usage on the chunk that finishes
                     chunks[-1][1]["usage"] = u
+                elif "groq" in (self.headers.get("user-agent") or "").lower():
+                    # the Groq API: on the finishing chunk, under x_groq
+                    chunks[-1][1]["x_groq"] = {"id": f"req_{cid}", "usage": u}
                 self._sse(chunks, done=True)
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:

@@ -1,0 +1,121 @@
+"""Calls a model input replays in its history (SPEC §5: requests are evidence wherever the
+messages carry them).
+
+A model input carries the conversation so far: the assistant messages' tool calls and the
+tool messages answering them. Where a reply's own tool calls are not recorded on its model
+span (streamed replies whose output is a stream object, instrumentations that record only
+the prompt), the next model input is the only evidence of them. Read in message order:
+- OpenInference: `llm.input_messages.{i}.message.tool_calls.{j}.tool_call.{id, function.name,
+  function.arguments}` (Groq streamed under OpenInference);
+- the legacy indexed prompt: `gen_ai.prompt.{i}.tool_calls.{j}.{id, name, arguments}` (Ollama
+  under OpenLLMetry, plain and streamed);
+- OTel GenAI `gen_ai.input.messages`: `tool_call` parts, OpenAI-style `tool_calls`;
+- `gen_ai.assistant.message` events and log records (`tool_calls`).
+
+Each model input repeats the history, so the longest one of a turn holds every call of the
+turn that earlier turns' inputs did not.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from tracesim.evaluator.extract.assign import RequestedCall
+from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.recover import from_indexed, from_messages
+from tracesim.evaluator.extract.span import SpanView, json_or_none
+from tracesim.schemas import GENAI, OPENINFERENCE
+
+__all__ = ["carries_input", "replayed_calls", "row_may_replay_calls"]
+
+logger = logging.getLogger(__name__)
+
+_ASSISTANT_EVENT = "gen_ai.assistant.message"
+_OI_TOOL_CALLS = ".message.tool_calls."
+_OI_FIELDS = {
+    "tool_call.id": "id",
+    "tool_call.function.name": "name",
+    "tool_call.function.arguments": "arguments",
+}
+_LEGACY_TOOL_CALLS = ".tool_calls."
+_LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+_MARKERS = (
+    f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
+    f'"{GENAI.PROMPT_PREFIX}',
+    f'"{GENAI.INPUT_MESSAGES}"',
+    _ASSISTANT_EVENT,
+)
+
+
+def row_may_replay_calls(view: SpanView) -> bool:
+    """Whether a view's input may carry a history with tool calls."""
+    return bool(view.events) or view.may_hold_text(*_MARKERS)
+
+
+_INPUT_PREFIXES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, GENAI.PROMPT_PREFIX)
+_INPUT_EVENTS = frozenset(
+    ("gen_ai.system.message", "gen_ai.user.message", _ASSISTANT_EVENT, "gen_ai.tool.message")
+)
+
+
+def carries_input(view: SpanView) -> bool:
+    """Whether a view records a model input's messages (any convention), so what it
+    replays is the whole history so far (a span without one replays nothing)."""
+    if any(event.get("name") in _INPUT_EVENTS for event in view.events):
+        return True
+    if not view.may_hold_text(*_MARKERS[:3]):
+        return False  # the stored text names no input convention (decided on the text)
+    attributes = view.attributes  # decided on the attributes themselves, text or not
+    return GENAI.INPUT_MESSAGES in attributes or any(
+        key.startswith(_INPUT_PREFIXES) for key in attributes
+    )
+
+
+def _raw(view: SpanView) -> list[dict[str, Any]]:
+    raw: list[dict[str, Any]] = []
+    attributes = view.attributes
+    if view.may_hold_text(*_MARKERS[:3]):
+        raw.extend(
+            from_indexed(
+                attributes, OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+            )
+        )
+        raw.extend(
+            from_indexed(attributes, GENAI.PROMPT_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+        )
+        messages = attributes.get(GENAI.INPUT_MESSAGES)
+        if messages:
+            raw.extend(from_messages(messages))
+    for event in view.events:
+        if event.get("name") != _ASSISTANT_EVENT:
+            continue
+        event_attributes = event.get("attributes")
+        calls = (
+            event_attributes.get("tool_calls") if isinstance(event_attributes, Mapping) else None
+        )
+        calls = json_or_none(calls) if isinstance(calls, str) else calls
+        if isinstance(calls, list):
+            raw.extend(from_messages([{"tool_calls": calls}]))
+    return raw
+
+
+def replayed_calls(view: SpanView) -> list[RequestedCall]:
+    """The tool calls `view`'s model input replays, in message order (id "" when none);
+    empty for a span that cannot be read (logged)."""
+    try:
+        raw = _raw(view) if row_may_replay_calls(view) else []
+    except Exception as exc:  # one bad model span must not stop extraction
+        logger.warning("skipping span %s for replayed calls: %s", view.span_id, exc)
+        return []
+    order = view.sort_key()
+    calls = []
+    for item in raw:
+        name = item.get("name")
+        if name:
+            arguments = parse_arguments(item.get("arguments"))
+            calls.append(
+                RequestedCall(str(item.get("id") or ""), str(name), None, arguments, order)
+            )
+    return calls

@@ -1,0 +1,161 @@
+"""Calls known only from the history a later model input replays, and answers tied to their
+calls only by position (SPEC §5), on rows shaped as real instrumentations emit them."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
+from tracesim.evaluator.extract.provenance import source_of
+
+TRACE = "0" * 31 + "3"
+
+
+def _row(second: int, attributes: dict) -> dict:
+    return {
+        "trace_id": TRACE,
+        "span_id": f"{second:016x}",
+        "parent_span_id": None,
+        "name": "chat m",
+        "start_time": datetime(2025, 1, 1, 12, 0, second),
+        "end_time": None,
+        "duration_ms": 5.0,
+        "status_code": "UNSET",
+        "status_message": None,
+        "attributes": json.dumps({"gen_ai.operation.name": "chat", **attributes}),
+        "events": "[]",
+    }
+
+
+def _legacy_prompt(history: list[tuple[str, str, dict | str]]) -> dict:
+    """`gen_ai.prompt.N.*` (OpenLLMetry): user, then (assistant call | tool answer) items."""
+    attributes: dict = {"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "hi"}
+    for index, (role, name, value) in enumerate(history, start=1):
+        attributes[f"gen_ai.prompt.{index}.role"] = role
+        if role == "assistant":
+            attributes[f"gen_ai.prompt.{index}.tool_calls.0.name"] = name
+            attributes[f"gen_ai.prompt.{index}.tool_calls.0.arguments"] = json.dumps(value)
+        else:
+            attributes[f"gen_ai.prompt.{index}.content"] = value
+    return attributes
+
+
+def test_calls_only_in_the_replayed_history_are_calls() -> None:
+    """Ollama under OpenLLMetry (plain and streamed) records no reply's tool calls, only the
+    prompt: the history the next model input replays holds the calls (no ids) and their
+    answers (no ids), paired by position."""
+    first = [("assistant", "get_weather", {"city": "Paris"}), ("tool", "", "Sunny")]
+    second = [*first, ("assistant", "lookup_order", {"order_id": "A1"}), ("tool", "", "none")]
+    rows = [
+        _row(1, _legacy_prompt([])),
+        _row(2, _legacy_prompt(first)),
+        _row(3, _legacy_prompt(second)),
+    ]
+    calls = extract_tool_calls(rows, context=rows)
+    assert [(c.name, c.arguments, c.result) for c in calls] == [
+        ("get_weather", {"city": "Paris"}, "Sunny"),
+        ("lookup_order", {"order_id": "A1"}, "none"),
+    ]
+    assert source_of(calls[0], "arguments") == "model_history"
+    assert source_of(calls[0], "result") == "model_input_position"
+    assert calls[0].start_time == datetime(2025, 1, 1, 12, 0, 2, tzinfo=timezone.utc)  # replayed
+
+
+def test_calls_an_earlier_turn_replayed_are_not_this_turns() -> None:
+    """The second turn's inputs replay the first turn's call: only new history is its own."""
+    first = [("assistant", "get_weather", {"city": "Paris"}), ("tool", "", "Sunny")]
+    turn_one = [_row(1, _legacy_prompt([])), _row(2, _legacy_prompt(first))]
+    later = [*first, ("assistant", "get_weather", {"city": "Rome"}), ("tool", "", "Rainy")]
+    turn_two = [_row(3, _legacy_prompt(first)), _row(4, _legacy_prompt(later))]
+    context = ConversationSpans([*turn_one, *turn_two])
+    assert [c.arguments for c in extract_tool_calls(turn_one, context=context)] == [
+        {"city": "Paris"}
+    ]
+    calls = extract_tool_calls(turn_two, context=context)
+    assert [(c.arguments, c.result) for c in calls] == [({"city": "Rome"}, "Rainy")]
+
+
+def test_recorded_requests_are_not_doubled_by_their_replay() -> None:
+    """Requests recorded on the model span (with ids) and replayed later are one call each."""
+    output = {
+        "gen_ai.output.messages": json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {
+                            "type": "tool_call",
+                            "id": "c1",
+                            "name": "get_weather",
+                            "arguments": {"city": "Paris"},
+                        }
+                    ],
+                }
+            ]
+        )
+    }
+    replay = {
+        "gen_ai.input.messages": json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {
+                            "type": "tool_call",
+                            "id": "c1",
+                            "name": "get_weather",
+                            "arguments": {"city": "Paris"},
+                        }
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "parts": [{"type": "tool_call_response", "id": "c1", "response": "Sunny"}],
+                },
+            ]
+        )
+    }
+    rows = [_row(1, output), _row(2, replay)]
+    [call] = extract_tool_calls(rows, context=rows)
+    assert (call.id, call.result, source_of(call, "arguments")) == ("c1", "Sunny", "model_request")
+
+
+def test_answers_without_ids_pair_by_position_with_calls_whose_ids_none_answers() -> None:
+    """Cohere under OpenLLMetry: the calls have ids (gen_ai.completion.0.tool_calls), the
+    answers are `gen_ai.prompt.N.role=tool` messages without tool_call_id."""
+    rows = []
+    history: dict = {"gen_ai.prompt.0.role": "user", "gen_ai.prompt.0.content": "hi"}
+    for second, (call_id, city, answer) in enumerate(
+        [("c1", "Paris", "Sunny"), ("c2", "Rome", "Rainy")], 1
+    ):
+        rows.append(
+            _row(
+                second,
+                {
+                    **history,
+                    "gen_ai.completion.0.tool_calls.0.id": call_id,
+                    "gen_ai.completion.0.tool_calls.0.name": "get_weather",
+                    "gen_ai.completion.0.tool_calls.0.arguments": json.dumps({"city": city}),
+                },
+            )
+        )
+        index = 2 * second
+        history = {
+            **history,
+            f"gen_ai.prompt.{index - 1}.role": "assistant",
+            f"gen_ai.prompt.{index}.role": "tool",
+            f"gen_ai.prompt.{index}.content": answer,
+        }
+    rows.append(_row(3, history))
+    calls = extract_tool_calls(rows, context=rows)
+    assert [(c.id, c.result) for c in calls] == [("c1", "Sunny"), ("c2", "Rainy")]
+    assert source_of(calls[1], "result") == "model_input_position"
+
+
+def test_what_the_turns_first_input_replays_was_called_before_it() -> None:
+    """A trace of its own per model call (LiteLLM's callback, no conversation key): its one
+    input replays calls made in earlier, unlinked traces; they are not this turn's calls."""
+    earlier = [("assistant", "get_weather", {"city": "Paris"}), ("tool", "", "Sunny")]
+    row = _row(1, _legacy_prompt(earlier))
+    assert extract_tool_calls([row], context=[row]) == []
