@@ -187,7 +187,7 @@ class Collector(QueryServing):
             try:
                 self._decoder = DecoderProcess(router)
             except DecoderDied as error:  # the collector always starts
-                log.error("%s; decoding in the collector's own process", error)
+                log.warning("%s; decoding in the collector's own process", error)
         self._spool = Spool(self._spool_dir, fsync=self._fsync)
         self._writer = Writer(
             self._store,

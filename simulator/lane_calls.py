@@ -1,4 +1,4 @@
-"""Calls a conversation makes outside its lane: the simulated user, the agent's span flush.
+"""What a conversation on a lane hands outside it: user calls, the agent's span flush, progress.
 
 A lane (`simulator.lanes`) runs its conversation on its own thread and loop.
 A user holding loop-bound things shared by every conversation (the LLM
@@ -9,6 +9,8 @@ global provider's flush (the agent's spans) blocks only the lane.
 from __future__ import annotations
 
 import asyncio
+import collections
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -17,10 +19,25 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider as SDKTracerProvider
 from tracesim.simulator.connectors.base import AgentConnector
 from tracesim.simulator.lanes import Lane
+from tracesim.simulator.results import ConversationResult, describe_error
 
-__all__ = ["NO_PROVIDER_RECHECK", "close_quietly", "flush_in_process_agent", "on_users_loop"]
+__all__ = [
+    "CLOSE_TIMEOUT",
+    "NO_PROVIDER_RECHECK",
+    "ProgressQueue",
+    "close_conversation",
+    "close_quietly",
+    "flush_in_process_agent",
+    "on_users_loop",
+]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+CLOSE_TIMEOUT = 3.0
+"""Seconds an in-process agent's `close()` may take on its lane: cancelled then (a
+cooperative one), or left behind by the watchdog (one that blocks the lane)."""
 
 NO_PROVIDER_RECHECK = 0.1
 """Seconds between looks for the agent's SDK provider while there is none."""
@@ -63,6 +80,37 @@ async def on_users_loop(user: Any, call: Callable[[], Awaitable[T]], lane: Lane 
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(on_home(), lane.home))
 
 
+async def close_conversation(
+    conversation: ConversationResult,
+    connector: AgentConnector,
+    user: Any,
+    *,
+    lane: Lane | None,
+    end: Callable[..., None],
+) -> None:
+    """Close the connector (watched on a lane: a close that blocks its loop for
+    `CLOSE_TIMEOUT` seconds ends the conversation without it) and the user; a failing
+    close is recorded on the conversation, never fatal."""
+    try:
+        if lane is None or lane.claim is None:
+            await connector.close()
+        else:
+            stuck = f"close: the agent's close() blocked its event loop for {CLOSE_TIMEOUT} s"
+            try:
+                await lane.watched(CLOSE_TIMEOUT, lambda: end(error=stuck), connector.close)
+            except TimeoutError:  # a close that never returns is left behind
+                pass
+    except Exception as exc:
+        conversation.error = conversation.error or f"close: {describe_error(exc)}"
+    closer = getattr(user, "close", None)
+    if closer is None:
+        return
+    try:
+        await on_users_loop(user, closer, lane)
+    except Exception as exc:
+        conversation.error = conversation.error or f"close: {describe_error(exc)}"
+
+
 async def close_quietly(connector: AgentConnector, user: Any, lane: Lane | None) -> None:
     """An abandoned lane's cleanup: the watchdog recorded the conversation; errors ignored."""
     try:
@@ -75,3 +123,26 @@ async def close_quietly(connector: AgentConnector, user: Any, lane: Lane | None)
             await on_users_loop(user, closer, lane)
         except Exception:  # noqa: BLE001, S110
             pass
+
+
+class ProgressQueue:
+    """Observer hooks posted from lanes (thread-safe), run on the run's loop by `deliver`."""
+
+    def __init__(self) -> None:
+        self._events: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = (
+            collections.deque()
+        )
+
+    def post(self, hook: Callable[..., None], *args: Any) -> None:
+        """Queue `hook(*args)` (a deque append: no wake-up of the run's loop)."""
+        self._events.append((hook, args))
+
+    def deliver(self) -> None:
+        """Run the queued hooks in order; one that raises is logged (progress display only:
+        it never stops the watchdog)."""
+        while self._events:
+            hook, args = self._events.popleft()
+            try:
+                hook(*args)
+            except Exception:
+                log.exception("the run's progress observer failed")

@@ -267,11 +267,14 @@ class Lane:
         assert claim is not None, "watched() outside a conversation"
         with claim.watching(seconds, on_stall):
             try:
-                return await call()
+                result = await call()
             except asyncio.CancelledError:
                 if not claim.expired or self._cancelled_otherwise():
                     raise
                 raise TimeoutError from None
+            if claim.expired:  # the agent swallowed the deadline's cancel and answered
+                self._cancelled_otherwise()  # take the request back all the same
+            return result
 
     def _cancelled_otherwise(self) -> bool:
         """After the deadline's cancel: True when the run was stopped too (keep cancelling)."""

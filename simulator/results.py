@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from tracesim.schemas import ToolCall
 
-__all__ = ["ConversationResult", "RunResult", "TurnResult"]
+__all__ = ["ConversationResult", "RunResult", "TurnResult", "describe_error"]
 
 TurnStatus = Literal["ok", "error", "timeout"]
 ConversationStatus = Literal["running", "completed", "max_turns", "error", "interrupted"]
@@ -114,3 +114,9 @@ class RunResult:
             "turn_timeouts": self.turn_timeouts,
             **{f"conversations_{k}": v for k, v in sorted(by_status.items())},
         }
+
+
+def describe_error(exc: BaseException) -> str:
+    """How a failure is written in a result: `Type: message` (or just the type)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -26,8 +26,6 @@ the turn timeout and lets the run go on. Other connectors run on this loop.
 from __future__ import annotations
 
 import asyncio
-import collections
-import logging
 import sys
 import time
 import uuid
@@ -42,10 +40,17 @@ from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.error_source import SOURCE_AGENT, SOURCE_USER, tag_error
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.connectors.base import AgentConnector, TurnContext
+from tracesim.simulator.heap import frozen_heap
 from tracesim.simulator.ids import new_chat_id
-from tracesim.simulator.lane_calls import close_quietly, flush_in_process_agent, on_users_loop
+from tracesim.simulator.lane_calls import (
+    ProgressQueue,
+    close_conversation,
+    close_quietly,
+    flush_in_process_agent,
+    on_users_loop,
+)
 from tracesim.simulator.lanes import Claim, Lane, LaneAbandoned, drive_on_lanes
-from tracesim.simulator.results import ConversationResult, RunResult, TurnResult
+from tracesim.simulator.results import ConversationResult, RunResult, TurnResult, describe_error
 from tracesim.simulator.routing import inject_headers, with_routing_baggage
 from tracesim.simulator.run_spans import emit_conversation_span, end_turn_span
 from tracesim.simulator.span_limits import bounded_text
@@ -58,11 +63,6 @@ __all__ = ["RunObserver", "Runner"]
 
 T = TypeVar("T")
 
-log = logging.getLogger(__name__)
-
-_CLOSE_TIMEOUT = 3.0
-"""Seconds an in-process agent's `close()` may block its lane before the watchdog ends
-the conversation without it."""
 
 
 class RunObserver(Protocol):
@@ -142,16 +142,17 @@ class Runner:
 
         try:
             workers = min(self._num_workers, len(jobs)) or 1
-            if jobs and getattr(self._connector_factory(), "in_process", False):
-                await self._run_on_lanes(drive, len(jobs), workers)
-            else:
-                next_job = iter(range(len(jobs)))
+            with frozen_heap():
+                if jobs and getattr(self._connector_factory(), "in_process", False):
+                    await self._run_on_lanes(drive, len(jobs), workers)
+                else:
+                    next_job = iter(range(len(jobs)))
 
-                async def worker() -> None:
-                    for index in next_job:
-                        await drive(index)
+                    async def worker() -> None:
+                        for index in next_job:
+                            await drive(index)
 
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                    await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             run_span.end()
         result = RunResult(run_id=self.run_id)
@@ -164,24 +165,13 @@ class Runner:
     ) -> None:
         """In-process agents: each worker is a lane (`simulator.lanes`), this loop the
         watchdog; progress reaches the observer from here, a few times a second."""
-        events: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = (
-            collections.deque()
-        )
-
-        def deliver() -> None:
-            while events:
-                hook, args = events.popleft()
-                try:
-                    hook(*args)
-                except Exception:  # progress display only: never stop the watchdog for it
-                    log.exception("the run's progress observer failed")
-
-        self._post = lambda hook, *args: events.append((hook, args))
+        progress = ProgressQueue()
+        self._post = progress.post
         try:
-            await drive_on_lanes(workers, jobs=jobs, drive=drive, on_tick=deliver)
+            await drive_on_lanes(workers, jobs=jobs, drive=drive, on_tick=progress.deliver)
         finally:
             self._post = _call
-            deliver()
+            progress.deliver()
 
     async def _conversation(
         self, conversation: ConversationResult, scenario: Scenario, lane: Lane | None
@@ -229,48 +219,17 @@ class Runner:
             raise
         except Exception as exc:  # the agent's open() or the simulated user failed
             conversation.status = "error"
-            conversation.error = conversation.error or tag_error(source, _describe(exc))
+            conversation.error = conversation.error or tag_error(source, describe_error(exc))
         finally:
             if abandoned:
                 await close_quietly(connector, user, lane)
             else:
-                await self._close(conversation, connector, user, claim=claim, lane=lane, end=end)
+                await close_conversation(conversation, connector, user, lane=lane, end=end)
                 if claim is not None:
                     claim.settle()  # LaneAbandoned: the watchdog recorded it meanwhile
                 end()
                 if lane is not None:
                     lane.claim = lane.on_interrupt = None
-
-    async def _close(
-        self,
-        conversation: ConversationResult,
-        connector: AgentConnector,
-        user: Any,
-        *,
-        claim: Claim | None,
-        lane: Lane | None,
-        end: Callable[..., None],
-    ) -> None:
-        """Close the connector (watched on a lane: a close that blocks its loop ends the
-        conversation without it) and the user; a failing close is recorded, never fatal."""
-        try:
-            if lane is None or claim is None:
-                await connector.close()
-            else:
-                stuck = f"close: the agent's close() blocked its event loop for {_CLOSE_TIMEOUT} s"
-                try:
-                    await lane.watched(_CLOSE_TIMEOUT, lambda: end(error=stuck), connector.close)
-                except TimeoutError:  # a close that never returns is left behind
-                    pass
-        except Exception as exc:
-            conversation.error = conversation.error or f"close: {_describe(exc)}"
-        closer = getattr(user, "close", None)
-        if closer is None:
-            return
-        try:
-            await on_users_loop(user, closer, lane)
-        except Exception as exc:
-            conversation.error = conversation.error or f"close: {_describe(exc)}"
 
     async def _turns(
         self,
@@ -296,7 +255,7 @@ class Runner:
                     )
             except Exception as exc:  # noqa: BLE001 - the user simulator's failure, not the agent's
                 conversation.status = "error"
-                conversation.error = tag_error(SOURCE_USER, _describe(exc))
+                conversation.error = tag_error(SOURCE_USER, describe_error(exc))
                 return
             if message is None:
                 conversation.status = "completed"
@@ -397,12 +356,12 @@ class Runner:
         except (asyncio.TimeoutError, TimeoutError) as exc:
             result.status = "timeout"
             result.error = (
-                _describe(exc) if str(exc) else f"no answer within {self._turn_timeout} s"
+                describe_error(exc) if str(exc) else f"no answer within {self._turn_timeout} s"
             )
             span.record_exception(exc)
         except Exception as exc:
             result.status = "timeout" if "timeout" in type(exc).__name__.lower() else "error"
-            result.error = _describe(exc)
+            result.error = describe_error(exc)
             span.record_exception(exc)
         finally:
             result.agent_seconds = time.perf_counter() - began
@@ -428,8 +387,3 @@ def _call(hook: Callable[..., None], *args: Any) -> None:
 
 def _interrupted(conversation: ConversationResult) -> str:
     return f"interrupted after {conversation.num_turns} turn(s): the run was stopped"
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -182,7 +182,10 @@ class _Collect(logging.Handler):
 
 def child_main(conn: Connection) -> None:
     """The child: take a router, then prepare batches until the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the collector decides when to stop
+    # the collector decides when to stop: Ctrl-C in a terminal and a SIGTERM sent to the
+    # whole group (systemd, process managers) reach it, and it then closes the pipe
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     handler = _Collect()
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -22,13 +22,14 @@ from tracesim.collector.decode.decode_logs import LOG_FIELDS, LogBatch
 from tracesim.collector.errors import NotADuckDBFile, StoreLocked
 from tracesim.collector.store.columns import table_of
 from tracesim.collector.store.preload_budget import budget_parameters, charge, within_budget
+from tracesim.collector.store.spans_table import create_spans
 from tracesim.collector.store.sql import (
     backfill_sql,
     insert_sql,
     session_backfill_sql,
     upsert_sql,
 )
-from tracesim.schemas.ddl import SPANS_DDL, create_all
+from tracesim.schemas.ddl import create_all
 from tracesim.schemas.duckdb_file import looks_like_duckdb
 
 __all__ = [
@@ -222,23 +223,6 @@ def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(str(path), config=config)
 
 
-_JSON_COLUMN = re.compile(r"\b(attributes|resource_attributes|events|links) JSON,")
-
-
-def _create_spans(con: duckdb.DuckDBPyConnection) -> None:
-    """Create `spans` (when new) with its JSON columns zstd-compressed: DuckDB otherwise
-    tries every method on each segment at each checkpoint (~1.4 µs a span more), and the
-    file is larger. The columns tracesim filters on keep DuckDB's choice (fast to read).
-    A DuckDB without zstd for text gets the plain table from `create_all`."""
-    ddl, count = _JSON_COLUMN.subn(r"\1 JSON USING COMPRESSION zstd,", SPANS_DDL)
-    if count != 4:  # the DDL changed shape: leave it to create_all
-        return
-    try:
-        con.execute(ddl)
-    except duckdb.Error as error:
-        log.info("spans keeps DuckDB's default compression: %s", error)
-
-
 class Store:
     """Read-write DuckDB connection with batch writes (one transaction each)."""
 
@@ -269,7 +253,7 @@ class Store:
                     "stop it or use another --db file"
                 ) from None
             raise
-        _create_spans(self.con)
+        create_spans(self.con)
         create_all(self.con)
         self._insert_spans = insert_sql("spans", SPAN_FIELDS, "batch_spans")
         self._insert_logs = insert_sql("logs", LOG_FIELDS, "batch_logs")

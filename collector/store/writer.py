@@ -25,8 +25,9 @@ from typing import Any
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.spool.deadletter import DeadLetter
-from tracesim.collector.store.decoder_process import DecoderDied, DecoderProcess
-from tracesim.collector.store.prepare_items import KIND_LOGS, KIND_TRACES, Prepared, prepare_items
+from tracesim.collector.store.decoder_process import DecoderProcess
+from tracesim.collector.store.prepare_items import KIND_LOGS, KIND_TRACES, prepare_items
+from tracesim.collector.store.remote_decoding import RemoteDecoding
 from tracesim.collector.store.store import PreparedBatch, Store
 from tracesim.collector.store.writer_batches import DATA_ERRORS, concat
 
@@ -84,9 +85,11 @@ class Writer:
     ) -> None:
         if decoder is not None and (redactor or router_factory is None):
             raise ValueError("a decoder process needs a router_factory and no redactor")
-        self._decoder = decoder
-        self.router_factory = router_factory
-        """A router rebuilt from the store, for a new decoder process."""
+        self._remote = (
+            RemoteDecoding(decoder, router_factory, self._wait_idle)
+            if decoder is not None and router_factory is not None
+            else None
+        )
         self._store = store
         self._dead_letter = dead_letter
         self._redactor = redactor or None
@@ -113,7 +116,7 @@ class Writer:
     def takes_payloads(self) -> bool:
         """True when items should carry their spooled bytes rather than parsed messages
         (the decoder process parses them itself)."""
-        return self._decoder is not None
+        return self._remote is not None
 
     @property
     def _failed_from(self) -> int | None:
@@ -258,7 +261,7 @@ class Writer:
                 else:
                     self._store_retry(items, prepared, retried)
             finally:
-                self._prepared.task_done()  # `_restart_decoder` waits for the store to be idle
+                self._prepared.task_done()  # see `_wait_idle`
 
     def _store_retry(
         self, items: list[Item], prepared: PreparedBatch, failed: tuple[int, int]
@@ -297,6 +300,11 @@ class Writer:
                     return False
                 self._cond.wait(remaining)
             return True
+
+    def _wait_idle(self) -> None:
+        """Block until every prepared batch is committed (or handled): the store then
+        holds what routed them, for a new decoder process's router."""
+        self._prepared.join()
 
     def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
         """`_prepare`, and when it fails, each request on its own: one that still fails goes
@@ -337,8 +345,8 @@ class Writer:
         """Decode and route a batch (here or in the decoder process); requests that fail to
         decode are dead-lettered."""
         triples = [(item.seq, item.kind, item.message) for item in items]
-        if self._decoder is not None:
-            prepared = self._prepare_remote(triples)
+        if self._remote is not None:
+            prepared = self._remote.prepare(triples)
         else:
             prepared = prepare_items(triples, self._router, self._redactor)
         by_seq = {item.seq: item for item in items}
@@ -356,41 +364,6 @@ class Writer:
         for item in items:
             item.message = None  # free memory early
         return prepared.batch
-
-    def _prepare_remote(self, triples: list[tuple[int, int, Any]]) -> Prepared:
-        """`prepare_items` in the decoder process. When the process dies it is started
-        again and the batch sent once more; dying twice on one batch raises DecoderDied
-        (the batch is then prepared a request at a time, isolating one that kills it)."""
-        payloads = [
-            (seq, kind, message if isinstance(message, bytes) else message.SerializeToString())
-            for seq, kind, message in triples
-            if message is not None
-        ]
-        for attempt in (1, 2):
-            decoder = self._decoder
-            if decoder is None:  # it could not be started again: decoding here from now on
-                return prepare_items(payloads, self._router, self._redactor)
-            try:
-                return decoder.prepare(payloads)
-            except DecoderDied as error:
-                log.error("%s (attempt %d); starting a new one", error, attempt)
-                self._restart_decoder()
-        raise DecoderDied("the decoder process died twice preparing one batch")
-
-    def _restart_decoder(self) -> None:
-        """A new decoder process with a router rebuilt from the store, once every batch
-        already prepared is committed (the store then holds what the old router knew).
-        When none can be started, decoding goes on in this process."""
-        self._prepared.join()
-        assert self._decoder is not None and self.router_factory is not None
-        router = self.router_factory()
-        try:
-            self._decoder.restart(router)
-        except DecoderDied as error:
-            log.error("%s; decoding in the collector's own process from now on", error)
-            self._decoder.close()
-            self._decoder = None
-            self._router = router
 
     def _store_batch(self, items: list[Item], prepared: PreparedBatch) -> None:
         """Commit one prepared batch (one retry), then publish progress. The spool position

@@ -232,11 +232,49 @@ _UNNAMED_SOURCES = (
 )
 
 
-def _unnamed(view: SpanView) -> dict[tuple[int, int], Answer]:
+def _parts_text(parts: list[Any]) -> Any:
+    """GenAI text parts' `content` joined (a tool message's answer); the parts as they are
+    when any is not text."""
+    texts = [
+        p.get("content")
+        for p in parts
+        if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("content"), str)
+    ]
+    return "".join(texts) if len(texts) == len(parts) else parts
+
+
+def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
+    """Tool messages naming no call in GenAI / OpenAI-style input messages (OpenLIT over
+    Ollama: `{"role": "tool", "parts": [{"type": "text", ...}]}`), by message index."""
+    found: dict[tuple[int, ...], Answer] = {}
+    messages = json_or_none(value)
+    for index, message in enumerate(messages if isinstance(messages, list) else ()):
+        if not isinstance(message, Mapping) or message.get("role") != "tool":
+            continue
+        if message.get("tool_call_id"):
+            continue
+        parts = message.get("parts")
+        if isinstance(parts, list) and parts:
+            responses = [
+                p
+                for p in parts
+                if isinstance(p, Mapping) and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE
+            ]
+            if any(p.get("id") for p in responses):
+                continue  # named: read by id
+            content = responses[0].get("response") if responses else _parts_text(parts)
+        else:
+            content = message.get("content")
+        found[(2, index)] = _answer("", str(message.get("name") or ""), content)
+    return found
+
+
+def _unnamed(view: SpanView) -> dict[tuple[int, ...], Answer]:
     """Answers naming no call id: indexed `role = tool` messages without `tool_call_id`
-    (`llm.input_messages.N.message.*` with `.name`, Gemini; `gen_ai.prompt.N.*`, Cohere),
-    by (source, message index N)."""
-    found: dict[tuple[int, int], Answer] = {}
+    (`llm.input_messages.N.message.*` with `.name`, Gemini; `gen_ai.prompt.N.*`, Cohere)
+    and GenAI input messages of role tool without one (span attribute, events, logs), by
+    (source, message index N)."""
+    found: dict[tuple[int, ...], Answer] = {}
     for source, (prefix, middle) in enumerate(_UNNAMED_SOURCES):
         if not view.may_hold_text(f'"{prefix}'):
             continue
@@ -252,6 +290,16 @@ def _unnamed(view: SpanView) -> dict[tuple[int, int], Answer]:
             name = str(attributes.get(head + "name") or "")
             content = attributes.get(head + "content")
             found.setdefault((source, int(index)), _answer("", name, content))
+    if view.may_hold_text(f'"{GENAI.INPUT_MESSAGES}"'):
+        messages = view.attributes.get(GENAI.INPUT_MESSAGES)
+        if messages:
+            for key, answer in _unnamed_messages(messages).items():
+                found.setdefault(key, answer)
+    for event in view.events:
+        attributes = event.get("attributes")
+        if isinstance(attributes, Mapping) and attributes.get(GENAI.INPUT_MESSAGES):
+            for key, answer in _unnamed_messages(attributes[GENAI.INPUT_MESSAGES]).items():
+                found.setdefault(key, answer)
     return found
 
 
@@ -290,7 +338,7 @@ class AnswerHistory:
         those first carried by a model input starting at or after that sort key (earlier
         ones answer earlier turns' calls)."""
         if self._unnamed is None:
-            by_index: dict[tuple[int, int], tuple[tuple, Answer]] = {}
+            by_index: dict[tuple[int, ...], tuple[tuple, Answer]] = {}
             for view in self._views:
                 for index, answer in _unnamed(view).items():
                     by_index.setdefault(index, (view.sort_key(), answer))

@@ -159,3 +159,22 @@ def test_what_the_turns_first_input_replays_was_called_before_it() -> None:
     earlier = [("assistant", "get_weather", {"city": "Paris"}), ("tool", "", "Sunny")]
     row = _row(1, _legacy_prompt(earlier))
     assert extract_tool_calls([row], context=[row]) == []
+
+
+def test_genai_tool_messages_without_ids_pair_by_position() -> None:
+    """OpenLIT over Ollama: tool_call parts with id "" and answers as `role: tool` messages
+    of text parts, in `gen_ai.input.messages`."""
+    call = {"type": "tool_call", "id": "", "name": "get_weather", "arguments": {"city": "Paris"}}
+    output = {"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [call]}])}
+    replay = {
+        "gen_ai.input.messages": json.dumps(
+            [
+                {"role": "assistant", "parts": [call]},
+                {"role": "tool", "parts": [{"type": "text", "content": "Sunny"}]},
+            ]
+        )
+    }
+    rows = [_row(1, output), _row(2, replay)]
+    [found] = extract_tool_calls(rows, context=rows)
+    assert (found.id, found.result) == ("", "Sunny")
+    assert source_of(found, "result") == "model_input_position"

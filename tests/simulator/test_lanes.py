@@ -18,8 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from tracesim.schemas import Scenario, UserConfig
 from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.llm_config import LLMConfig
-from tracesim.simulator import Runner, UserFactory, make_simulator_provider
-from tracesim.simulator import runner as runner_module
+from tracesim.simulator import Runner, UserFactory, lane_calls, make_simulator_provider
 from tracesim.simulator.agent import BaseAgent
 from tracesim.simulator.connectors.python import PythonConnector
 from tracesim.simulator.results import ConversationResult, TurnResult
@@ -181,7 +180,7 @@ def test_ctrl_c_while_an_agent_blocks_records_it_interrupted() -> None:
 def test_a_close_that_blocks_its_lane_ends_the_conversation_without_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(runner_module, "_CLOSE_TIMEOUT", 0.2)
+    monkeypatch.setattr(lane_calls, "CLOSE_TIMEOUT", 0.2)
     scenarios = [Scenario(scenario_id="s", turns=["a", "b"], repeats=3)]
     runner, _, _ = _runner(BlocksOnClose, scenarios, num_workers=1, turn_timeout=5.0)
     result = asyncio.run(runner.run())
