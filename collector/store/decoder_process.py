@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from tracesim.collector.malloc_tuning import fix_mmap_threshold, malloc_trim
+from tracesim.collector.malloc_tuning import malloc_trim
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.store.decoder_transport import (
     read_prepared,
@@ -190,7 +190,6 @@ def child_main(conn: Connection) -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     router: Router | None = None
-    fix_mmap_threshold()
     trim = malloc_trim()
     while True:
         try:

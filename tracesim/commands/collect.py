@@ -173,7 +173,6 @@ def command(
         StoreLocked,
         load_redaction_file,
     )
-    from tracesim.collector.malloc_tuning import fix_mmap_threshold
 
     token = None
     if auth_token_env:
@@ -202,7 +201,6 @@ def command(
             rules.extend(load_redaction_file(redaction_file))
         fronted = protocol_check and not (grpc_port < 0 and http_port < 0)
         inner_host = "127.0.0.1" if fronted else host  # behind the front: loopback only
-        fix_mmap_threshold()  # this process is the collector: keep its RSS near its use
         collector = Collector(
             db_path,
             host=inner_host,
