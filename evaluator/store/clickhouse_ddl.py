@@ -201,10 +201,10 @@ SELECT t.chat_id AS chat_id, t.turn_id AS turn_id, t.run_id AS run_id,
     coalesce(tc.num_tool_errors, 0) AS num_tool_errors,
     coalesce(lc.num_llm_calls, 0) + if(t.source = 'simulated', 0, coalesce(lct.num_llm_calls, 0))
         AS num_llm_calls,
-    if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.input_tokens,
-       coalesce(lc.input_tokens, 0) + lct.input_tokens) AS input_tokens,
-    if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.output_tokens,
-       coalesce(lc.output_tokens, 0) + lct.output_tokens) AS output_tokens,
+    coalesce(if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.input_tokens,
+       coalesce(lc.input_tokens, 0) + lct.input_tokens), rp.input_tokens) AS input_tokens,
+    coalesce(if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.output_tokens,
+       coalesce(lc.output_tokens, 0) + lct.output_tokens), rp.output_tokens) AS output_tokens,
     ls.turn_success AS turn_success,
     t.source AS source
 FROM all_turns AS t
@@ -227,6 +227,14 @@ LEFT JOIN (
         sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
     FROM llm_calls WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY chat_id, trace_id
 ) AS lct ON lct.chat_id = t.chat_id AND lct.trace_id = t.trace_id
+LEFT JOIN (
+    -- the usage the agent's answer reported (a chat-completions `usage`, on the turn span),
+    -- for a turn whose spans record no model call with tokens
+    SELECT chat_id, turn_id, max(input_tokens) AS input_tokens,
+        max(output_tokens) AS output_tokens
+    FROM spans WHERE name = 'tracesim.turn' AND chat_id IS NOT NULL AND turn_id IS NOT NULL
+    GROUP BY chat_id, turn_id
+) AS rp ON rp.chat_id = t.chat_id AND rp.turn_id = t.turn_id
 LEFT JOIN (
     SELECT chat_id, turn_id, count() AS num_tool_calls,
         countIf(error IS NOT NULL) AS num_tool_errors
