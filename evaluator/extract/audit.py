@@ -35,6 +35,7 @@ __all__ = [
     "RESULT_WITHOUT_CALL",
     "SKIPPED_SPAN",
     "UNANSWERED_REQUEST",
+    "UNREAD_REQUEST",
     "UNREAD_TURN",
     "WARNED_KINDS",
     "Unexplained",
@@ -49,12 +50,14 @@ SKIPPED_SPAN = "skipped_span"
 IGNORED_SPAN = "ignored_span"
 CONFLICT = "conflict"
 UNREAD_TURN = "unread_turn"  # found by `extract.unread`
+UNREAD_REQUEST = "unread_request"  # found by `extract.unread`
 KINDS: dict[str, str] = {
     UNANSWERED_REQUEST: "model requests never answered",
     RESULT_WITHOUT_CALL: "tool results with no call",
     SKIPPED_SPAN: "tool spans skipped",
     CONFLICT: "calls whose sources disagree",
     UNREAD_TURN: "turns whose agent spans gave no model call and no tool evidence",
+    UNREAD_REQUEST: "model calls that asked for tools tracesim could not read",
     IGNORED_SPAN: "tool spans that are not calls (summaries, answer tools)",
 }
 """Kind -> what its items are, in the order they are reported."""
@@ -64,6 +67,7 @@ WARNED_KINDS: tuple[str, ...] = (
     SKIPPED_SPAN,
     CONFLICT,
     UNREAD_TURN,
+    UNREAD_REQUEST,
 )
 """Kinds `evaluate` warns about (ignored spans are expected: they are listed only)."""
 
@@ -184,6 +188,7 @@ def settle(items: list[Unexplained], calls: Iterable[ToolCall]) -> list[Unexplai
     """`items` of a conversation's turns without the requests and results a call of another
     turn explains (a tool span in a trace of its own whose id came from another trace's
     model request: each call its own trace, OpenInference manual loops)."""
+    calls = list(calls)  # read twice: a generator would leave `names` empty
     ids = {call.id for call in calls if call.id}
     names = {call.name for call in calls}
     return [
@@ -192,5 +197,6 @@ def settle(items: list[Unexplained], calls: Iterable[ToolCall]) -> list[Unexplai
         if not (
             (item.kind in (UNANSWERED_REQUEST, RESULT_WITHOUT_CALL) and item.detail in ids)
             or (item.kind == UNANSWERED_REQUEST and not item.detail and item.name in names)
+            or (item.kind == UNREAD_REQUEST and names)  # calls found: maybe in other traces
         )
     ]

@@ -50,6 +50,7 @@ from tracesim.evaluator.extract.provenance import (
 from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
 from tracesim.evaluator.extract.results import fill_results
 from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
+from tracesim.evaluator.extract.unread import unread_requests
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
 from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
 
@@ -253,6 +254,7 @@ def extract_tool_calls(
     if found_calls:
         _flag_failures(found_calls, others)
     if audit is not None:
+        audit.extend(unread_requests(others, calls=len(found_calls)))
         audit.extend(skipped)
         audit.extend(
             audit_turn(

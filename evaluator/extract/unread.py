@@ -9,6 +9,12 @@ The item names the attribute-key prefixes seen, so the user knows which instrume
 not read. Generic: no framework is named; the hot columns (`operation`, `tool_name`) say
 what the collector recognised, extraction's own readers confirm.
 
+An `unread_request` is the other half: a model call whose finish reason says it asked for
+tools (`tool_calls`, `tool_use`, `function_call`, ...) with no request readable on it
+(streamed replies or prompts recorded without content), in a conversation where no call was
+found at all (`audit.settle` drops it otherwise: a span per trace may hold the calls
+elsewhere).
+
 Pure: span rows in, items out (`evaluator.inspect` and the stores run the SQL).
 """
 
@@ -19,12 +25,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tracesim.evaluator.extract.audit import UNREAD_TURN, Unexplained
+from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, Unexplained
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.recover import safe_requested_calls
-from tracesim.evaluator.extract.span import json_or_none, view_of
+from tracesim.evaluator.extract.span import SpanView, json_or_none, view_of
 
-__all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_turns"]
+__all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_requests", "unread_turns"]
 
 OWN_SPAN_PREFIX = "tracesim."
 """tracesim's own spans (run, conversation, turn): never evidence of an agent's calls."""
@@ -126,6 +132,49 @@ def unread_turns(
                 f"{len(spans)} span(s), {carriers} with payload attributes "
                 f"({', '.join(sorted(prefixes))}) no convention tracesim reads: no model call, "
                 "tool call or tool request found",
+            )
+        )
+    return found
+
+
+_STOP_MARKERS = ("finish", "Finish", "stop_reason", "stopReason")
+_TOOL_MARKERS = ("tool", "Tool", "TOOL", "function", "Function", "FUNCTION")
+_STOP_KEY = re.compile(r"finish|stop_?reason", re.I)
+_TOOL_STOP = re.compile(r"tool|function", re.I)
+
+
+def _tool_stop(view: SpanView) -> str | None:
+    """The finish-reason attribute saying the model stopped to call tools, if any."""
+    for key, value in view.attributes.items():
+        if _STOP_KEY.search(key) and _TOOL_STOP.search(str(value)):
+            return key
+    return None
+
+
+def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
+    """One `unread_request` per model span of a turn that found no call (`calls` == 0) whose
+    finish reason says it asked for tools, yet carries no request tracesim can read."""
+    if calls:
+        return []
+    found: list[Unexplained] = []
+    for span in spans:
+        try:
+            view = span if type(span) is SpanView else view_of(span)
+            if not (view.raw_may_hold(*_STOP_MARKERS) and view.raw_may_hold(*_TOOL_MARKERS)):
+                continue
+            key = _tool_stop(view)
+            if key is None or safe_requested_calls(view):
+                continue
+        except Exception:  # noqa: BLE001 - an unreadable span is the audit's, not ours
+            continue
+        found.append(
+            Unexplained(
+                UNREAD_REQUEST,
+                view.trace_id,
+                view.span_id,
+                view.name,
+                f"{key} says it asked for tools, but no request is recorded (content not "
+                "captured, or a streamed reply): the calls are missing",
             )
         )
     return found

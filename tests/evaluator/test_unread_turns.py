@@ -1,7 +1,8 @@
 """Never silent on telemetry tracesim cannot read (SPEC §5): a turn whose spans follow no
 convention tracesim reads, yet carry payloads, is an `unread_turn`: listed by `tracesim
 inspect` with the attribute prefixes seen, counted by `tracesim evaluate` and kept in the run
-summary. Turns of a known convention and turns with no agent span stay quiet. Files written
+summary. Turns of a known convention and turns with no agent span stay quiet. A model call that asked
+for tools with no readable request, in a turn with no call, is an `unread_request`. Files written
 by a real collector."""
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 from tracesim.collector import Collector
-from tracesim.evaluator.extract.audit import UNREAD_TURN, WARNED_KINDS
-from tracesim.evaluator.extract.unread import payload_prefixes, unread_turns
+from tracesim.evaluator.extract import extract_tool_calls
+from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, WARNED_KINDS
+from tracesim.evaluator.extract.unread import payload_prefixes, unread_requests, unread_turns
 from tracesim.evaluator.inspect.inspect import format_inspection, inspect_db
 
 from tests.collector.otlp import GrpcClient, new_span_id, new_trace_id, span, trace_request
@@ -36,21 +38,21 @@ def _capture(path: Path) -> tuple[Path, bytes]:
                 "model/x",
                 trace_id=unknown,
                 parent=root,
-                start=T0 + 1,
+                start=T0 + 1_000,
                 attrs={"acme:type": "action", "acme:input": '"hi"', "acme:output": REQUEST},
             ),
             span(
                 "get_weather",
                 trace_id=unknown,
                 parent=root,
-                start=T0 + 2,
+                start=T0 + 2_000,
                 attrs={"acme:type": "action", "acme:input": '{"city": "Paris"}'},
             ),
             # a known convention whose model answered without tools, beside a chain span
             span(
                 "chat m",
                 trace_id=known,
-                start=T0 + 10,
+                start=T0 + 10_000,
                 attrs={
                     "gen_ai.operation.name": "chat",
                     "gen_ai.request.model": "m",
@@ -60,16 +62,16 @@ def _capture(path: Path) -> tuple[Path, bytes]:
                     ),
                 },
             ),
-            span("chain", trace_id=known, start=T0 + 11, attrs={"input.value": "hello"}),
+            span("chain", trace_id=known, start=T0 + 11_000, attrs={"input.value": "hello"}),
             # tracesim's own spans only: no agent span at all
             span(
                 "tracesim.turn",
                 trace_id=own,
-                start=T0 + 20,
+                start=T0 + 20_000,
                 attrs={"tracesim.chat_id": "c2", "tracesim.turn_id": 0, "input": "hello"},
             ),
             # a span with no payload (an HTTP client span)
-            span("GET", trace_id=plain, start=T0 + 30, attrs={"http.request.method": "GET"}),
+            span("GET", trace_id=plain, start=T0 + 30_000, attrs={"http.request.method": "GET"}),
         ]
         client.export(trace_request(spans))
         client.close()
@@ -120,7 +122,9 @@ def test_a_keyed_turn_read_in_another_trace_is_not_unread() -> None:
 
 
 def test_a_tool_span_extraction_reads_without_a_hot_column_is_read() -> None:
-    tool = _row("t", "s", {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": "{}"})
+    tool = _row(
+        "t", "s", {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": "{}"}
+    )
     assert unread_turns([tool]) == []
 
 
@@ -128,3 +132,41 @@ def test_payload_prefixes() -> None:
     assert payload_prefixes({"genkit:input": "{}", "genkit:name": "x"}) == {"genkit:"}
     assert payload_prefixes({"acme.call": '{"function": {"name": "f"}}'}) == {"acme."}
     assert payload_prefixes({"http.method": "GET", "tracesim.input": "x"}) == set()
+
+
+def _model(attrs: dict) -> dict:
+    return {**_row("t", "m1", {"gen_ai.operation.name": "chat", **attrs}), "name": "chat m"}
+
+
+def test_a_model_call_that_asked_for_tools_unreadably_is_an_unread_request() -> None:
+    streamed = _model({"gen_ai.response.finish_reasons": ["tool_calls"]})
+    [item] = extract_audit([streamed])
+    assert item.kind == UNREAD_REQUEST and item.span_id == "m1"
+    assert "gen_ai.response.finish_reasons" in item.detail
+    # the request is readable: the existing audit says whether it became a call
+    parts = [{"type": "tool_call", "id": "c1", "name": "t", "arguments": "{}"}]
+    readable = _model(
+        {
+            "gen_ai.response.finish_reasons": ["tool_calls"],
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}]),
+        }
+    )
+    assert UNREAD_REQUEST not in {i.kind for i in extract_audit([readable])}
+    assert unread_requests([streamed], calls=1) == []  # the turn found its calls elsewhere
+    assert extract_audit([_model({"gen_ai.response.finish_reasons": ["stop"]})]) == []
+
+
+def extract_audit(rows: list[dict]) -> list:
+    audit: list = []
+    extract_tool_calls(rows, audit=audit)
+    return audit
+
+
+def test_an_unread_request_is_settled_by_calls_of_the_conversation() -> None:
+    from tracesim.evaluator.extract.audit import settle
+    from tracesim.schemas import ToolCall
+
+    [item] = extract_audit([_model({"gen_ai.response.finish_reasons": ["tool_calls"]})])
+    assert settle([item], []) == [item]  # no call anywhere: the calls are missing
+    # a span per trace (LangChain.js): the calls were found in the conversation's other traces
+    assert settle([item], [ToolCall(name="t", arguments={})]) == []
