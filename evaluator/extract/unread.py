@@ -28,7 +28,7 @@ from typing import Any
 from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, Unexplained
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.recover import safe_requested_calls
-from tracesim.evaluator.extract.span import SpanView, json_or_none, view_of
+from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none, view_of
 
 __all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_requests", "unread_turns"]
 
@@ -49,6 +49,7 @@ _PAYLOAD_WORDS = frozenset(
         "completions",
     }
 )
+_PAYLOAD_MARKERS = ("input", "output", "message", "prompt", "completion", "tool", "function")
 _SEGMENT = re.compile(r"[.:/]")
 _PREFIX = re.compile(r"^[^.:/]+[.:/]?")
 _TOOLISH = re.compile(r'"(tool|tools|function|toolRequest|tool_calls|function_call)\w*"', re.I)
@@ -113,7 +114,10 @@ def unread_turns(
         prefixes: set[str] = set()
         carriers = 0
         for row in spans:
-            attributes = json_or_none(row.get("attributes")) or {}
+            raw = row.get("attributes")
+            if isinstance(raw, str) and not has_marker(raw.lower(), _PAYLOAD_MARKERS):
+                continue  # certainly no payload-looking key nor tool JSON: not parsed
+            attributes = json_or_none(raw) or {}
             if not isinstance(attributes, Mapping):
                 continue
             seen = payload_prefixes(attributes)
@@ -138,7 +142,19 @@ def unread_turns(
 
 
 _STOP_MARKERS = ("finish", "Finish", "stop_reason", "stopReason")
-_TOOL_MARKERS = ("tool", "Tool", "TOOL", "function", "Function", "FUNCTION")
+_TOOL_MARKERS = (
+    "tool_call",
+    "tool-call",
+    "toolCall",
+    "tool_use",
+    "toolUse",
+    "function_call",
+    "TOOL_CALL",
+    "TOOL_USE",
+    "FUNCTION_CALL",
+)
+"""Finish reasons that stop for tools, as they occur in the stored text (a prefilter: the
+parsed value is checked by `_TOOL_STOP`)."""
 _STOP_KEY = re.compile(r"finish|stop_?reason", re.I)
 _TOOL_STOP = re.compile(r"tool|function", re.I)
 
