@@ -4,7 +4,9 @@ query endpoint runs guarded read-only SQL (`query.sql_guard`, also used by `trac
 announced to readers in `<db>.collector.json` while it runs (`query.sidecar`).
 
 Pipeline: receiver_grpc / receiver_http -> ingest (validate, spool with group
-fsync, acknowledge) -> writer thread (decode, redact, route, batch) -> store (DuckDB).
+fsync, acknowledge) -> writer thread (decode, redact, route, batch; under `tracesim
+collect` decoding and routing run in a child process, `store.decoder_process`) -> store
+(DuckDB).
 Imports `schemas` only; never `simulator` or `evaluator`.
 """
 

@@ -40,6 +40,7 @@ from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.error_source import SOURCE_AGENT, SOURCE_USER, tag_error
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.connectors.base import AgentConnector, TurnContext
+from tracesim.simulator.heap import frozen_heap
 from tracesim.simulator.ids import new_chat_id
 from tracesim.simulator.lane_calls import (
     ProgressQueue,
@@ -141,16 +142,17 @@ class Runner:
 
         try:
             workers = min(self._num_workers, len(jobs)) or 1
-            if jobs and getattr(self._connector_factory(), "in_process", False):
-                await self._run_on_lanes(drive, len(jobs), workers)
-            else:
-                next_job = iter(range(len(jobs)))
+            with frozen_heap():
+                if jobs and getattr(self._connector_factory(), "in_process", False):
+                    await self._run_on_lanes(drive, len(jobs), workers)
+                else:
+                    next_job = iter(range(len(jobs)))
 
-                async def worker() -> None:
-                    for index in next_job:
-                        await drive(index)
+                    async def worker() -> None:
+                        for index in next_job:
+                            await drive(index)
 
-                await asyncio.gather(*(worker() for _ in range(workers)))
+                    await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             run_span.end()
         result = RunResult(run_id=self.run_id)

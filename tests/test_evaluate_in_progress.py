@@ -34,10 +34,18 @@ _HOLD = (
 def _finished(chat: str) -> object:
     request = two_chats()
     request.resource_spans[0].scope_spans[0].spans.append(
-        span("tracesim.conversation", trace_id=new_trace_id(), span_id=new_span_id(), attrs={
-            "tracesim.chat_id": chat, "tracesim.run_id": RUN, "tracesim.scenario_id": "s",
-            "tracesim.conversation.num_turns": 2, "tracesim.conversation.status": "completed",
-        })  # fmt: skip
+        span(
+            "tracesim.conversation",
+            trace_id=new_trace_id(),
+            span_id=new_span_id(),
+            attrs={
+                "tracesim.chat_id": chat,
+                "tracesim.run_id": RUN,
+                "tracesim.scenario_id": "s",
+                "tracesim.conversation.num_turns": 2,
+                "tracesim.conversation.status": "completed",
+            },
+        )  # fmt: skip
     )
     return request
 
@@ -65,7 +73,7 @@ def live_run(tmp_path: Path) -> Iterator[Path]:
 
 def _evaluate(db: Path, *extra: str) -> object:
     config = db.parent / "config.yaml"
-    config.write_text("evaluation:\n  metrics: []\n")
+    config.write_text("evaluation:\n  metrics: []\n  policies: [{never: delete_everything}]\n")
     return CliRunner().invoke(cli, [
         "evaluate", "--db", str(db), "--config", str(config), "--output-dir",
         str(db.parent / "out"), "--no-progress", "--workers", "1", *extra,

@@ -32,7 +32,7 @@ agent_config: {agent_type: custom, module_path: agent.py, timeout: 120}
 scenario_file_path: scenarios.json
 num_workers: 1
 output_dir: results
-evaluation: {metrics: []}
+evaluation: {metrics: [], policies: [{never: delete_everything}]}
 """
 
 

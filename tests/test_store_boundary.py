@@ -20,6 +20,7 @@ STORE_PACKAGE = "evaluator/store/"
 DRIVERS = ("duckdb", "chdb", "clickhouse_connect")
 DRIVER_ALLOWED = {
     "collector/store/store.py": "the collector's writer: it owns the DuckDB file",
+    "collector/store/spans_table.py": "the writer's spans table (split from store.py)",
     "collector/store/writer_batches.py": "the writer's batches: which DuckDB errors are a row's",
     "collector/query/query.py": "the collector answering queries on its own file",
     "collector/query/query_pool.py": "the collector's reader cursors on its own file",

@@ -62,6 +62,12 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
     rows = _query(db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order}")
     db = _label(db)
     if not rows:
+        if ref == "latest" and where:  # one evaluation stored: the other side's
+            raise EvaluationRefError(
+                f"{db}: only one evaluation stored ({exclude}, the candidate), and a "
+                "comparison needs two. Fix: evaluate again after your change (tracesim run "
+                "or tracesim evaluate), or give the baseline's own store with --baseline-db"
+            )
         what = "no evaluation" if ref == "latest" else f"no evaluation or run {ref!r}"
         raise EvaluationRefError(
             f"{db}: {what} stored. Fix: list them with "

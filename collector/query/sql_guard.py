@@ -30,9 +30,12 @@ from tracesim.collector.errors import InvalidRequest
 from tracesim.collector.query.deep_json import loads_any_depth
 from tracesim.collector.query.value_size import (
     AMPLIFIERS,
+    CONCATENATORS,
     MAX_BUILT_SIZE,
+    MAX_STEP_COPIES,
     TooLargeValue,
     built_size,
+    copies,
 )
 
 __all__ = [
@@ -248,6 +251,9 @@ class _Walker:
         self.functions = functions
         self._table_calls: set[int] = set()  # function nodes of FROM clauses (streamed)
         self._built = 1  # product of the sizes size-setting calls may build
+        self._recursive = False  # the query has a recursive CTE
+        self._copies = 0  # most copies of one column in one concatenation
+        self._flattened: set[int] = set()  # concatenations counted within an outer one
 
     def walk(self, root: Any, ctes: frozenset[str]) -> None:
         """Check every node under `root`, with an explicit stack: a valid query nests as
@@ -266,12 +272,23 @@ class _Walker:
                 _check_function(str(node["function_name"]))
                 if str(node["function_name"]).lower() in AMPLIFIERS:
                     self._check_built(node)
+                name = str(node["function_name"]).lower()
+                if name in CONCATENATORS and id(node) not in self._flattened:
+                    self._copies = max(self._copies, copies(node, self._flattened))
             if "cte_name" in node:  # a recursive CTE refers to itself
                 ctes = ctes | {str(node["cte_name"]).lower()}
+                self._recursive = True
             cte_map = node.get("cte_map")
             if isinstance(cte_map, dict) and cte_map.get("map"):
                 ctes = self._ctes(cte_map["map"], ctes, stack)
             stack.extend((child, ctes) for key, child in node.items() if key != "cte_map")
+        if self._recursive and self._copies > MAX_STEP_COPIES:
+            raise RefusedQuery(
+                f"a recursive query concatenates one value {self._copies} times in a step: it "
+                f"would grow that value {self._copies}x per step, faster than the query "
+                f"memory watch can stop it; at most {MAX_STEP_COPIES} copies through the query "
+                "endpoint (use `tracesim sql --db FILE` with the collector stopped)"
+            )
 
     @staticmethod
     def _ctes(

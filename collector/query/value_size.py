@@ -16,7 +16,15 @@ import math
 import re
 from typing import Any
 
-__all__ = ["AMPLIFIERS", "MAX_BUILT_SIZE", "TooLargeValue", "built_size"]
+__all__ = [
+    "AMPLIFIERS",
+    "CONCATENATORS",
+    "MAX_BUILT_SIZE",
+    "MAX_STEP_COPIES",
+    "TooLargeValue",
+    "built_size",
+    "copies",
+]
 
 MAX_BUILT_SIZE = 100_000
 """Most elements or characters the size-setting calls of one query may build (per row)."""
@@ -36,6 +44,15 @@ AMPLIFIERS = frozenset(
     }
 )
 """Scalar functions whose result size is set by an argument (not bounded by their input)."""
+
+CONCATENATORS = frozenset(
+    {"||", "concat", "list_concat", "list_cat", "array_concat", "array_cat", "concat_ws"}
+)
+"""Functions whose result holds each argument whole: a recursive CTE repeating one column in
+them multiplies that value by the repeats at every step."""
+MAX_STEP_COPIES = 2
+"""Most copies of one column a concatenation may hold in a recursive query: a step at most
+doubles what it holds, which the memory watch's half-limit trip leaves room for."""
 
 _NUMBER = re.compile(r"\d+")
 _NESTED_FIELD = re.compile(r"\{[^{}]*\{")
@@ -108,3 +125,23 @@ def _count(name: str, args: list[Any], index: int, *, signed: bool = False) -> i
         ) from None
     value = -value if negate else value
     return value if signed else max(0, value)
+
+
+def copies(node: dict[str, Any], flattened: set[int]) -> int:
+    """The most times one column appears among the leaves of the concatenation rooted at
+    `node` (nested concatenations flattened: `(s || s) || (s || s)` holds 4 copies of s).
+    The nested ones are added to `flattened`, so a chain is counted once, not once per link."""
+    counts: dict[str, int] = {}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        if current.get("class") == "COLUMN_REF":
+            names = current.get("column_names") or [""]
+            name = str(names[-1]).lower()
+            counts[name] = counts.get(name, 0) + 1
+        elif str(current.get("function_name", "")).lower() in CONCATENATORS:
+            flattened.add(id(current))
+            stack.extend(entry.get("expression") for entry in current.get("arguments") or ())
+    return max(counts.values(), default=0)

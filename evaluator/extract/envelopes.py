@@ -17,6 +17,9 @@ What real instrumentations emit, as the conformance corpus shows:
   OpenInference) is its `raw_output`; call arguments `{"args": [], "kwargs": {...}}`
   (LlamaIndex, OpenLLMetry) are the kwargs; BeeAI's `{"input": {...}, "options": ...}`
   (specific to BeeAI) is its input;
+- a LangChain ToolMessage printed with str() (`content='...' name='...' tool_call_id='...'`,
+  pydantic's repr without the class name: OpenLIT's LangChain tool spans) is its content,
+  and its `tool_call_id` the call's id;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
 - placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all.
 Pure functions over decoded values.
@@ -24,6 +27,8 @@ Pure functions over decoded values.
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,6 +49,30 @@ _CALL_RESULT_KEYS = frozenset(LLAMA_INDEX.CALL_RESULT_KEYS)
 _TOOL_OUTPUT_KEYS = frozenset(LLAMA_INDEX.TOOL_OUTPUT_KEYS)
 _ARGUMENT_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options"))
 """Keys without which an argument object is no envelope (`unwrap_arguments`)."""
+
+
+_REPR_FIELD = re.compile(r"""(\w+)=('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s'"]+)(?:\s+|$)""")
+"""One `name=value` of pydantic's repr, the value a Python literal or a bare word."""
+
+
+def _printed_message(text: str) -> tuple[Any, str] | None:
+    """(content, tool_call_id) of a ToolMessage printed with str(), else None."""
+    if not text.startswith("content=") or "tool_call_id=" not in text:
+        return None
+    fields: dict[str, str] = {}
+    position = 0
+    while position < len(text):
+        match = _REPR_FIELD.match(text, position)
+        if match is None:
+            return None
+        fields[match.group(1)] = match.group(2)
+        position = match.end()
+    try:
+        content = ast.literal_eval(fields["content"])
+        call_id = ast.literal_eval(fields["tool_call_id"])
+    except (KeyError, ValueError, SyntaxError):
+        return None
+    return content, str(call_id)
 
 
 def is_placeholder(value: Any) -> bool:
@@ -112,6 +141,10 @@ def unwrap_value(value: Any) -> Unwrapped:
         if is_placeholder(value):
             return Unwrapped(None, call_id, failed)
         decoded = _maybe_json(value)
+        printed = _printed_message(decoded) if isinstance(decoded, str) else None
+        if printed is not None:  # a ToolMessage printed with str()
+            value, call_id, peeled = printed[0], call_id or printed[1], True
+            continue
         if isinstance(decoded, str) and decoded is not value:
             value, peeled = decoded, True  # a JSON-encoded string
             continue

@@ -10,7 +10,11 @@ this order (the first rule that applies wins):
    on nothing);
 3. a gate failed: exit 1;
 4. gates are defined and a conversation ended by an error (ungradeable): exit 3;
-5. otherwise exit 0: `gates passed`, or `no gates defined` (then nothing sets
+5. no gates, conversations, and none graded (production data with no judge, no policy
+   and no scenario): exit 3, an evaluation that graded nothing never passes (a store or
+   selection with no conversation at all, e.g. no new traffic since the last evaluation,
+   is not a failure: exit 0);
+6. otherwise exit 0: `gates passed`, or `no gates defined` (then nothing sets
    the exit code, and the line says what did not pass or could not be graded).
 
 Exit 2 (bad input) never reaches an evaluation: it is raised before.
@@ -110,6 +114,15 @@ def decide(
         )
     if gates:
         return Verdict(ExitCode.OK, "gates passed", "ok")
+    if conversations and not graded:  # SPEC §13: graded nothing never passes, gates or not
+        return Verdict(
+            ExitCode.INCOMPLETE,
+            f"nothing graded: none of {_plural(conversations, 'conversation')} could be graded "
+            "(no judge ran, and no policy, scenario assertion or tool check gave a verdict); "
+            "run a judge (evaluation.metrics, with its API key), add evaluation.policies or "
+            "evaluation.tool_validity, or evaluate scenarios with assertions",
+            "fail",
+        )
     problems = []
     if not_passed:
         problems.append(f"{_plural(not_passed, 'conversation')} did not pass")

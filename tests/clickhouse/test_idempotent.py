@@ -54,7 +54,8 @@ def test_cli_writes_report_and_junit_from_clickhouse(store_db: StoreDB, tmp_path
             str(junit),
         ],
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # nothing graded (no judge ran): exit 3, SPEC §13
     assert (tmp_path / "out" / "report.html").is_file()
     text = junit.read_text()
-    assert "<testsuites" in text and text.count("<testcase") == 2  # one per conversation
+    # one per conversation, and the verdict as an <error>: nothing could be graded
+    assert "<testsuites" in text and text.count("<testcase") == 3 and 'errors="1"' in text

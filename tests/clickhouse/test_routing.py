@@ -133,7 +133,7 @@ def test_evaluate_derives_tool_calls_per_turn(
 ) -> None:
     url = exporter_db(_routing_request(), layout=layout)
     result = evaluate_db(url, config=EvalConfig(), output_dir=tmp_path / "out", progress=False)
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # nothing graded (no judge ran, no policy): exit 3
     calls = query(
         url,
         "SELECT chat_id, turn_id, seq, id, name, arguments, result, error, source "

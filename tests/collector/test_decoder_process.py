@@ -112,3 +112,35 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_sigterm_to_the_whole_group_drains_through_the_decoder(db_path: Path) -> None:
+    """systemd and process managers signal every process of the group: the decoder leaves
+    stopping to the collector, which drains through it and exits cleanly."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from tracesim.cli import main; main()", "collect"]
+        + ["--db", str(db_path), "--grpc-port", "0", "--http-port", "-1"],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        start_new_session=True,
+    )
+    try:
+        banner = process.stdout.readline()
+        endpoint = banner.split("OTLP gRPC on ", 1)[1].split(",", 1)[0]
+        client = GrpcClient(endpoint)
+        for r in range(5):
+            client.export(trace_request([span(f"r{r}-s{i}") for i in range(40)]))
+        client.close()
+        os.killpg(process.pid, signal.SIGTERM)
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 0, err
+    assert "stored 200 spans" in out
+    assert "decoder process died" not in err
+    assert _rows(db_path, "SELECT count(*) FROM spans") == [(200,)]

@@ -110,3 +110,41 @@ def test_the_memory_bound_holds_with_the_step_in_flight(small: Collector, sql: s
     assert answer.status_code == 400 and "memory" in answer.json()["message"]
     grown = _peak_resident() - baseline
     assert grown <= small._query_memory.limit, f"peaked {grown / 1e6:.0f} MB over the start"
+
+
+QUADRUPLING = (
+    "WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT s || s || s || s, n + 1 "
+    "FROM r WHERE n < 40) SELECT max(length(s)) FROM r"
+)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        QUADRUPLING,
+        QUADRUPLING.replace("s || s || s || s", "(s || s) || (s || s)"),
+        QUADRUPLING.replace("s || s || s || s", "concat(r.s, s, s)"),
+        QUADRUPLING.replace("'x'", "['x']").replace("s || s || s || s", "list_concat(s, s || s)"),
+    ],
+    ids=["chain", "tree", "concat", "lists"],
+)
+def test_a_recursive_step_copying_a_value_more_than_twice_is_refused(
+    small: Collector, sql: str
+) -> None:
+    """A step that quadruples a value (with its intermediates, 9x what it held) ends past
+    any trip point of the watch (169 MB for a 128 MiB limit): refused before it runs."""
+    answer = _ask(small, sql)
+    assert answer.status_code == 400, answer.text
+    assert "concatenates one value" in answer.json()["message"]
+
+
+def test_concatenations_that_do_not_multiply_a_value_still_run(small: Collector) -> None:
+    paths = (
+        "WITH RECURSIVE r(p, n) AS (SELECT 'a', 0 UNION ALL SELECT p || '/' || 'b' || "
+        "CAST(n AS VARCHAR), n + 1 FROM r WHERE n < 3) SELECT max(p) FROM r"
+    )
+    assert _ask(small, paths).json()["rows"] == [["a/b0/b1/b2"]]
+    three = "SELECT 'x' || 'y' || 'z', concat('a', 'a', 'a')"  # not recursive: one step
+    assert _ask(small, three).json()["rows"] == [["xyz", "aaa"]]
+    chain = "SELECT length(" + " || ".join(["'ab'"] * 900) + ")"  # counted once, not per link
+    assert _ask(small, chain).json()["rows"] == [[1800]]

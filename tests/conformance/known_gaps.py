@@ -102,6 +102,15 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "3 results without a call (the log record's tool_call_response parts): their "
         "calls are not in the telemetry (see tool_calls)"
     ),
+    ("openlit-langchain", "tool_calls"): (
+        "lookup_order's id is a LangChain run id (a uuid on the failing tool span) that no "
+        "request names; the request call_o1 stays unanswered beside it. Class: a tool span "
+        "with an id of its own (issue 24, row 2; ADK's adk- ids are the other case) should "
+        "join the one unanswered request of its name and arguments"
+    ),
+    ("openlit-langchain", "explained"): (
+        "1 request never answered (call_o1): its tool span carries another id (see tool_calls)"
+    ),
     # the GenAI semantic conventions' own tool-call example (public/otel-semconv-*)
     ("otel-semconv-tool-call-content", "model_calls"): SEMCONV_SPAN_2,
     ("otel-semconv-tool-call-no-content", "model_calls"): SEMCONV_SPAN_2,

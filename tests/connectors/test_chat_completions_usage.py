@@ -57,7 +57,8 @@ def _config(tmp_path: Path, url: str, stream: bool) -> Path:
             "endpoint": f"{url}/v1/chat/completions", "body": {"model": MODEL},
             "stream": stream}},
         "scenario_file_path": "scenarios.json", "max_turns": 2, "output_dir": "results",
-        "user": {"type": "auto"}, "evaluation": {"metrics": []},
+        "user": {"type": "auto"},
+        "evaluation": {"metrics": [], "policies": [{"never": "delete_everything"}]},
         "trace_wait": {"settle": 0.2, "wait_timeout": 10},
     }  # fmt: skip
     path = tmp_path / "config.yaml"
@@ -80,6 +81,11 @@ def test_the_answers_usage_is_the_agents_tokens_and_cost(tmp_path: Path, stream:
             "WHERE name = 'tracesim.turn' ORDER BY turn_id"
         ).fetchall()
     assert per_turn == [(0, 100, 10, MODEL), (1, 100, 10, MODEL)]
+    with duckdb.connect(str(outcome.db_path), read_only=True) as con:
+        summary = con.execute(
+            "SELECT turn_id, input_tokens, output_tokens FROM turn_summary ORDER BY turn_id"
+        ).fetchall()
+    assert summary == [(0, 100, 10), (1, 100, 10)]  # per turn, from the answers' usage
     results = json.loads(Path(outcome.extra["results_path"]).read_text())
     usage = results["agent_usage"]
     assert (usage["input_tokens"], usage["output_tokens"]) == (200, 20)

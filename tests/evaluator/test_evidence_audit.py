@@ -141,7 +141,7 @@ def test_evaluate_warns_with_counts_and_evaluates_the_unkeyed_message_only_trace
     result = CliRunner().invoke(
         cli, ["evaluate", "--db", str(db), "--no-progress", "--output-dir", str(tmp_path / "o")]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # nothing graded (no judge ran): exit 3, SPEC §13
     line = next(x for x in result.output.splitlines() if "did not become a tool call" in x)
     assert "3 piece(s)" in line and "1 model requests never answered" in line
     assert "1 tool results with no call" in line and "1 tool spans skipped" in line

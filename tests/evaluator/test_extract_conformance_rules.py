@@ -37,6 +37,10 @@ from tests.evaluator.rule_rows import (
         ),
         ('{"type": "tool", "content": "Sunny", "tool_call_id": "c1", "name": "t"}', "Sunny"),
         ('{"output": {"content": "Sunny"}, "kwargs": {}}', "Sunny"),  # callback payload
+        # a LangChain ToolMessage printed with str() (OpenLIT's LangChain tool spans)
+        ("content='Sunny' name='t' tool_call_id='call_1'", "Sunny"),
+        ("content=\"it's\" name='t' tool_call_id='c' status='success'", "it's"),
+        ("content='Sunny' name='t'", "content='Sunny' name='t'"),  # no call id: not one
         # a Gemini FunctionResponse (OpenInference ADK output, google-genai parts)
         ('{"id": "adk-1", "name": "t", "response": {"result": "Sunny"}}', "Sunny"),
         ('{"name": "t", "response": {"temp": 21}}', '{"temp":21}'),
@@ -52,6 +56,11 @@ from tests.evaluator.rule_rows import (
 def test_result_envelopes_are_unwrapped(value: str, expected: str | None) -> None:
     [call] = extract_tool_calls([tool_row(1, {"gen_ai.tool.call.result": value})])
     assert call.result == expected
+
+
+def test_printed_tool_message_gives_the_call_id() -> None:
+    printed = "content='ok' name='t' tool_call_id='call_3'"
+    assert unwrap_value(printed).call_id == "call_3"
 
 
 def test_function_response_gives_the_call_id() -> None:

@@ -109,7 +109,7 @@ def test_evaluate_warns_about_unkeyed_tool_spans(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli, ["evaluate", "--db", str(db), "--no-progress", "--output-dir", str(tmp_path / "o")]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 3, result.output  # nothing graded (no judge ran): exit 3, SPEC §13
     assert "1 tool span(s) carry no conversation key" in result.output
     with duckdb.connect(str(db), read_only=True) as con:
         chats = {r[0] for r in con.execute("SELECT chat_id FROM tool_calls").fetchall()}

@@ -288,7 +288,7 @@ def test_cli_takes_workers_and_rejects_bad_counts(tmp_path: Path) -> None:
         out = tmp_path / f"out{workers}"
         args = ["evaluate", "--db", str(db), "--output-dir", str(out), "--no-progress"]
         result = CliRunner().invoke(cli, [*args, "--workers", workers])
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 3, result.output  # nothing graded: exit 3
         reports.append(orjson.loads((out / "results.json").read_bytes())["summary"])
     assert reports[0] == reports[1] and reports[0]["num_turns"] == 200
     for bad in ("0", "many"):

@@ -88,7 +88,7 @@ def _tool_calls(path: Path) -> list[tuple]:
 def test_traced_only_chat_gets_tool_calls_per_trace(tmp_path: Path) -> None:
     db = _production_db(tmp_path / "prod.duckdb")
     result = evaluate_db(db, config=NO_JUDGES, output_dir=tmp_path / "out", progress=False)
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # nothing graded never passes (SPEC §13)
     orphan_trace = format(0xC, "032x")  # no conversation key: a conversation of its own
     assert _tool_calls(db) == [
         (orphan_trace, 0, 0, None, "orphan", "traced"),
@@ -142,7 +142,7 @@ def test_traced_only_chat_from_a_real_collector(tmp_path: Path) -> None:
         provider.shutdown()
         assert collector.flush(10)
     result = evaluate_db(db, config=NO_JUDGES, output_dir=tmp_path / "out", progress=False)
-    assert result.exit_code == 0
+    assert result.exit_code == 3  # nothing graded never passes (SPEC §13)
     assert _tool_calls(db) == [
         ("s-9", 0, 0, None, "first", "traced"),
         ("s-9", 1, 0, None, "second", "traced"),

@@ -150,14 +150,15 @@ def test_failed_judges_are_named_when_nothing_was_graded() -> None:
     assert verdict.headline.endswith("so the gates cannot pass (judge: 12 requests failed)")
 
 
-
 def test_without_gates_the_line_says_how_many_could_not_be_graded() -> None:
-    """No gate: exit 0, but a run that graded nothing is never shown as a plain pass."""
+    """No gate: exit 0 when something was graded, never shown as a plain pass; nothing
+    graded at all is exit 3, gates or not (SPEC §13: graded nothing never passes)."""
     verdict = decide([], conversations=3, graded=0)
-    assert int(verdict.exit_code) == 0 and verdict.tone == "warn"
+    assert int(verdict.exit_code) == 3 and verdict.tone == "fail"
     assert verdict.headline.startswith(
-        "no gates defined: 3 conversations could not be graded, and nothing sets the exit code"
+        "nothing graded: none of 3 conversations could be graded (no judge ran, and no policy"
     )
+    assert "evaluation.policies" in verdict.headline
     verdict = decide([], conversations=3, graded=2, not_passed=1)
     assert verdict.headline.startswith(
         "no gates defined: 1 conversation did not pass and 1 conversation could not be graded"

@@ -24,6 +24,9 @@ from tracesim.cli import cli
 TOKEN = "live-s3cret"
 CALLS = "SELECT chat_id, turn_id, name, arguments, source, traced FROM tool_calls ORDER BY ALL"
 
+GRADED = "evaluation:\n  metrics: []\n  policies: [{never: delete_everything}]\n"
+"""No judge; a policy grades every chat (an evaluation that graded nothing exits 3)."""
+
 
 def _run(*args: str) -> object:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
@@ -79,7 +82,7 @@ def test_live_answers_are_the_answers_after_the_collector_stopped(
 ) -> None:
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     config = tmp_path / "config.yaml"
-    config.write_text("evaluation:\n  metrics: []\n")
+    config.write_text(GRADED)
     db = tmp_path / "live.duckdb"
     collector = Collector(db, grpc_port=0, http_port=0, auth_token=TOKEN).start()
     try:
@@ -166,7 +169,7 @@ def test_evaluate_while_spans_keep_arriving(tmp_path: Path) -> None:
     import threading
 
     config = tmp_path / "config.yaml"
-    config.write_text("evaluation:\n  metrics: []\n")
+    config.write_text(GRADED)
     db = tmp_path / "busy.duckdb"
     stop = threading.Event()
     sent = [0]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from tests.store.conftest import Backend
 from tracesim.cli import cli
 
-CONFIG = "evaluation:\n  metrics: []\n"
+CONFIG = "evaluation:\n  metrics: []\n  policies: [{never: delete_everything}]\n"  # graded
 
 
 def _run(*args: str) -> object:

@@ -213,3 +213,19 @@ def test_a_flaky_agent_compared_with_itself_is_not_called_regressed(tmp_path: Pa
     summary = json.loads(output)["summary"]
     assert summary["regressed"] == 0 and summary["improved"] == 0
     assert summary["unchanged"] + summary["inconclusive"] == 6
+
+
+def test_one_evaluation_is_not_enough_and_says_so(tmp_path: Path) -> None:
+    """`--baseline latest --candidate latest` on a store with one evaluation: one line that
+    says a comparison needs two, not that nothing is stored."""
+    from tracesim.evaluator import evaluate_db
+    from tracesim.schemas.eval_config import EvalConfig
+
+    from tests.evaluator.test_pipeline import build_db
+
+    db = build_db(tmp_path / "one.duckdb")
+    only = evaluate_db(db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "o",
+                       progress=False).eval_id  # fmt: skip
+    code, output = _compare("--baseline", "latest", "--candidate", "latest", "--db", str(db))
+    assert code == 2
+    assert f"only one evaluation stored ({only}, the candidate)" in " ".join(output.split())

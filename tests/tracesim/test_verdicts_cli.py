@@ -289,8 +289,8 @@ def test_every_name_gets_a_did_you_mean_before_the_run(tmp_path: Path) -> None:
 
 
 def test_evaluate_collected_conversations_nothing_grades_says_so(tmp_path: Path) -> None:
-    """Collected traffic with no scenario, policy or judge: the line says nothing was
-    graded instead of a plain 'no gates defined'; with a gate it exits 3."""
+    """Collected traffic with no scenario, policy or judge: nothing was graded, so it never
+    passes: exit 3 with or without a gate, the line naming what would grade it."""
     span = {
         "traceId": "5b8efff798038103d269b633813fc60c",
         "spanId": "eee19b7ec3c1b174",
@@ -310,10 +310,16 @@ def test_evaluate_collected_conversations_nothing_grades_says_so(tmp_path: Path)
     result = runner.invoke(cli, ["import", str(trace), "--db", str(db)])
     assert result.exit_code == 0, result.output
     result = runner.invoke(cli, ["evaluate", "--db", str(db), "--no-progress"])
-    assert result.exit_code == 0, result.output
-    assert "no gates defined: 1 conversation could not be graded, and nothing sets" in (
-        result.output
+    assert result.exit_code == 3, result.output
+    assert "nothing graded: none of 1 conversation could be graded (no judge ran, and no" in (
+        " ".join(result.output.split())
     )
+    policy = tmp_path / "policy.yaml"  # a policy grades it: no gate, exit 0
+    policy.write_text(yaml.safe_dump({"evaluation": {"metrics": [],
+                                                     "policies": [{"never": "delete_all"}]}}))  # fmt: skip
+    result = runner.invoke(cli, ["evaluate", "--db", str(db), "--no-progress", "--config",
+                                 str(policy)])  # fmt: skip
+    assert result.exit_code == 0, result.output
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump({"evaluation": {"thresholds": {"final_score": 0.7}}}))
     args = ["evaluate", "--db", str(db), "--no-progress", "--config", str(config)]
@@ -331,7 +337,8 @@ def test_a_baseline_that_cannot_be_read_exits_2_before_the_agent_runs(
     """A typo'd baseline ref or file used to cost the whole run, then exit 2."""
     marker = tmp_path / "agent-ran"
     scenarios = [{"scenario_id": "s", "goal": "g", "turns": ["hi"]}]
-    config = _project(tmp_path, scenarios)
+    graded = {"metrics": [], "policies": [{"never": "delete_everything"}]}
+    config = _project(tmp_path, scenarios, evaluation=graded)
     assert _run(str(config)).exit_code == 0  # the file now holds one evaluation
     monkeypatch.setenv("VERDICT_MARKER", str(marker))
     db = (tmp_path / "results" / "tracesim.duckdb").resolve()

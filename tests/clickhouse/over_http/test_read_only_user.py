@@ -78,7 +78,7 @@ def test_cli_reads_what_evaluate_wrote(tmp_path: Path) -> None:
         result = runner.invoke(
             cli, ["evaluate", "--db", writer, "--no-progress", "--output-dir", out]
         )
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 3, result.output  # nothing graded: exit 3
         sql = "SELECT chat_id, name FROM tool_calls FINAL ORDER BY ALL"
         result = runner.invoke(cli, ["sql", "--db", viewer, "--format", "csv", sql])
         assert result.exit_code == 0, result.output

@@ -26,93 +26,20 @@ from provider_apis import (
     cohere_chat,
     gemini_chunks,
     gemini_response,
-    offered_tool_names,
     ollama_chat,
     provider_tool_results,
+)
+from script_steps import (
+    FINAL_ANSWER,
+    SCRIPT,
+    final_answer_key,
+    offered_name,
+    script_for,
+    tool_results,
 )
 from text_fields import dspy_fields, dspy_reply, dspy_step
 
 __all__ = ["FINAL_ANSWER", "SCRIPT", "ModelServer"]
-
-SCRIPT: list[tuple[str, str, dict[str, Any]]] = [
-    ("call_w1", "get_weather", {"city": "Paris"}),
-    ("call_w2", "get_weather", {"city": "Paris"}),
-    ("call_o1", "lookup_order", {"order_id": "A1"}),
-]
-FINAL_ANSWER = "It is sunny in Paris, and order A1 was not found."
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
-    return content if isinstance(content, str) else ""
-
-
-def _tool_results(body: dict[str, Any]) -> int:
-    """Count tool results in a chat-completions or Responses request.
-
-    Frameworks that replay their tool calls as text (smolagents: an assistant message
-    "Calling tools:\n[...]" per successful call with its result as a user "Observation:"
-    message, a failed call only as an "Error:" block in a user message) have no tool-role
-    messages; their calls are counted instead.
-    """
-    count = 0
-    replayed = 0
-    for message in body.get("messages") or []:
-        if not isinstance(message, dict):
-            continue
-        if message.get("role") in ("tool", "function"):
-            count += 1
-        elif message.get("role") == "assistant" and _text(message).startswith("Calling tools:"):
-            replayed += 1
-        elif message.get("role") == "user":
-            # a failed call: smolagents sends only an "Error:" block, merged into the
-            # previous user message when that was an observation
-            replayed += _text(message).split("\n").count("Error:")
-    items = body.get("input")
-    if isinstance(items, list):
-        for item in items:
-            if isinstance(item, dict) and item.get("type") == "function_call_output":
-                count += 1
-    return count or replayed
-
-
-def _offered_name(body: dict[str, Any], name: str) -> str:
-    """The name under which the request offers tool `name`, as a real model would call it.
-
-    Some frameworks qualify tool names (Semantic Kernel: "<plugin>-<function>").
-    """
-    offered = offered_tool_names(body)
-    if name in offered:
-        return name
-    qualified = [o for o in offered if o.endswith(name) and not o[-len(name) - 1].isalnum()]
-    return qualified[0] if len(qualified) == 1 else name
-
-
-def _final_answer_key(body: dict[str, Any]) -> str | None:
-    """The argument name of the `final_answer` tool when the agent ends its run by calling
-    one (smolagents: `answer`, BeeAI: `response`), else None."""
-    for tool in body.get("tools") or []:
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if isinstance(function, dict) and function.get("name") == "final_answer":
-            properties = (function.get("parameters") or {}).get("properties") or {}
-            return next(iter(properties), "answer")
-    return None
-
-
-def _script(
-    body: dict[str, Any], scripts: list[dict[str, Any]]
-) -> tuple[list[tuple[str, str, dict[str, Any]]], str]:
-    """The steps and final text for this request: the first of `scripts` whose
-    `when_offered` tool the request offers (a delegate agent and its caller each get their
-    own script), else the default SCRIPT."""
-    offered = offered_tool_names(body)
-    for script in scripts:
-        if script["when_offered"] in offered:
-            steps = [(c[0], c[1], c[2]) for c in script["steps"]]
-            return steps, script.get("final", FINAL_ANSWER)
-    return SCRIPT, FINAL_ANSWER
 
 
 class ModelServer:
@@ -142,7 +69,7 @@ class ModelServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body})
-                step = _tool_results(body) or provider_tool_results(body) or dspy_step(body)
+                step = tool_results(body) or provider_tool_results(body) or dspy_step(body)
                 usage = {"prompt": 100 + 10 * min(step, 3), "completion": 20}
                 with server._lock:
                     server.served.append({"step": step, "path": self.path, **usage})
@@ -162,11 +89,11 @@ class ModelServer:
             ) -> None:
                 """Anthropic Messages, Gemini generateContent, Bedrock Converse, Cohere v2 chat,
                 Ollama chat."""
-                steps, final = _script(body, server.scripts)
+                steps, final = script_for(body, server.scripts)
                 call = None
                 if step < len(steps):
                     call_id, name, args = steps[step]
-                    call = (call_id, _offered_name(body, name), args)
+                    call = (call_id, offered_name(body, name), args)
                 model = body.get("model") or path.rsplit("/", 1)[-1].split(":")[0]
                 if path.endswith("/messages"):
                     if body.get("stream"):
@@ -226,8 +153,8 @@ class ModelServer:
                     "completion_tokens": usage["completion"],
                     "total_tokens": usage["prompt"] + usage["completion"],
                 }
-                script, final = _script(body, server.scripts)
-                final_key = _final_answer_key(body)
+                script, final = script_for(body, server.scripts)
+                final_key = final_answer_key(body)
                 if final_key is not None:
                     script = [*script, ("call_final", "final_answer", {final_key: final})]
                 fields = dspy_fields(body)
@@ -239,7 +166,7 @@ class ModelServer:
                     finish = "stop"
                 elif step < len(script):
                     call_id, name, args = script[step]
-                    name = _offered_name(body, name)
+                    name = offered_name(body, name)
                     calls = [
                         {
                             "id": call_id,
@@ -308,10 +235,10 @@ class ModelServer:
 
             def _responses(self, body: dict[str, Any], step: int, usage: dict[str, int]) -> None:
                 rid = f"resp_{step}_{time.monotonic_ns()}"
-                script, final = _script(body, server.scripts)
+                script, final = script_for(body, server.scripts)
                 if step < len(script):
                     call_id, name, args = script[step]
-                    name = _offered_name(body, name)
+                    name = offered_name(body, name)
                     item: dict[str, Any] = {
                         "type": "function_call",
                         "id": f"fc_{call_id}",
