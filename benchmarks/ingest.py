@@ -43,7 +43,14 @@ TRACE_METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 class CollectorProcess:
     """A collector subprocess plus a VmHWM poller."""
 
-    def __init__(self, db: Path, *, max_pending_mb: int | None = None, repo: Path = ROOT) -> None:
+    def __init__(
+        self,
+        db: Path,
+        *,
+        max_pending_mb: int | None = None,
+        repo: Path = ROOT,
+        extra: tuple[str, ...] = (),
+    ) -> None:
         env = {**os.environ, "PYTHONPATH": str(repo)}
         venv_python = repo / ".venv" / "bin" / "python"
         python = str(venv_python) if repo != ROOT and venv_python.exists() else sys.executable
@@ -59,6 +66,7 @@ class CollectorProcess:
                 "0",
                 "--http-port",
                 "-1",
+                *extra,
             ]
         else:
             cmd = [python, "-c", _OVERLOAD_SERVER, str(db), str(max_pending_mb)]
@@ -348,10 +356,11 @@ def run(
     *,
     max_pending_mb: int | None = None,
     repo: Path = ROOT,
+    extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Start a collector, run client processes, stop it, measure."""
     db = workdir / f"{label}.duckdb"
-    collector = CollectorProcess(db, max_pending_mb=max_pending_mb, repo=repo)
+    collector = CollectorProcess(db, max_pending_mb=max_pending_mb, repo=repo, extra=extra)
     context = mp.get_context("spawn")
     ready, results, go = context.Queue(), context.Queue(), context.Event()
     processes = []
@@ -411,6 +420,11 @@ def main() -> None:
         default=ROOT,
         help="checkout whose collector is measured, with its own .venv (side-by-side runs)",
     )
+    parser.add_argument(
+        "--collect-args",
+        default="",
+        help="more `tracesim collect` options for the main run, e.g. '--duckdb-memory-limit 256MB'",
+    )
     args = parser.parse_args()
     if args.quick:
         args.spans, args.sdk_spans, args.overload_seconds = 100_000, 20_000, 6.0
@@ -423,6 +437,7 @@ def main() -> None:
             workdir,
             [(raw_client, (c, per_client, args.batch, None)) for c in range(args.clients)],
             repo=args.repo.resolve(),
+            extra=tuple(args.collect_args.split()),
         )
         print(main_run, flush=True)
         if args.sdk_spans:

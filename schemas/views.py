@@ -38,7 +38,9 @@ are queried directly; the views add:
     One row per turn of `all_turns` (simulated and traced, `source` says which):
     status, duration, counts of spans, tool calls, tool errors and LLM calls,
     tokens, and `turn_success` from `latest_scores`. A traced turn's spans are
-    its trace's when they carry no turn id.
+    its trace's when they carry no turn id. Tokens are the turn's model calls';
+    for a turn with none, the usage the agent's answer reported (a
+    chat-completions `usage`, kept on the turn's `tracesim.turn` span).
 `conversation_summary`
     One row per conversation: scenario, status, turns, duration, tool calls
     and errors, tokens, and the latest `final_score` and its status label
@@ -73,7 +75,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.schemas.conventions import GENAI
+from tracesim.schemas.conventions import GENAI, TRACESIM
 
 __all__ = ["VIEW_NAMES", "VIEWS", "create_views"]
 
@@ -98,6 +100,12 @@ _TURN_SPANS = """s.chat_id = t.chat_id AND (s.turn_id = t.turn_id
                  OR (t.source <> 'simulated' AND s.turn_id IS NULL AND s.trace_id = t.trace_id))"""
 """The spans of turn `t`: by turn id, or a traced turn's trace (collected spans carry no
 turn id: evaluate derives a turn per trace)."""
+_REPORTED = (
+    "(SELECT max(r.{column})::BIGINT FROM spans r WHERE r.chat_id = t.chat_id "
+    f"AND r.turn_id = t.turn_id AND r.name = '{TRACESIM.TURN_SPAN}')"
+)
+"""A turn's usage as the agent's answer reported it (on its `tracesim.turn` span: a
+chat-completions `usage`), for a turn whose spans record no model call with tokens."""
 
 VIEWS: dict[str, str] = {
     "tool_stats": """
@@ -200,10 +208,10 @@ VIEWS: dict[str, str] = {
             (SELECT count(c.error) FROM tool_calls c
              WHERE c.chat_id = t.chat_id AND c.turn_id = t.turn_id) AS num_tool_errors,
             (SELECT count(*) FROM llm_calls s WHERE {_TURN_SPANS}) AS num_llm_calls,
-            (SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s
-             WHERE {_TURN_SPANS}) AS input_tokens,
-            (SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s
-             WHERE {_TURN_SPANS}) AS output_tokens,
+            coalesce((SELECT sum(s.input_tokens)::BIGINT FROM llm_calls s WHERE {_TURN_SPANS}),
+                     {_REPORTED.format(column='input_tokens')}) AS input_tokens,
+            coalesce((SELECT sum(s.output_tokens)::BIGINT FROM llm_calls s WHERE {_TURN_SPANS}),
+                     {_REPORTED.format(column='output_tokens')}) AS output_tokens,
             (SELECT max(ls.value) FROM latest_scores ls
              WHERE ls.chat_id = t.chat_id AND ls.turn_id = t.turn_id
                AND ls.metric = 'turn_success') AS turn_success,

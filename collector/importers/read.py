@@ -143,8 +143,7 @@ def read_trace_file(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> TraceFi
     except RecursionError:
         raise TraceFileError(
             name,
-            "nested too deeply to read (a trace export nests a few levels; is this a trace "
-            "file?)",
+            "nested too deeply to read (a trace export nests a few levels; is this a trace file?)",
         ) from None
     found.gzipped = gzipped
     found.size = len(data)

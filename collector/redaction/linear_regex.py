@@ -103,7 +103,7 @@ def char_before(data: bytes, at: int) -> str:
     """The character ending at byte `at` of UTF-8 `data` ("" at the start)."""
     if at <= 0:
         return ""
-    return data[_char_start(data, at):at].decode("utf-8", "replace")
+    return data[_char_start(data, at) : at].decode("utf-8", "replace")
 
 
 def char_at(data: bytes, at: int) -> str:

@@ -16,8 +16,6 @@ Log records of the child are sent back with each answer and logged by the collec
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import os
 import signal
@@ -25,10 +23,11 @@ import socket
 import subprocess
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from tracesim.collector.malloc_tuning import malloc_trim
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.store.decoder_transport import (
     read_prepared,
@@ -191,7 +190,7 @@ def child_main(conn: Connection) -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
     router: Router | None = None
-    trim = _malloc_trim()
+    trim = malloc_trim()
     while True:
         try:
             message = conn.recv()
@@ -220,17 +219,6 @@ def child_main(conn: Connection) -> None:
             trim()  # a batch's garbage back to the system before the next one
         except (OSError, EOFError, RuntimeError):  # the collector is gone
             os._exit(0)
-
-
-def _malloc_trim() -> Callable[[], Any]:
-    """glibc's `malloc_trim(0)` (a no-op elsewhere): freed heap pages go back to the
-    system, so the decoder's RSS is one batch's working set, not a ratchet of them."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return lambda: None
-    return lambda: trim(0)
 
 
 def _unmap(mapped: Any) -> None:

@@ -81,6 +81,11 @@ def test_the_answers_usage_is_the_agents_tokens_and_cost(tmp_path: Path, stream:
             "WHERE name = 'tracesim.turn' ORDER BY turn_id"
         ).fetchall()
     assert per_turn == [(0, 100, 10, MODEL), (1, 100, 10, MODEL)]
+    with duckdb.connect(str(outcome.db_path), read_only=True) as con:
+        summary = con.execute(
+            "SELECT turn_id, input_tokens, output_tokens FROM turn_summary ORDER BY turn_id"
+        ).fetchall()
+    assert summary == [(0, 100, 10), (1, 100, 10)]  # per turn, from the answers' usage
     results = json.loads(Path(outcome.extra["results_path"]).read_text())
     usage = results["agent_usage"]
     assert (usage["input_tokens"], usage["output_tokens"]) == (200, 20)

@@ -74,3 +74,38 @@ def test_clickhouse_lists_traced_turns(tmp_path: Path) -> None:
     url = write_exporter_tables(tmp_path / "ch", _conversation())
     _evaluate(url, tmp_path / "out")
     assert [tuple(r.values()) for r in query(url, SUMMARY)] == EXPECTED
+
+
+def _reported_usage() -> Any:
+    """A simulated turn whose agent has no spans: only the turn span, carrying the usage
+    the agent's chat-completions answer reported (as the connector writes it)."""
+    from tests.clickhouse.conftest import request_of
+
+    turn = span("tracesim.turn", trace_id=new_trace_id(), span_id=new_span_id(), attrs={
+        "tracesim.chat_id": "sim-1", "tracesim.turn_id": 0, "tracesim.run_id": "run-1",
+        "gen_ai.usage.input_tokens": 70, "gen_ai.usage.output_tokens": 7,
+        "gen_ai.response.model": "gpt-4o-mini",
+    })  # fmt: skip
+    return request_of(({"service.name": "tracesim"}, [turn]))
+
+
+REPORTED = "SELECT chat_id, turn_id, source, num_llm_calls, input_tokens, output_tokens " \
+    "FROM turn_summary"  # fmt: skip
+
+
+def test_a_turns_reported_usage_is_its_tokens_on_every_backend(tmp_path: Path) -> None:
+    pytest.importorskip("chdb", reason="the clickhouse extra is not installed")
+    from tests.clickhouse.conftest import query, write_exporter_tables
+
+    db = tmp_path / "sim.duckdb"
+    with Collector(db, grpc_port=0, http_port=None, fsync=False) as collector:
+        client = GrpcClient(collector.grpc_endpoint or "")
+        try:
+            client.export(_reported_usage())
+        finally:
+            client.close()
+    with duckdb.connect(str(db), read_only=True) as con:
+        ours = con.execute(REPORTED).fetchall()
+    url = write_exporter_tables(tmp_path / "ch", _reported_usage())
+    theirs = [tuple(r.values()) for r in query(url, REPORTED)]
+    assert ours == theirs == [("sim-1", 0, "simulated", 0, 70, 7)]
