@@ -20,10 +20,16 @@ _done = threading.Lock()
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
-    """An import finder that answers 'not installed' for pandas, while it is installed."""
+    """An import finder that answers 'not installed' for pandas, while it is installed,
+    to the thread that installed it only (another thread's import goes on as usual)."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
+        if (name == "pandas" or name.startswith("pandas.")) and (
+            threading.get_ident() == self.thread
+        ):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 
