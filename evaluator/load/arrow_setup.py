@@ -4,7 +4,8 @@ pyarrow's `pa.array(list)` asks, once per process, whether pandas is importable 
 recognise a Series passed in) and imports it if so. The evaluator never hands pandas
 objects to pyarrow, so `skip_pandas` lets that first question find no pandas: pyarrow
 remembers the answer for its detection only, and an explicit `to_pandas()` later still
-imports pandas as usual.
+imports pandas as usual. `evaluate_db` does not ask when custom metrics are configured
+(user code that may hand pyarrow a pandas object runs in that process).
 """
 
 from __future__ import annotations
