@@ -29,6 +29,12 @@ evaluation's own, not the builder's:
     .venv/bin/python benchmarks/evaluate.py --turns 100000 --db /tmp/b100k.duckdb --pipeline
     .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --profile
 
+`--pipeline --stages` (with `--workers 1`) also prints the CPU microseconds per turn of
+each stage (read, assemble, extract, merge, checks, score, write, ...:
+`benchmarks/eval_stages.py`), without a profiler's distortion:
+
+    .venv/bin/python benchmarks/evaluate.py --db /tmp/b100k.duckdb --reuse --pipeline --stages
+
 `--db chdb://DIR` puts the same turns in the OTel Collector ClickHouse exporter's
 tables (Map schema) in a chdb directory and measures `evaluate_db` there;
 `--source` builds that directory from a DuckDB file built before, so both
@@ -218,10 +224,19 @@ class _WorkerCPU(logging.Handler):
         self.max_rss_mb = max(self.max_rss_mb, getattr(record, "worker_max_rss_mb", 0.0))
 
 
-def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str, Any]:
-    """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size."""
+def run_pipeline(
+    path: str, profile: bool, workers: int | None = 1, stages: bool = False
+) -> dict[str, Any]:
+    """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size
+    (and with `stages` the CPU per stage: `benchmarks.eval_stages`)."""
     from tracesim.evaluator.pipeline.pipeline import evaluate_db
     from tracesim.schemas.eval_config import EvalConfig
+
+    from benchmarks.eval_stages import StageTimer
+
+    timer = StageTimer() if stages else None
+    if timer:
+        timer.install()
 
     out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
     worker_cpu = _WorkerCPU()
@@ -251,18 +266,23 @@ def run_pipeline(path: str, profile: bool, workers: int | None = 1) -> dict[str,
         "workers_max_rss_mb": worker_cpu.max_rss_mb,
         "max_rss_mb": _max_rss_mb(),  # VmHWM: this process's own, not the builder's
         "results_mb": size / 1e6,
+        "stages": timer.report(result.summary.num_turns, cpu) if timer else [],
     }
 
 
-def _pipeline_child(path: str, profile: bool, queue: Any, workers: int | None = 1) -> None:
+def _pipeline_child(
+    path: str, profile: bool, queue: Any, workers: int | None = 1, stages: bool = False
+) -> None:
     try:
-        queue.put(run_pipeline(path, profile, workers))
+        queue.put(run_pipeline(path, profile, workers, stages))
     except BaseException:
         queue.put({"error": traceback.format_exc()})
         raise
 
 
-def _evaluate_in_child(path: str, profile: bool, workers: int | None) -> dict[str, Any]:
+def _evaluate_in_child(
+    path: str, profile: bool, workers: int | None, stages: bool = False
+) -> dict[str, Any]:
     """`run_pipeline` in a freshly spawned process; its numbers, or its error.
 
     A child that dies before answering (an import error, a crash, the OOM killer)
@@ -270,7 +290,7 @@ def _evaluate_in_child(path: str, profile: bool, workers: int | None) -> dict[st
     """
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
-    child = ctx.Process(target=_pipeline_child, args=(path, profile, queue, workers))
+    child = ctx.Process(target=_pipeline_child, args=(path, profile, queue, workers, stages))
     child.start()
     try:
         while True:
@@ -290,7 +310,9 @@ def _evaluate_in_child(path: str, profile: bool, workers: int | None) -> dict[st
     return stats
 
 
-def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
+def pipeline_main(
+    path: str, *, profile: bool, workers: int | None = 1, stages: bool = False
+) -> int:
     """Copy the built file, evaluate the copy in a spawned process, print the numbers."""
     copy = f"{path}.pipeline.duckdb"
     for stale in (copy, f"{copy}.wal"):  # a WAL left by an interrupted run would not replay
@@ -298,7 +320,7 @@ def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
             os.remove(stale)
     shutil.copyfile(path, copy)
     try:
-        stats = _evaluate_in_child(copy, profile, workers)
+        stats = _evaluate_in_child(copy, profile, workers, stages)
     finally:
         for leftover in (copy, f"{copy}.wal"):
             if os.path.exists(leftover):
@@ -313,6 +335,8 @@ def pipeline_main(path: str, *, profile: bool, workers: int | None = 1) -> int:
         f"{stats['workers_max_rss_mb']:,.0f} MB (each worker at most); "
         f"results.json {stats['results_mb']:.1f} MB (load average {os.getloadavg()[0]:.1f})"
     )
+    for line in stats["stages"]:
+        print(line)
     return 0
 
 
@@ -382,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
         help="build conversations whose scenarios assert the checks on every turn",
     )
     parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="with --pipeline --workers 1: CPU microseconds per turn of each stage "
+        "(benchmarks/eval_stages.py)",
+    )
+    parser.add_argument(
         "--pipeline",
         action="store_true",
         help="measure evaluate_db (writes included) on a copy of the file instead",
@@ -411,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.pipeline:
         workers = None if args.workers == 0 else args.workers
-        pipeline_main(path, profile=args.profile, workers=workers)
+        pipeline_main(path, profile=args.profile, workers=workers, stages=args.stages)
         if not args.db:
             os.remove(path)
             os.rmdir(workdir)

@@ -65,3 +65,17 @@ def test_init_refusing_to_overwrite_is_bad_input_exit_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["init", str(tmp_path)])
     assert result.exit_code == 2
     assert result.output.startswith(f"tracesim init: {tmp_path} already has config.yaml")
+
+
+def test_a_remote_agent_project_says_where_the_agent_must_answer(tmp_path: Path) -> None:
+    """`init --agent-type chat_completions|a2a`: the next step names the endpoint the config
+    expects, since the run fails on every turn until an agent answers there."""
+    from click.testing import CliRunner
+
+    from tracesim.cli import cli
+
+    for kind, endpoint in (("chat_completions", "http://127.0.0.1:8000/v1/chat/completions"),
+                           ("a2a", "http://127.0.0.1:9999")):  # fmt: skip
+        result = CliRunner().invoke(cli, ["init", str(tmp_path / kind), "--agent-type", kind])
+        assert result.exit_code == 0, result.output
+        assert f"next: start your agent at {endpoint} (or set" in result.output

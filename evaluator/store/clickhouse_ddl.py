@@ -24,7 +24,7 @@ from tracesim.evaluator.store.clickhouse_routing import (
     turns_sql,
 )
 from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, quote, string_literal
-from tracesim.schemas.conventions import GENAI
+from tracesim.schemas.conventions import GENAI, TRACESIM
 from tracesim.schemas.ddl import PROVENANCE_COLUMNS
 
 __all__ = ["TABLES", "VIEW_NAMES", "create_statements"]
@@ -104,6 +104,11 @@ _RESPONSE_ID = (
     f"{', '.join(string_literal(p) for p in GENAI.RESPONSE_ID.split('.'))}), ''))"
 )
 """A model span's response id (the duplicate-reporter rule of `llm_calls`)."""
+_TURN_KEY = (
+    "if(turn_id IS NOT NULL, concat('turn:', toString(turn_id)), concat('trace:', trace_id))"
+)
+"""A span's turn key in `turn_summary`: its turn, else its trace (a collected span)."""
+_TURN_SPAN = string_literal(TRACESIM.TURN_SPAN)
 _LLM_OPS = "(" + ", ".join(string_literal(op) for op in GENAI.INFERENCE_OPERATIONS) + ")"
 
 
@@ -140,48 +145,38 @@ LEFT JOIN (
 ) AS s ON s.SpanId = tc.span_id
 GROUP BY tc.name
 SETTINGS join_use_nulls = 1""",
+        # One pass over the model spans of each trace (the `spans` view is costly: a CTE or
+        # a self-join would compute it once per reference). `m` tuples: 1 span_id, 2 parent,
+        # 3 scope, 4 start, 5 end, 6 response id, 7 input, 8 output tokens, 9 chat_id,
+        # 10 turn_id, 11 service, 12 operation, 13 model, 14 duration_ms, 15 status_code.
         "llm_calls": f"""
-WITH model_spans AS (
-    SELECT trace_id, span_id, ifNull(parent_span_id, '') AS parent, chat_id, turn_id,
-        service_name, ifNull(scope_name, '') AS scope, operation, model, input_tokens,
-        output_tokens, duration_ms, start_time, end_time, status_code,
-        {_RESPONSE_ID} AS response_id
-    FROM spans WHERE {is_llm}
-),
-wrappers AS (
-    -- model spans with a model-span child: a self-parented span, or two that parent each
-    -- other, are still calls
-    SELECT c.trace_id AS trace_id, c.parent AS span_id
-    FROM model_spans AS c INNER JOIN model_spans AS p
-        ON p.trace_id = c.trace_id AND p.span_id = c.parent
-    WHERE c.span_id != c.parent AND p.parent != c.span_id
-),
-innermost AS (
-    SELECT * FROM model_spans WHERE (trace_id, span_id) NOT IN (SELECT * FROM wrappers)
-),
-reported_twice AS (
-    -- one request reported by two instrumentations: the same response id, or, where one
-    -- lacks it, siblings from another scope with the same usage over overlapping times;
-    -- the one that started last is kept (views.py, `llm_calls`)
-    SELECT s.trace_id AS trace_id, s.span_id AS span_id
-    FROM innermost AS s INNER JOIN innermost AS d ON d.trace_id = s.trace_id
-    WHERE d.span_id != s.span_id
-      AND (d.start_time > s.start_time
-           OR (d.start_time = s.start_time AND d.span_id < s.span_id))
-      AND d.scope != s.scope
-      AND (ifNull(d.response_id = s.response_id, false)
-           OR ((d.response_id IS NULL OR s.response_id IS NULL)
-               AND d.parent = s.parent
-               AND ifNull(d.input_tokens = s.input_tokens, false)
-               AND ifNull(d.output_tokens = s.output_tokens, false)
-               AND d.start_time <= s.end_time AND s.start_time <= d.end_time))
-)
-SELECT trace_id, span_id, chat_id, turn_id, service_name, operation, model,
-    input_tokens, output_tokens,
-    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS total_tokens,
-    duration_ms AS latency_ms, start_time, status_code
-FROM innermost WHERE (trace_id, span_id) NOT IN (SELECT * FROM reported_twice)
-SETTINGS join_use_nulls = 0""",
+SELECT trace_id, m.1 AS span_id, m.9 AS chat_id, m.10 AS turn_id, m.11 AS service_name,
+    m.12 AS operation, m.13 AS model, m.7 AS input_tokens, m.8 AS output_tokens,
+    coalesce(m.7, 0) + coalesce(m.8, 0) AS total_tokens, m.14 AS latency_ms,
+    m.4 AS start_time, m.15 AS status_code
+FROM (
+    SELECT trace_id,
+        -- the innermost: no model-span child (a self-parented span, or two that parent
+        -- each other, are still calls)
+        arrayFilter(x -> NOT arrayExists(c -> c.2 = x.1 AND c.1 != x.1 AND c.1 != x.2, ms),
+                    ms) AS kept
+    FROM (
+        SELECT trace_id, groupArray(tuple(span_id, ifNull(parent_span_id, ''),
+            ifNull(scope_name, ''), start_time, end_time, {_RESPONSE_ID}, input_tokens,
+            output_tokens, chat_id, turn_id, service_name, operation, model, duration_ms,
+            status_code)) AS ms
+        FROM spans WHERE {is_llm} GROUP BY trace_id
+    )
+) ARRAY JOIN kept AS m
+-- one request reported by two instrumentations: the same response id, or, where one lacks
+-- it, siblings from another scope with the same usage over overlapping times; the one that
+-- started last is kept (schemas/views.py, `llm_calls`)
+WHERE NOT arrayExists(d -> d.1 != m.1 AND (d.4 > m.4 OR (d.4 = m.4 AND d.1 < m.1))
+        AND d.3 != m.3
+        AND (ifNull(d.6 = m.6, false)
+             OR ((isNull(d.6) OR isNull(m.6)) AND d.2 = m.2 AND ifNull(d.7 = m.7, false)
+                 AND ifNull(d.8 = m.8, false) AND d.4 <= m.5 AND m.4 <= d.5)),
+    kept)""",
         "latest_eval": """
 SELECT eval_id, run_id, started_at FROM (
     SELECT eval_id, run_id, coalesce(started_at, finished_at) AS started_at FROM runs FINAL
@@ -191,50 +186,47 @@ SELECT eval_id, run_id, started_at FROM (
 ) ORDER BY started_at DESC NULLS LAST, eval_id DESC LIMIT 1""",
         "latest_scores": """
 SELECT * FROM scores WHERE eval_id = (SELECT eval_id FROM latest_eval)""",
-        "turn_summary": """
+        # A turn's spans and model calls: by turn id, or a traced turn's trace (collected
+        # spans carry no turn id): each side keyed `turn:N` / `trace:T`, a traced turn
+        # matching both, so `spans` and `llm_calls` are each read once.
+        "turn_summary": f"""
 SELECT t.chat_id AS chat_id, t.turn_id AS turn_id, t.run_id AS run_id,
     t.scenario_id AS scenario_id, t.status AS status, t.error AS error,
-    t.duration_ms AS duration_ms,
-    coalesce(sp.num_spans, 0) + if(t.source = 'simulated', 0, coalesce(spt.num_spans, 0))
-        AS num_spans,
+    t.duration_ms AS duration_ms, t.num_spans AS num_spans,
     coalesce(tc.num_tool_calls, 0) AS num_tool_calls,
     coalesce(tc.num_tool_errors, 0) AS num_tool_errors,
-    coalesce(lc.num_llm_calls, 0) + if(t.source = 'simulated', 0, coalesce(lct.num_llm_calls, 0))
-        AS num_llm_calls,
-    coalesce(if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.input_tokens,
-       coalesce(lc.input_tokens, 0) + lct.input_tokens), rp.input_tokens) AS input_tokens,
-    coalesce(if(t.source = 'simulated' OR lct.num_llm_calls IS NULL, lc.output_tokens,
-       coalesce(lc.output_tokens, 0) + lct.output_tokens), rp.output_tokens) AS output_tokens,
-    ls.turn_success AS turn_success,
-    t.source AS source
-FROM all_turns AS t
-LEFT JOIN (
-    SELECT chat_id, turn_id, count() AS num_spans
-    FROM spans WHERE chat_id IS NOT NULL AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
-) AS sp ON sp.chat_id = t.chat_id AND sp.turn_id = t.turn_id
-LEFT JOIN (
-    -- a traced turn's spans without a turn id: its trace's (evaluate derives a turn per trace)
-    SELECT chat_id, trace_id, count() AS num_spans
-    FROM spans WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY chat_id, trace_id
-) AS spt ON spt.chat_id = t.chat_id AND spt.trace_id = t.trace_id
-LEFT JOIN (
-    SELECT chat_id, turn_id, count() AS num_llm_calls,
-        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
-    FROM llm_calls WHERE chat_id IS NOT NULL AND turn_id IS NOT NULL GROUP BY chat_id, turn_id
-) AS lc ON lc.chat_id = t.chat_id AND lc.turn_id = t.turn_id
-LEFT JOIN (
-    SELECT chat_id, trace_id, count() AS num_llm_calls,
-        sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
-    FROM llm_calls WHERE chat_id IS NOT NULL AND turn_id IS NULL GROUP BY chat_id, trace_id
-) AS lct ON lct.chat_id = t.chat_id AND lct.trace_id = t.trace_id
-LEFT JOIN (
-    -- the usage the agent's answer reported (a chat-completions `usage`, on the turn span),
-    -- for a turn whose spans record no model call with tokens
-    SELECT chat_id, turn_id, max(input_tokens) AS input_tokens,
-        max(output_tokens) AS output_tokens
-    FROM spans WHERE name = 'tracesim.turn' AND chat_id IS NOT NULL AND turn_id IS NOT NULL
-    GROUP BY chat_id, turn_id
-) AS rp ON rp.chat_id = t.chat_id AND rp.turn_id = t.turn_id
+    t.num_llm_calls AS num_llm_calls,
+    -- a turn with no model-call tokens: the usage its answer reported (turn span)
+    coalesce(t.input_tokens, t.reported_input) AS input_tokens,
+    coalesce(t.output_tokens, t.reported_output) AS output_tokens,
+    ls.turn_success AS turn_success, t.source AS source
+FROM (
+    SELECT t.chat_id AS chat_id, t.turn_id AS turn_id, t.run_id AS run_id,
+        t.scenario_id AS scenario_id, t.status AS status, t.error AS error,
+        t.duration_ms AS duration_ms, t.source AS source,
+        sum(coalesce(sp.num_spans, 0)) AS num_spans,
+        sum(coalesce(lc.num_llm_calls, 0)) AS num_llm_calls,
+        sum(lc.input_tokens) AS input_tokens, sum(lc.output_tokens) AS output_tokens,
+        max(sp.reported_input) AS reported_input, max(sp.reported_output) AS reported_output
+    FROM (
+        SELECT *, arrayJoin(if(source = 'simulated' OR trace_id IS NULL,
+            [concat('turn:', toString(turn_id))],
+            [concat('turn:', toString(turn_id)), concat('trace:', trace_id)])) AS k
+        FROM all_turns
+    ) AS t
+    LEFT JOIN (
+        SELECT chat_id, {_TURN_KEY} AS k, count() AS num_spans,
+            maxIf(input_tokens, name = {_TURN_SPAN}) AS reported_input,
+            maxIf(output_tokens, name = {_TURN_SPAN}) AS reported_output
+        FROM spans WHERE chat_id IS NOT NULL GROUP BY chat_id, k
+    ) AS sp ON sp.chat_id = t.chat_id AND sp.k = t.k
+    LEFT JOIN (
+        SELECT chat_id, {_TURN_KEY} AS k, count() AS num_llm_calls,
+            sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens
+        FROM llm_calls WHERE chat_id IS NOT NULL GROUP BY chat_id, k
+    ) AS lc ON lc.chat_id = t.chat_id AND lc.k = t.k
+    GROUP BY chat_id, turn_id, run_id, scenario_id, status, error, duration_ms, source
+) AS t
 LEFT JOIN (
     SELECT chat_id, turn_id, count() AS num_tool_calls,
         countIf(error IS NOT NULL) AS num_tool_errors

@@ -82,4 +82,17 @@ def command(directory: Path, agent_type: str, force: bool) -> None:
     """Write config.yaml and scenarios.json (and agent.py for a custom agent) into DIRECTORY."""
     for path in write_project(directory, agent_type=agent_type, force=force):
         click.echo(f"wrote {path}")
-    click.echo(f"next: tracesim run {directory / 'config.yaml'}")
+    config = directory / "config.yaml"
+    if agent_type == "custom":
+        click.echo(f"next: tracesim run {config}")
+        return
+    # a remote agent must answer before the run: say where the config expects it
+    endpoint = next(
+        (line.split(":", 1)[1].split("#")[0].strip() for line in config.read_text().splitlines()
+         if line.strip().startswith("endpoint:")),
+        "agent_config.api_config.endpoint",
+    )  # fmt: skip
+    click.echo(
+        f"next: start your agent at {endpoint} (or set agent_config.api_config.endpoint, or "
+        f"let tracesim start it with agent_config.server), then tracesim run {config}"
+    )
