@@ -140,22 +140,22 @@ def _replayed(
         before = _latest_history([v for v in conversation if v.sort_key() < start])
     new = mine[len(before) :] if len(before) <= len(mine) else []
     known = {r.id for v in conversation for r in safe_requested_calls(v)}
-    pending = {}  # name -> the turn's id-less requests of it, in order, not yet matched
+    pending: dict[str, list[ToolCall]] = {}  # name -> the turn's calls not yet matched
     for request, call in requested:
-        if not request.id:
-            pending.setdefault(request.name, []).append(call)
+        pending.setdefault(request.name, []).append(call)
     by_id = {request.id: call for request, call in requested if request.id}
     extra: list[ToolCall] = []
     for item in new:
         if item.id and item.id in known:
             call = by_id.get(item.id)
-            if call is not None and not call.arguments and item.arguments:
-                call.arguments = dict(item.arguments)  # a streamed request lost them
-                note(call, "arguments", REPLAY)
+            if call is not None:
+                waiting = pending.get(call.name, [])
+                pending[call.name] = [c for c in waiting if c is not call]
+                _fill_arguments(call, item)
             continue
         waiting = pending.get(item.name)
-        if waiting:
-            waiting.pop(0)  # the turn's own id-less request of this call, by position
+        if waiting:  # a request of the turn, by position (ids missing or rewritten)
+            _fill_arguments(waiting.pop(0), item)
             continue
         extra.append(
             ToolCall(
@@ -169,6 +169,14 @@ def _replayed(
             )
         )
     return extra
+
+
+def _fill_arguments(call: ToolCall, item: RequestedCall) -> None:
+    """Empty arguments of a recorded request from its replay (a streamed request lost
+    them: the fuller source of the same call)."""
+    if not call.arguments and item.arguments:
+        call.arguments = dict(item.arguments)
+        note(call, "arguments", REPLAY)
 
 
 def _first_replay(models: list[SpanView], item: RequestedCall) -> Any:

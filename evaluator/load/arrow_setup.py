@@ -4,7 +4,8 @@ pyarrow's `pa.array(list)` asks, once per process, whether pandas is importable 
 recognise a Series passed in) and imports it if so. The evaluator never hands pandas
 objects to pyarrow, so `skip_pandas` lets that first question find no pandas: pyarrow
 remembers the answer for its detection only, and an explicit `to_pandas()` later still
-imports pandas as usual.
+imports pandas as usual. `evaluate_db` does not ask when custom metrics are configured
+(user code that may hand pyarrow a pandas object runs in that process).
 """
 
 from __future__ import annotations
@@ -20,10 +21,16 @@ _done = threading.Lock()
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
-    """An import finder that answers 'not installed' for pandas, while it is installed."""
+    """An import finder that answers 'not installed' for pandas, while it is installed,
+    to the thread that installed it only (another thread's import goes on as usual)."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
+        if (name == "pandas" or name.startswith("pandas.")) and (
+            threading.get_ident() == self.thread
+        ):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 

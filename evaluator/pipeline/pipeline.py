@@ -191,7 +191,8 @@ def evaluate_db(
     Raises EvalConfigError on a bad configuration or a store that cannot be opened.
     """
     custom = check_names(config, base_dir=base_dir)
-    skip_pandas()  # Arrow builds from lists, never from pandas objects
+    if not custom:  # Arrow builds from lists here; a custom metric may hand pyarrow pandas
+        skip_pandas()
     if workers is not None and workers < 1:
         raise EvalConfigError(f"workers must be 1 or more (got {workers})")
     started = datetime.now(timezone.utc).replace(tzinfo=None)

@@ -178,3 +178,32 @@ def test_genai_tool_messages_without_ids_pair_by_position() -> None:
     [found] = extract_tool_calls(rows, context=rows)
     assert (found.id, found.result) == ("", "Sunny")
     assert source_of(found, "result") == "model_input_position"
+
+
+def test_a_replay_under_another_id_is_the_recorded_request_by_position() -> None:
+    """Ids rewritten between the recorded request and its replay: one call, not two."""
+    output = {
+        "gen_ai.output.messages": json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "parts": [{"type": "tool_call", "id": "c1", "name": "t", "arguments": {}}],
+                }
+            ]
+        )
+    }
+    replay = {
+        "gen_ai.input.messages": json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {"type": "tool_call", "id": "x9", "name": "t", "arguments": {"a": 1}}
+                    ],
+                }
+            ]
+        )
+    }
+    rows = [_row(1, output), _row(2, replay)]
+    [call] = extract_tool_calls(rows, context=rows)
+    assert call.id == "c1"

@@ -132,3 +132,25 @@ def test_a_file_whose_logs_carry_no_evidence_reads_none(tmp_path: Path) -> None:
         client.close()
     with duckdb.connect(str(db)) as con:
         assert has_span_logs(con) is False
+
+
+def test_an_unkeyed_trace_whose_calls_are_only_in_logs_is_evaluated(tmp_path: Path) -> None:
+    """No conversation key and no tool span (the OTel JS openai instrumentation without an
+    app span): the trace is a conversation of its own and its logs give the call."""
+    from tracesim.evaluator.pipeline.pipeline import evaluate_db
+    from tracesim.schemas.eval_config import EvalConfig
+
+    db = tmp_path / "c.duckdb"
+    trace_id, model = new_trace_id(), new_span_id()
+    with Collector(db, grpc_port=0, http_port=None) as collector:
+        client = GrpcClient(collector.grpc_endpoint)
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+        client.export(
+            trace_request([span("chat m", trace_id=trace_id, span_id=model, attrs=attrs)])
+        )
+        client.export_logs(logs_request([_choice_record(trace_id, model, "call_1", "get_weather")]))
+        client.close()
+    evaluate_db(db, config=EvalConfig(), output_dir=tmp_path / "out", progress=False)
+    with duckdb.connect(str(db)) as con:
+        rows = con.execute("SELECT chat_id, id, name, arguments FROM tool_calls").fetchall()
+    assert rows == [(trace_id.hex(), "call_1", "get_weather", '{"city":"Paris"}')]

@@ -7,7 +7,7 @@
    and replies come from the spans; the refund that could not be made fails.
 3. `scenarios from-db --failed` promotes the failed one: scripted turns, the
    recorded trajectory, the recorded results as stubs.
-4. `tracesim run` (in this process) replays the file unchanged against the fixed agent (python tools
+4. `tracesim run` replays the file unchanged against the fixed agent (python tools
    stubbed, `lookup_order` an MCP tool served by `tracesim mcp-mock`): it passes,
    and the mock's calls are spans of the turns; against the broken agent the
    recorded-trajectory check fails.
@@ -60,13 +60,16 @@ def _production(tmp_path: Path) -> tuple[Path, list[str]]:
 
 
 def _replay(root: Path, collector: Collector, scenarios: Path, mcp_url: str, *, broken: bool):
-    """`tracesim run` in this process (the agent's `instrument()` provider shared with the
-    tests before it, re-pointed at `collector`), its spans and the mock's to `collector`.
-    The run delivers every span its agent ended before it returns (`_in_process`)."""
+    """`tracesim run` in its own process (a fresh agent process, as in CI), its spans and
+    the mock's to `collector`. Not for lost spans any more (a run now delivers every span
+    its in-process agent ended before it returns: tests/simulator/
+    test_instrument_delivery.py): the replay agent imports the example's modules by their
+    bare names (`agent`, `tools`, `local_model`), which other tests' modules of the same
+    names shadow in a shared process."""
     name = "broken" if broken else "fixed"
     project = Project(root / name)
     project.root.mkdir(parents=True)
-    project.config(
+    config = project.config(
         agent_config=custom_agent(
             str(HERE / "replay_agent.py"),
             class_name="ReplayAgent",
@@ -75,8 +78,10 @@ def _replay(root: Path, collector: Collector, scenarios: Path, mcp_url: str, *, 
         scenario_file_path=str(scenarios),
         collector={"mode": "remote", "endpoint": collector.grpc_endpoint},
     )
-    outcome = project.run()
-    assert outcome.exit_code == 0, outcome.error
+    done = subprocess.run(
+        [TRACESIM, "run", str(config)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _run_ids(db: Path) -> list[str]:

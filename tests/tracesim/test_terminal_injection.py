@@ -76,7 +76,7 @@ def test_evaluate_inspect_and_sql_show_no_control_character_from_spans(
     evaluated = runner.invoke(
         cli, ["evaluate", "--db", str(hostile_db), "--output-dir", str(tmp_path / "out")]
     )
-    assert evaluated.exit_code == 0, evaluated.output
+    assert evaluated.exit_code == 3, evaluated.output  # nothing graded never passes
     assert "pwned" in evaluated.output and _clean(evaluated.output), repr(evaluated.output)
     inspected = runner.invoke(cli, ["inspect", "--db", str(hostile_db)])
     assert "pwned" in inspected.output and _clean(inspected.output), repr(inspected.output)
