@@ -38,12 +38,18 @@ from tracesim.collector.store.decoder_transport import (
 )
 from tracesim.collector.store.prepare_items import Prepared, prepare_items
 
-__all__ = ["DecoderDied", "DecoderProcess", "child_main"]
+__all__ = ["ANSWER_TIMEOUT", "DecoderDied", "DecoderProcess", "child_main"]
 
 log = logging.getLogger(__name__)
 
 _START_TIMEOUT = 120.0
 """Seconds a new child may take to import and load its router (spawned, on a busy box)."""
+
+
+ANSWER_TIMEOUT = 300.0
+"""Seconds a batch may take in the child before it is taken for hung (SIGSTOP, a decoder
+stuck on a hostile payload, swapped out): killed and handled as a death, so the writer
+never waits forever. A batch takes well under a second of CPU; this is minutes."""
 
 
 class DecoderDied(RuntimeError):
@@ -108,12 +114,15 @@ class DecoderProcess:
 
     def prepare(self, items: Sequence[tuple[int, int, bytes]]) -> Prepared:
         """`prepare_items` of (seq, kind, request bytes) in the child. DecoderDied when the
-        child is gone; RuntimeError with the child's traceback when preparing raised."""
+        child is gone or hung (no answer in `ANSWER_TIMEOUT`: killed); RuntimeError with the child's traceback when preparing raised."""
         conn = self._conn
         if conn is None:
             raise DecoderDied("the decoder process is not running")
         try:
             write_requests(conn, self._process.pid, items)
+            if not conn.poll(ANSWER_TIMEOUT):
+                self._process.kill()
+                raise RuntimeError(f"no answer in {ANSWER_TIMEOUT:g} s: killed as hung")
             status, result, records = conn.recv()
             if status == "done":
                 result = read_prepared(conn, result)

@@ -52,6 +52,27 @@ def test_a_killed_decoder_is_replaced_and_loses_nothing(db_path: Path) -> None:
     ]
 
 
+def test_a_hung_decoder_is_killed_and_replaced_and_loses_nothing(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stopped child (SIGSTOP stands for one stuck on a payload) never answers: the
+    writer does not wait forever, it kills the child and resends the batch to a new one."""
+    monkeypatch.setattr(decoder_process, "ANSWER_TIMEOUT", 1.0)
+    with Collector(
+        db_path, grpc_port=0, http_port=None, batch_seconds=3600, decoder_process=True
+    ) as collector:
+        hung = collector._decoder.pid
+        os.kill(hung, signal.SIGSTOP)
+        client = GrpcClient(collector.grpc_endpoint)
+        client.export(trace_request([span(f"tool-{i}", trace_id=_TRACE) for i in range(5)]))
+        client.close()
+        assert collector.flush(120)
+        assert collector._decoder.pid not in (None, hung)
+        assert collector._decoder.restarts == 1
+        assert (collector.stats().spans_stored, collector.stats().dead_letters) == (5, 0)
+    assert _rows(db_path, "SELECT count(*) FROM spans") == [(5,)]
+
+
 def test_a_decoder_that_cannot_start_leaves_decoding_in_the_collector(
     db_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
