@@ -1,7 +1,8 @@
 """Read a stored evaluation's digest (its scenarios' trials) by reference, from any store.
 
 A reference is an eval id, a run id (its newest evaluation) or `latest` (the
-newest evaluation in the store, optionally before a given one). The digest is
+newest evaluation in the store that graded a scenario, else the newest; optionally
+before a given one). The digest is
 what the evaluation's `runs` row keeps in its `summary` (`trials`,
 `scenarios`), so a comparison reads one row per side whatever the store holds.
 Stores are opened read-only through `evaluator.store.open_store` (a DuckDB
@@ -43,6 +44,19 @@ def _query(db: Any, build: Callable[[Any], str]) -> list[list[object]]:
         raise EvaluationRefError(f"{_label(db)}: {exc}") from None
 
 
+_LATEST_SCAN = 64
+"""Newest evaluations `latest` looks through for one that graded a scenario."""
+
+
+def _summary(summary: Any) -> dict[str, Any]:
+    """A `runs` row's summary as a dict ({} when unreadable)."""
+    try:
+        data = orjson.loads(summary) if isinstance(summary, (str, bytes)) else (summary or {})
+    except orjson.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _label(db: Any) -> str:
     return str(getattr(db, "label", db))
 
@@ -54,7 +68,10 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
         raise EvaluationRefError(
             f"{ref!r} is not an evaluation reference: give an eval id, a run id or `latest`"
         )
-    order = "ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT 1"
+    # `latest` is the newest evaluation that graded a scenario: an hourly `--since` job with
+    # no new traffic stores an empty one, which must not become the side compared.
+    limit = _LATEST_SCAN if ref == "latest" else 1
+    order = f"ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT {limit}"
     if ref == "latest":
         where = f"WHERE eval_id <> '{exclude}'" if exclude and _REF.match(exclude) else ""
     else:
@@ -74,10 +91,12 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
             f'`tracesim sql --db {db} "SELECT eval_id, run_id, kind, finished_at FROM runs"`'
         )
     eval_id, run_id, kind, at, summary = rows[0]
-    try:
-        data = orjson.loads(summary) if isinstance(summary, (str, bytes)) else (summary or {})
-    except orjson.JSONDecodeError:
-        data = {}
+    data = _summary(summary)
+    for row in rows[1:] if not data.get("scenarios") else ():
+        if _summary(row[4]).get("scenarios"):
+            eval_id, run_id, kind, at, summary = row
+            data = _summary(summary)
+            break
     if "scenarios" not in data:
         raise EvaluationRefError(
             f"{db}: evaluation {eval_id} has no trials (it was written by an older tracesim). "

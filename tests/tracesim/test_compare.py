@@ -229,3 +229,23 @@ def test_one_evaluation_is_not_enough_and_says_so(tmp_path: Path) -> None:
     code, output = _compare("--baseline", "latest", "--candidate", "latest", "--db", str(db))
     assert code == 2
     assert f"only one evaluation stored ({only}, the candidate)" in " ".join(output.split())
+
+
+def test_latest_skips_an_empty_evaluation(tmp_path: Path) -> None:
+    """An evaluation that selected no conversation (an hourly `--since` job with no new
+    traffic) never becomes `latest`: comparing against it would compare nothing."""
+    from tracesim.evaluator import evaluate_db
+    from tracesim.evaluator.load.load import ChunkPlan
+    from tracesim.schemas.eval_config import EvalConfig
+
+    from tests.evaluator.test_pipeline import build_db
+    from tracesim.evaluations import load_digest
+
+    db = build_db(tmp_path / "two.duckdb")
+    graded = evaluate_db(db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "a",
+                         progress=False).eval_id  # fmt: skip
+    empty = evaluate_db(db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "b",
+                        progress=False, select=lambda store, plan: ChunkPlan([], 0)).eval_id  # fmt: skip
+    assert empty != graded
+    assert load_digest(db, empty).scenarios == []
+    assert load_digest(db, "latest").eval_id == graded
