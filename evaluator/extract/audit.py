@@ -35,6 +35,7 @@ __all__ = [
     "RESULT_WITHOUT_CALL",
     "SKIPPED_SPAN",
     "UNANSWERED_REQUEST",
+    "UNCOUNTED_USAGE",
     "UNREAD_REQUEST",
     "UNREAD_TURN",
     "WARNED_KINDS",
@@ -49,6 +50,7 @@ RESULT_WITHOUT_CALL = "result_without_call"
 SKIPPED_SPAN = "skipped_span"
 IGNORED_SPAN = "ignored_span"
 CONFLICT = "conflict"
+UNCOUNTED_USAGE = "uncounted_usage"  # found by `inspect_sql`
 UNREAD_TURN = "unread_turn"  # found by `extract.unread`
 UNREAD_REQUEST = "unread_request"  # found by `extract.unread`
 KINDS: dict[str, str] = {
@@ -58,6 +60,7 @@ KINDS: dict[str, str] = {
     CONFLICT: "calls whose sources disagree",
     UNREAD_TURN: "turns whose agent spans gave no model call and no tool evidence",
     UNREAD_REQUEST: "model calls that asked for tools tracesim could not read",
+    UNCOUNTED_USAGE: "spans with token usage no model call accounts for",
     IGNORED_SPAN: "tool spans that are not calls (summaries, answer tools)",
 }
 """Kind -> what its items are, in the order they are reported."""
@@ -68,6 +71,7 @@ WARNED_KINDS: tuple[str, ...] = (
     CONFLICT,
     UNREAD_TURN,
     UNREAD_REQUEST,
+    UNCOUNTED_USAGE,
 )
 """Kinds `evaluate` warns about (ignored spans are expected: they are listed only)."""
 

@@ -11,6 +11,7 @@ RUN_SPAN = TRACESIM.RUN_SPAN
 
 __all__ = ["INSPECT_SQL"]
 
+_INFERENCE_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.INFERENCE_OPERATIONS)
 _CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
 
 INSPECT_SQL: dict[str, str] = {
@@ -79,6 +80,63 @@ INSPECT_SQL: dict[str, str] = {
     "read_turns": """
         SELECT DISTINCT chat_id, turn_id FROM spans
         WHERE chat_id IS NOT NULL AND (operation IS NOT NULL OR tool_name IS NOT NULL)
+    """,
+    # spans carrying token usage that no counted model call accounts for (SPEC §5): not a
+    # model call, no model call above or below (a wrapper, an agent span summing its calls,
+    # a usage-record child), and not mirroring the usage of a model call of its trace (a
+    # duplicate reporter, a usage-record sibling). Such tokens are missing from the counts:
+    # an inference span tracesim did not recognise. Cycles end at depth 64.
+    "uncounted_usage": f"""
+        WITH RECURSIVE counted AS (
+            SELECT trace_id, span_id, input_tokens, output_tokens FROM llm_calls
+        ),
+        candidates AS (
+            SELECT s.trace_id, s.span_id, s.parent_span_id, s.name, s.chat_id, s.turn_id,
+                   s.input_tokens, s.output_tokens
+            FROM spans s
+            WHERE coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) > 0
+              -- a model span left out of llm_calls is a wrapper or a duplicate reporter
+              AND coalesce(s.operation, '') NOT IN ({_INFERENCE_OPERATIONS})
+              AND NOT EXISTS (
+                  SELECT 1 FROM counted c
+                  WHERE c.trace_id = s.trace_id
+                    AND (c.span_id = s.span_id
+                         OR (c.input_tokens IS NOT DISTINCT FROM s.input_tokens
+                             AND c.output_tokens IS NOT DISTINCT FROM s.output_tokens))
+              )
+        ),
+        up(trace_id, candidate, span_id, depth) AS (
+            SELECT trace_id, span_id, parent_span_id, 0 FROM candidates
+            WHERE parent_span_id IS NOT NULL
+            UNION ALL
+            SELECT u.trace_id, u.candidate, s.parent_span_id, u.depth + 1
+            FROM up u JOIN spans s ON s.trace_id = u.trace_id AND s.span_id = u.span_id
+            WHERE s.parent_span_id IS NOT NULL AND u.depth < 64
+        ),
+        down(trace_id, candidate, span_id, depth) AS (
+            SELECT c.trace_id, c.span_id, s.span_id, 0
+            FROM candidates c JOIN spans s
+                ON s.trace_id = c.trace_id AND s.parent_span_id = c.span_id
+            UNION ALL
+            SELECT d.trace_id, d.candidate, s.span_id, d.depth + 1
+            FROM down d JOIN spans s
+                ON s.trace_id = d.trace_id AND s.parent_span_id = d.span_id
+            WHERE d.depth < 64
+        ),
+        related AS (
+            SELECT trace_id, candidate, span_id FROM up
+            UNION ALL
+            SELECT trace_id, candidate, span_id FROM down
+        )
+        SELECT c.trace_id, c.span_id, c.name, c.chat_id, c.turn_id,
+               c.input_tokens, c.output_tokens
+        FROM candidates c
+        WHERE NOT EXISTS (
+            SELECT 1 FROM related r JOIN counted k
+                ON k.trace_id = r.trace_id AND k.span_id = r.span_id
+            WHERE r.trace_id = c.trace_id AND r.candidate = c.span_id
+        )
+        ORDER BY c.trace_id, c.span_id
     """,
 }
 """Statement name -> SELECT."""

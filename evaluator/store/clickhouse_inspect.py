@@ -14,7 +14,9 @@ from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 __all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
 
 CLICKHOUSE_INSPECT_SQL: dict[str, str] = {
-    **INSPECT_SQL,  # `unkeyed_tool_spans` and `tool_candidates` read the same in both
+    # `unkeyed_tool_spans` and `tool_candidates` read the same in both; `uncounted_usage`
+    # (a recursive walk) is DuckDB's only for now
+    **{name: sql for name, sql in INSPECT_SQL.items() if name != "uncounted_usage"},
     "groups": f"""
         SELECT service_name, scope_name, count() AS spans,
                countIf(chat_id IS NULL AND name != '{RUN_SPAN}') AS unkeyed

@@ -168,6 +168,15 @@ class DuckDBStore(EvalStore):
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
             return None
 
+    def uncounted_usage(self) -> int | None:
+        import duckdb
+        from tracesim.evaluator.inspect.inspect import count_uncounted_usage
+
+        try:
+            return count_uncounted_usage(self.con)
+        except duckdb.Error:  # not a tracesim file: the evaluation says so itself
+            return None
+
     def unread_turns(self) -> int | None:
         import duckdb
         from tracesim.evaluator.inspect.inspect import count_unread_turns

@@ -206,6 +206,12 @@ class LiveStore(DuckDBStore):
         except StoreError:
             return None
 
+    def uncounted_usage(self) -> int | None:
+        try:
+            return super().uncounted_usage()
+        except StoreError:
+            return None
+
     def unread_turns(self) -> int | None:
         try:
             return super().unread_turns()
