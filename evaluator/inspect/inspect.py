@@ -20,6 +20,7 @@ from tracesim.evaluator.extract.audit import (
     UNCOUNTED_USAGE,
     WARNED_KINDS,
     Unexplained,
+    count_kinds,
     settle,
 )
 from tracesim.evaluator.extract.fields import is_tool_span
@@ -35,8 +36,7 @@ __all__ = [
     "Inspection",
     "UnkeyedToolSpan",
     "count_unkeyed_tool_spans",
-    "count_uncounted_usage",
-    "count_unread_turns",
+    "file_evidence_counts",
     "evidence_warning",
     "format_inspection",
     "unkeyed_warning",
@@ -188,14 +188,10 @@ def uncounted_usage_items(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> lis
     ]
 
 
-def count_uncounted_usage(con: Any) -> int:
-    """How many spans `uncounted_usage_items` finds (what `tracesim evaluate` counts)."""
-    return len(uncounted_usage_items(con))
-
-
-def count_unread_turns(con: Any) -> int:
-    """How many turns `unread_turn_items` finds (what `tracesim evaluate` counts)."""
-    return len(unread_turn_items(con))
+def file_evidence_counts(con: Any) -> dict[str, int]:
+    """What `tracesim evaluate` counts over the whole file, by kind (non-zero only): the
+    items of `unread_turn_items` and `uncounted_usage_items`."""
+    return count_kinds([*unread_turn_items(con), *uncounted_usage_items(con)])
 
 
 def unkeyed_warning(count: int, db_path: str) -> str | None:

@@ -57,7 +57,6 @@ from typing import Any
 
 from tracesim.evaluator.checks.custom import CustomMetricError, load_custom_metrics
 from tracesim.evaluator.checks.rules import check_config_rules
-from tracesim.evaluator.extract.audit import UNCOUNTED_USAGE, UNREAD_TURN
 from tracesim.evaluator.load.arrow_setup import skip_pandas
 from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS, ChunkPlan
 from tracesim.evaluator.output.results_file import ResultsWriter
@@ -266,12 +265,7 @@ def evaluate_db(
                             del result
                         if n_workers > 1:
                             derived(len(chat_ids))
-            unread = store.unread_turns()  # turns no convention read (`extract.unread`)
-            if unread:
-                evidence[UNREAD_TURN] = unread
-            uncounted = store.uncounted_usage()  # tokens no model call accounts for
-            if uncounted:
-                evidence[UNCOUNTED_USAGE] = uncounted
+            evidence.update(store.file_evidence())  # unread turns, uncounted usage
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(

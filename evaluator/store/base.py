@@ -154,15 +154,11 @@ class EvalStore(ABC):
         """Tool spans the collector could not key to a conversation; None when unknown."""
         return None
 
-    def uncounted_usage(self) -> int | None:
-        """Spans whose token usage no model call accounts for (`inspect_sql`); None when
-        unknown."""
-        return None
-
-    def unread_turns(self) -> int | None:
-        """Turns whose spans no convention read carry payloads (`extract.unread`); None when
-        unknown."""
-        return None
+    def file_evidence(self) -> dict[str, int]:
+        """Unexplained evidence found over the whole store rather than per conversation
+        (unread turns, uncounted usage: `inspect.file_evidence_counts`), by kind; empty
+        when unknown."""
+        return {}
 
     @abstractmethod
     def close(self) -> None:

@@ -168,23 +168,14 @@ class DuckDBStore(EvalStore):
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
             return None
 
-    def uncounted_usage(self) -> int | None:
+    def file_evidence(self) -> dict[str, int]:
         import duckdb
-        from tracesim.evaluator.inspect.inspect import count_uncounted_usage
+        from tracesim.evaluator.inspect.inspect import file_evidence_counts
 
         try:
-            return count_uncounted_usage(self.con)
+            return file_evidence_counts(self.con)
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
-            return None
-
-    def unread_turns(self) -> int | None:
-        import duckdb
-        from tracesim.evaluator.inspect.inspect import count_unread_turns
-
-        try:
-            return count_unread_turns(self.con)
-        except duckdb.Error:  # not a tracesim file: the evaluation says so itself
-            return None
+            return {}
 
     def scored_chats(self, *, failed: bool = False) -> set[str]:
         from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL

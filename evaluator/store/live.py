@@ -206,17 +206,11 @@ class LiveStore(DuckDBStore):
         except StoreError:
             return None
 
-    def uncounted_usage(self) -> int | None:
+    def file_evidence(self) -> dict[str, int]:
         try:
-            return super().uncounted_usage()
+            return super().file_evidence()
         except StoreError:
-            return None
-
-    def unread_turns(self) -> int | None:
-        try:
-            return super().unread_turns()
-        except StoreError:
-            return None
+            return {}
 
     @contextmanager
     def report_connection(self, eval_id: str | None) -> Iterator[Any]:
