@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from tracesim.collector.errors import Busy
 from tracesim.collector.spool.spool import Spool
 
 from tests.collector.otlp import GrpcClient, span, trace_request
+from tests.tmpfs import mounted_tmpfs
 
 
 def _names(db_path: Path) -> set[str]:
@@ -103,19 +103,8 @@ def test_a_failed_fsync_fails_every_waiter(tmp_path: Path, monkeypatch: Any) -> 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs (root only; skipped otherwise)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk", "2m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_disk_loses_no_acknowledged_span(db_path: Path, small_disk: Path) -> None:

@@ -10,7 +10,6 @@ yellow line with exit 0."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from tests.tmpfs import mounted_tmpfs, resize_tmpfs
 from tracesim.cli import cli
 from tracesim.config_loader import load_run_config
 from tracesim.run import run
@@ -40,23 +40,8 @@ def example_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
     """A tmpfs whose size a test sets (root only; skipped otherwise)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk", "64m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def _resize(mount: Path, kib: int) -> None:
-    subprocess.run(["mount", "-o", f"remount,size={kib}k", str(mount)], check=True)
 
 
 def _evaluate(db: Path, out: Path) -> object:
@@ -87,12 +72,12 @@ def test_a_full_disk_under_the_store_exits_2_and_a_rerun_gives_the_same_scores(
 ) -> None:
     db = disk / "t.duckdb"
     shutil.copy(example_db, db)
-    _resize(disk, db.stat().st_size // 1024 + 40)  # the file fits, its writes do not
+    resize_tmpfs(disk, db.stat().st_size // 1024 + 40)  # the file fits, its writes do not
     done = _evaluate(db, tmp_path / "out")
     assert done.exit_code == 2, done.output
     assert f"cannot write {db}" in done.output and "No space left on device" in done.output
     assert "Traceback" not in done.output
-    _resize(disk, 64 << 10)  # room again
+    resize_tmpfs(disk, 64 << 10)  # room again
     again = _evaluate(db, tmp_path / "out")
     assert again.exit_code == 0, again.output
     assert _scores(db) == _reference(example_db, tmp_path)
@@ -104,7 +89,7 @@ def test_a_full_output_folder_exits_2_leaving_no_partial_file(
 ) -> None:
     db = tmp_path / "t.duckdb"
     shutil.copy(example_db, db)
-    _resize(disk, kib)
+    resize_tmpfs(disk, kib)
     out = disk / "out"
     done = _evaluate(db, out)
     assert done.exit_code == 2, done.output
