@@ -68,15 +68,23 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
         raise EvaluationRefError(
             f"{ref!r} is not an evaluation reference: give an eval id, a run id or `latest`"
         )
-    # `latest` is the newest evaluation that graded a scenario: an hourly `--since` job with
-    # no new traffic stores an empty one, which must not become the side compared.
-    limit = _LATEST_SCAN if ref == "latest" else 1
-    order = f"ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT {limit}"
+    order = "ORDER BY coalesce(started_at, finished_at) DESC NULLS LAST, eval_id DESC LIMIT"
     if ref == "latest":
         where = f"WHERE eval_id <> '{exclude}'" if exclude and _REF.match(exclude) else ""
     else:
         where = f"WHERE eval_id = '{ref}' OR run_id = '{ref}'"
-    rows = _query(db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order}")
+
+    def newest(limit: int) -> list[Any]:
+        return _query(
+            db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order} {limit}"
+        )
+
+    rows = newest(1)
+    if ref == "latest" and rows and not _summary(rows[0][4]).get("scenarios"):
+        # `latest` is the newest evaluation that graded a scenario: an hourly `--since` job
+        # with no new traffic stores an empty one, which must not become the side compared
+        graded = [row for row in newest(_LATEST_SCAN) if _summary(row[4]).get("scenarios")]
+        rows = graded[:1] or rows
     db = _label(db)
     if not rows:
         if ref == "latest" and where:  # one evaluation stored: the other side's
@@ -92,11 +100,6 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
         )
     eval_id, run_id, kind, at, summary = rows[0]
     data = _summary(summary)
-    for row in rows[1:] if not data.get("scenarios") else ():
-        if _summary(row[4]).get("scenarios"):
-            eval_id, run_id, kind, at, summary = row
-            data = _summary(summary)
-            break
     if "scenarios" not in data:
         raise EvaluationRefError(
             f"{db}: evaluation {eval_id} has no trials (it was written by an older tracesim). "
