@@ -32,6 +32,7 @@ import orjson
 from tracesim.evaluator.extract.envelopes import unwrap_value
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.provenance import INPUT, INPUT_POSITION
+from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall
 from tracesim.schemas.conventions import PROVIDER
@@ -40,6 +41,7 @@ __all__ = [
     "FAILURE_MARKERS",
     "Answer",
     "AnswerHistory",
+    "Fresh",
     "lone_error",
     "pair_answers",
     "row_may_hold_responses",
@@ -361,17 +363,24 @@ def pair_answers(
     calls: list[ToolCall],
     history: AnswerHistory,
     *,
-    reused: dict[int, tuple[str, int]],
+    reused: dict[int, tuple[str, int]] | None = None,
+    aliases: dict[int, str] | None = None,
     by_id: bool = True,
     after: tuple | None = None,
+    fresh: Fresh | None = None,
 ) -> None:
     """Give `calls` without an outcome their answers, in place (the one pairing step of
     answers with calls): a call under an id made up per request (`reused`: index in
     `calls` -> (id, ordinal)) takes the answer of its position and loses the id, which
-    names no one call; a call with an id takes the answer of that id (not `by_id`: left
-    to the caller); then calls still without one (id-less, or under an id no answer names)
-    take the answers naming no id in order, by tool name (`after`: the turn's first model
-    span's sort key; answers first carried before it are earlier turns')."""
+    names no one call; a call with an id takes the answer of that id, else of its alias
+    (`aliases`: index -> the other id naming it) (not `by_id`: left to the caller); then
+    calls still without one (id-less, or under an id no answer names) take the answers
+    naming no id in order, by tool name (`after`: the turn's first model span's sort key;
+    answers first carried before it are earlier turns'); then (`fresh`: ids rewritten
+    between request and answer) the turn's answers under ids nothing names, in order, only
+    when exactly as many as the calls still without one (never guessed otherwise)."""
+    reused = reused or {}
+    aliases = aliases or {}
     for index, (call_id, ordinal) in reused.items():
         call = calls[index]
         call.id = ""
@@ -380,12 +389,15 @@ def pair_answers(
         answer = history.nth(call_id, ordinal)
         if answer is not None and call.error is None:
             _apply(call, answer, INPUT_POSITION)
-    for index, call in enumerate(calls):
-        if by_id and call.id and call.error is None and call.result is None and index not in reused:
-            answer = history.first.get(call.id)
-            if answer is not None:
-                _apply(call, answer, INPUT)
     answered = history.first
+    if by_id:
+        for index, call in enumerate(calls):
+            if call.error is None and call.result is None and index not in reused:
+                answer = answered.get(call.id) if call.id else None
+                if answer is None and index in aliases:
+                    answer = answered.get(aliases[index])
+                if answer is not None:
+                    _apply(call, answer, INPUT)
     waiting = [
         index
         for index, call in enumerate(calls)
@@ -402,3 +414,41 @@ def pair_answers(
         at = next((i for i, a in enumerate(left) if a.name in ("", call.name)), None)
         if at is not None:
             _apply(call, left.pop(at), INPUT_POSITION)
+    if fresh is not None:
+        left = [i for i in waiting if calls[i].result is None and calls[i].error is None]
+        _pair_fresh(calls, left, fresh)
+
+
+@dataclass(frozen=True, slots=True)
+class Fresh:
+    """Where answers under rewritten ids may be: the turn's model views (in start order);
+    ids that name a known call: those the requests of `requesters` name, and `aliases`."""
+
+    views: list[SpanView]
+    requesters: list[SpanView]
+    aliases: set[str]
+
+
+def _pair_fresh(calls: list[ToolCall], waiting: list[int], fresh: Fresh) -> None:
+    """Answers first carried after the first waiting call started, under ids nothing
+    names, paired in order when exactly as many as the waiting calls."""
+    starts = [calls[i].start_time for i in waiting]
+    if not waiting or None in starts:
+        return
+    first = min(starts)  # type: ignore[type-var]
+    named = fresh.aliases | {c.id for c in calls}
+    for view in fresh.requesters:
+        named.update(r.id for r in safe_requested_calls(view))
+    seen: set[str] = set()
+    found: list[Answer] = []
+    for view in fresh.views:
+        for answer in _view_answers(view):
+            if answer.call_id in seen:
+                continue
+            seen.add(answer.call_id)
+            start = view.start_time
+            if answer.call_id not in named and start is not None and start >= first:
+                found.append(answer)
+    if len(found) == len(waiting):
+        for index, answer in zip(waiting, found, strict=True):
+            _apply(calls[index], answer, INPUT_POSITION)

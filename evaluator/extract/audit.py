@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tracesim.evaluator.extract.answers import tool_responses
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.messages import tool_responses
 from tracesim.evaluator.extract.recover import request_keys, safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall

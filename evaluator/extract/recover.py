@@ -41,8 +41,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.assign import RequestedCall
 from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
 from tracesim.schemas.conventions import (
@@ -299,7 +299,7 @@ def request_keys(span: SpanView) -> list[tuple[str, str]]:
     return keys
 
 
-def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]:
     """Tool calls a model span requested, in message order (empty for other spans); those
     without an id too when not `with_ids` (id "")."""
     raw = _raw_requests(span)
@@ -311,7 +311,7 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
             continue
         call_id = "" if _is_item_id(call_id) else str(call_id or "")
         args = parse_arguments(item.get("arguments"))
-        calls.append(RequestedCall(call_id, str(name), None, args, order))
+        calls.append(CallPiece(call_id, str(name), None, args, order))
     return calls
 
 
@@ -320,7 +320,7 @@ def _is_item_id(call_id: Any) -> bool:
     return isinstance(call_id, str) and call_id.startswith(GENAI.RESPONSES_ITEM_ID_PREFIX)
 
 
-def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]:
     """`requested_calls` (read once per span), logging and skipping a span that cannot be
     read."""
     if span.requests is None:
