@@ -79,10 +79,12 @@ def row_may_hold_responses(span: Any) -> bool:
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
     messages = json_or_none(value)
     for message in messages if isinstance(messages, list) else ():
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL_RESPONSE:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                "type"
+            ) == GENAI.PART_TOOL_CALL_RESPONSE:
                 yield part.get("id"), part.get("response")
         if message.get("role") == "tool" and message.get("tool_call_id"):
             yield message.get("tool_call_id"), message.get("content")
@@ -104,11 +106,15 @@ def _provider_results(value: Any, failed: set[str]) -> Iterable[tuple[Any, Any]]
     Messages `tool_result` blocks {tool_use_id, content, is_error} (Python and JS SDKs) and
     Bedrock Converse `toolResult` {toolUseId, content, status}. Failed ids go to `failed`."""
     body = json_or_none(value)
-    messages = body.get("messages") if isinstance(body, Mapping) else body
+    messages = body.get("messages") if (type(body) is dict or isinstance(body, Mapping)) else body
     for message in messages if isinstance(messages, list) else ():
-        content = message.get("content") if isinstance(message, Mapping) else None
+        content = (
+            message.get("content")
+            if (type(message) is dict or isinstance(message, Mapping))
+            else None
+        )
         for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping):
+            if not (type(block) is dict or isinstance(block, Mapping)):
                 continue
             if block.get("type") == PROVIDER.ANTHROPIC_TOOL_RESULT:
                 call_id, error = block.get("tool_use_id"), block.get("is_error") is True
@@ -143,7 +149,7 @@ def _span_responses(span: SpanView, failed: set[str] | None = None) -> list[tupl
         pairs.extend(_from_attributes(span.attributes, failed))
     for event in span.events:
         attributes = event.get("attributes")
-        if not isinstance(attributes, Mapping):
+        if not (type(attributes) is dict or isinstance(attributes, Mapping)):
             continue
         if event.get("name") == _TOOL_MESSAGE_EVENT:
             pairs.append((attributes.get("id"), attributes.get("content")))
@@ -184,7 +190,11 @@ def lone_error(content: Any) -> str | None:
     """The message of a function response that is a lone `{"error": message}` (how the
     Gemini API's function responses report a failure, SPEC §5), else None."""
     decoded = json_or_none(content) if isinstance(content, str) else content
-    if isinstance(decoded, Mapping) and len(decoded) == 1 and "error" in decoded:
+    if (
+        (type(decoded) is dict or isinstance(decoded, Mapping))
+        and len(decoded) == 1
+        and "error" in decoded
+    ):
         error = decoded["error"]
         return error if isinstance(error, str) else orjson.dumps(error).decode()
     return None
@@ -240,7 +250,9 @@ def _parts_text(parts: list[Any]) -> Any:
     texts = [
         p.get("content")
         for p in parts
-        if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("content"), str)
+        if (type(p) is dict or isinstance(p, Mapping))
+        and p.get("type") == "text"
+        and isinstance(p.get("content"), str)
     ]
     return "".join(texts) if len(texts) == len(parts) else parts
 
@@ -251,7 +263,10 @@ def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
     found: dict[tuple[int, ...], Answer] = {}
     messages = json_or_none(value)
     for index, message in enumerate(messages if isinstance(messages, list) else ()):
-        if not isinstance(message, Mapping) or message.get("role") != "tool":
+        if (
+            not (type(message) is dict or isinstance(message, Mapping))
+            or message.get("role") != "tool"
+        ):
             continue
         if message.get("tool_call_id"):
             continue
@@ -260,7 +275,8 @@ def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
             responses = [
                 p
                 for p in parts
-                if isinstance(p, Mapping) and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE
+                if (type(p) is dict or isinstance(p, Mapping))
+                and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE
             ]
             if any(p.get("id") for p in responses):
                 continue  # named: read by id
@@ -299,7 +315,9 @@ def _unnamed(view: SpanView) -> dict[tuple[int, ...], Answer]:
                 found.setdefault(key, answer)
     for event in view.events:
         attributes = event.get("attributes")
-        if isinstance(attributes, Mapping) and attributes.get(GENAI.INPUT_MESSAGES):
+        if (type(attributes) is dict or isinstance(attributes, Mapping)) and attributes.get(
+            GENAI.INPUT_MESSAGES
+        ):
             for key, answer in _unnamed_messages(attributes[GENAI.INPUT_MESSAGES]).items():
                 found.setdefault(key, answer)
     return found

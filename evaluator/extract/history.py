@@ -94,7 +94,9 @@ def _raw(view: SpanView) -> list[dict[str, Any]]:
             continue
         event_attributes = event.get("attributes")
         calls = (
-            event_attributes.get("tool_calls") if isinstance(event_attributes, Mapping) else None
+            event_attributes.get("tool_calls")
+            if (type(event_attributes) is dict or isinstance(event_attributes, Mapping))
+            else None
         )
         calls = json_or_none(calls) if isinstance(calls, str) else calls
         if isinstance(calls, list):

@@ -27,7 +27,11 @@ from tracesim.evaluator.extract.context import ConversationSpans, views_of
 from tracesim.evaluator.extract.nested import merge_nested
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import REQUEST
-from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.recover import (
+    request_keys,
+    row_may_hold_requests,
+    safe_requested_calls,
+)
 from tracesim.evaluator.extract.request_calls import message_calls, unspanned_calls
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
@@ -58,9 +62,10 @@ def pair_turn(
     models = sorted(
         (v for v in views_of(candidates) if v.trace_id in traces), key=SpanView.sort_key
     )
-    if own:
-        _own_ids(pieces, models)
     pending = any(p.needs for p in pieces)
+    if own:
+        _own_ids(pieces, models, whole=pending)
+        pending = pending or any(p.needs for p in pieces)
     if pending:
         _recover(pieces, models, scope)
     calls = [p.call for p in pieces]
@@ -75,10 +80,20 @@ def pair_turn(
     return calls, aliases
 
 
-def _own_ids(pieces: list[CallPiece], models: list[SpanView]) -> None:
+def _own_ids(pieces: list[CallPiece], models: list[SpanView], *, whole: bool) -> None:
     """Span pieces under an id no request of their trace names, where requests name their
-    calls under other ids: such a span pairs like one without an id, in place."""
-    requested = {r.id for v in models for r in safe_requested_calls(v)}
+    calls under other ids: such a span pairs like one without an id, in place. `whole`:
+    the requests are read whole (pairing needs them), else their ids only (the audit reads
+    the same keys: cached on the view)."""
+    requested: set[str] = set()
+    for view in models:
+        if whole:
+            requested.update(r.id for r in safe_requested_calls(view))
+            continue
+        try:
+            requested.update(call_id for call_id, _ in request_keys(view) if call_id)
+        except Exception:  # noqa: BLE001 - an unreadable model span: the audit says so
+            continue
     if not requested:
         return
     for piece in pieces:
