@@ -51,9 +51,16 @@ def pair_turn(
     pieces.sort(key=lambda piece: piece.order)
     if len(pieces) > 1:
         pieces = merge_nested(pieces, others)
-    own = any(not p.needs and p.id for p in pieces)
-    needs_result = any(p.call.result is None and p.call.error is None for p in pieces)
-    if not (own or needs_result or any(p.needs for p in pieces)):
+    own = needs_result = pending = False
+    for piece in pieces:  # one loop: this runs for every turn
+        if piece.needs:
+            pending = True
+        elif piece.id:
+            own = True
+        call = piece.call
+        if call.result is None and call.error is None:
+            needs_result = True
+    if not (own or needs_result or pending):
         return [p.call for p in pieces], []
     traces = {p.view.trace_id for p in pieces}
     # Without a missing result, the model spans serve only their requests: a row that
@@ -62,7 +69,6 @@ def pair_turn(
     models = sorted(
         (v for v in views_of(candidates) if v.trace_id in traces), key=SpanView.sort_key
     )
-    pending = any(p.needs for p in pieces)
     if own:
         _own_ids(pieces, models, whole=pending)
         pending = pending or any(p.needs for p in pieces)
