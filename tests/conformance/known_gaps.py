@@ -46,12 +46,9 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
     ("openinference-beeai", "tool_calls"): (
-        "5 calls instead of 3: a child TOOL span named 'error' (a lifecycle event of the "
-        "failing call, metadata.path tool.custom.<tool>.error) and BeeAI's final_answer tool "
-        "are taken as calls; the error is the wrapper's 'Tool Error' (the cause only in "
-        "output.value). Classes: one call seen as two tool spans; an answer tool that is "
-        "not a call; a wrapper exception hiding its cause (the arguments envelope "
-        "{input, options} is read since)"
+        "4 calls instead of 3: BeeAI's final_answer tool (the agent's answer) is taken as a "
+        "call. Class: an answer tool that is not a call (its lifecycle 'error' child span "
+        "and the wrapper's 'Tool Error' hiding the cause are read since)"
     ),
     ("genkit-node", "tool_calls"): (
         "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
@@ -84,15 +81,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "3 results without a call (the log record's tool_call_response parts) and 3 model "
         "calls that asked for tools unreadably (unread_request): the calls are not in the "
         "telemetry (see tool_calls); warned about, as it should be"
-    ),
-    ("openlit-langchain", "tool_calls"): (
-        "lookup_order's id is a LangChain run id (a uuid on the failing tool span) that no "
-        "request names; the request call_o1 stays unanswered beside it. Class: a tool span "
-        "with an id of its own (issue 24, row 2; ADK's adk- ids are the other case) should "
-        "join the one unanswered request of its name and arguments"
-    ),
-    ("openlit-langchain", "explained"): (
-        "1 request never answered (call_o1): its tool span carries another id (see tool_calls)"
     ),
 }
 
