@@ -295,8 +295,11 @@ def decode_tree(tree: Tree, batch: SpanBatch, redactor: Redactor | None = None) 
                 except Exception:
                     chat, turn, rule = _NO_ROUTE[0]
                     batch.unreadable += 1
+                kind = pb2_span.kind
                 try:
-                    operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
+                    operation, tool, model, tokens_in, tokens_out = hot_fields(
+                        name, attrs, KINDS[kind] if 0 <= kind < 6 else None
+                    )
                 except Exception:
                     operation = tool = model = tokens_in = tokens_out = None
                     batch.unreadable += 1
