@@ -295,10 +295,10 @@ def decode_tree(tree: Tree, batch: SpanBatch, redactor: Redactor | None = None) 
                 except Exception:
                     chat, turn, rule = _NO_ROUTE[0]
                     batch.unreadable += 1
-                kind = pb2_span.kind
+                kind_name = KINDS[kind] if 0 <= kind < 6 else None
                 try:
                     operation, tool, model, tokens_in, tokens_out = hot_fields(
-                        name, attrs, KINDS[kind] if 0 <= kind < 6 else None
+                        name, attrs, kind_name
                     )
                 except Exception:
                     operation = tool = model = tokens_in = tokens_out = None
@@ -309,7 +309,7 @@ def decode_tree(tree: Tree, batch: SpanBatch, redactor: Redactor | None = None) 
                 span_ids.append(span_id)
                 parents.append(raw_parent.hex() or None)
                 names.append(name)
-                kinds.append(KINDS[kind] if 0 <= kind < 6 else "UNSPECIFIED")
+                kinds.append(kind_name or "UNSPECIFIED")
                 starts.append(start or None)
                 ends.append(end or None)
                 durations.append((end - start) / 1e6 if start and end else None)
