@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+from tracesim.evaluator.output.shared import SharedResult
 from tracesim.schemas import ToolCall, ToolCallSource
 from tracesim.schemas.results import MetricResult
 
@@ -186,6 +187,16 @@ def tool_call_rows(
     return cols.table().to_pylist()
 
 
+def _encoded(details: dict[str, Any]) -> tuple[float | None, str]:
+    """A result's `scores` threshold (its own, else its assertion's) and details as JSON."""
+    threshold = details.get("threshold")
+    if threshold is None:
+        assertion = details.get("assertion")
+        if isinstance(assertion, dict):
+            threshold = assertion.get("threshold")
+    return (float(threshold) if isinstance(threshold, (int, float)) else None), _dumps(details)
+
+
 class ScoreColumns:
     """`scores` rows of a chunk, as one list per column (eval_id and created_at added on write)."""
 
@@ -201,13 +212,13 @@ class ScoreColumns:
     def add(
         self, run_id: str | None, chat_id: str, turn_id: int | None, result: MetricResult
     ) -> None:
-        """Append one result."""
-        details = result.details
-        threshold = details.get("threshold")
-        if threshold is None:
-            assertion = details.get("assertion")
-            if isinstance(assertion, dict):
-                threshold = assertion.get("threshold")
+        """Append one result (a `SharedResult`'s threshold and details encoded once)."""
+        if type(result) is SharedResult:
+            row = result._row
+            if row is None:
+                row = result._row = _encoded(result.details)
+        else:
+            row = _encoded(result.details)
         c = self.columns
         c["run_id"].append(run_id)
         c["chat_id"].append(chat_id)
@@ -215,10 +226,10 @@ class ScoreColumns:
         c["metric"].append(result.name)
         c["value"].append(result.value)
         c["passed"].append(result.passed)
-        c["threshold"].append(float(threshold) if isinstance(threshold, (int, float)) else None)
+        c["threshold"].append(row[0])
         c["label"].append(result.label)
         c["reason"].append(result.reason)
-        c["details"].append(_dumps(details))
+        c["details"].append(row[1])
 
     def table(self, eval_id: str, created_at: datetime) -> pa.Table:
         """The rows as an Arrow table of `SCORES_SCHEMA`."""
