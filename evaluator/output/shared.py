@@ -20,8 +20,8 @@ __all__ = ["SharedResult", "freeze", "thaw"]
 class SharedResult(MetricResult):
     """A `MetricResult` several turns hold: read-only, with its encodings cached.
 
-    The caches are plain instance attributes (`_row`: threshold and details JSON of its
-    `scores` rows; `_summary`: its `results.json` summary), set by `freeze` and filled on
+    The caches are plain instance attributes (`_row`: its `scores` values, details as
+    JSON; `_summary`: its `results.json` summary), set by `freeze` and filled on
     first use: pydantic's private attributes cost ~1 us a read on this hot path.
     """
 
