@@ -269,8 +269,11 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
                 except Exception:
                     chat, turn, rule = _NO_ROUTE[0]
                     batch.unreadable += 1
+                kind = pb2_span.kind
                 try:
-                    operation, tool, model, tokens_in, tokens_out = hot_fields(name, attrs)
+                    operation, tool, model, tokens_in, tokens_out = hot_fields(
+                        name, attrs, KINDS[kind] if 0 <= kind < 6 else None
+                    )
                 except Exception:
                     operation = tool = model = tokens_in = tokens_out = None
                     batch.unreadable += 1
@@ -280,7 +283,6 @@ def decode_traces(request: Any, batch: SpanBatch, redactor: Redactor | None = No
                 span_ids.append(span_id)
                 parents.append(pb2_span.parent_span_id.hex() or None)
                 names.append(name)
-                kind = pb2_span.kind
                 kinds.append(KINDS[kind] if 0 <= kind < 6 else "UNSPECIFIED")
                 starts.append(start or None)
                 ends.append(end or None)

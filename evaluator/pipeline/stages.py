@@ -246,7 +246,8 @@ def stub_checks(work: ConversationWork) -> None:
     from tracesim.evaluator.checks.stubs import stub_check
 
     for index, turn in enumerate(work.data.turns):
-        result = stub_check(work.data.spans_by_turn.get(turn["turn_id"], ()))
+        calls = work.calls[index] if index < len(work.calls) else ()
+        result = stub_check(work.data.spans_by_turn.get(turn["turn_id"], ()), calls)
         if result is not None:
             work.turn_results[index].append(result)
 
