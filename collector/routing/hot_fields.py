@@ -33,6 +33,7 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_CLIENT = "CLIENT"  # the span kind of a call to a remote service (an inference client span)
 _OI_MESSAGES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX)
 _MLFLOW_OPS = {
     f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
@@ -68,6 +69,7 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         GENAI.USAGE_OUTPUT_TOKENS,
         GENAI.USAGE_COMPLETION_TOKENS,
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+        GENAI.RESPONSE_ID,
     )
 )
 """Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
@@ -120,8 +122,9 @@ def _records_a_model_call(attrs: dict[str, Any]) -> bool:
     return any(key.startswith(_OI_MESSAGES) for key in attrs)
 
 
-def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
-    """Derive the hot columns of one span from its name and attributes."""
+def hot_fields(name: str, attrs: dict[str, Any], kind: str | None = None) -> HotFields:
+    """Derive the hot columns of one span from its name, attributes and span kind
+    (`CLIENT`, ...: only an inference span known by what it carries needs it)."""
     get = attrs.get
     traceloop_kind = get(TRACELOOP.SPAN_KIND)
     operation = _text(get(GENAI.OPERATION_NAME))
@@ -152,6 +155,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None:
             operation = _inference_operation(get)
+        if operation is None and kind == _CLIENT and _carries_an_inference(attrs):
+            operation = GENAI.OP_CHAT
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -182,6 +187,19 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
     )
     return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _carries_an_inference(attrs: dict[str, Any]) -> bool:
+    """A span without an operation that records a model's response as GenAI inference spans
+    do: a model, token usage and the response's own id (the GenAI semantic conventions'
+    example client span). Agent and workflow spans that only repeat a model name or sum
+    usage carry no response id of their own (SPEC §5)."""
+    get = attrs.get
+    return bool(
+        (_text(get(GENAI.RESPONSE_MODEL)) or _text(get(GENAI.REQUEST_MODEL)))
+        and _text(get(GENAI.RESPONSE_ID))
+        and _first_int(attrs, GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS) is not None
+    )
 
 
 def _inference_operation(get: Any) -> str | None:

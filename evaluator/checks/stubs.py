@@ -5,16 +5,20 @@ how many calls the stubs answered (`tracesim.tool_stubs.answered`) and which
 they could not (`tracesim.tool_stubs.unstubbed`, JSON). Such a replay touched
 no back end for those calls and went its own way from there, so the turn gets
 an `unstubbed_tool_calls` check naming them (value: the share answered), never
-a silent pass.
+a silent pass. A turn that made more tool calls than went through the stubs (answered or
+not) called tools that never asked them: the agent's tools are not wrapped (`@tool`,
+`stub_function_tools`), the real tool ran, and the check fails naming those calls. Turns
+with MCP `tools/call` spans are exempt from that count (an MCP server, e.g. `tracesim
+mcp-mock`, answers them out of the run's sight).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
-from tracesim.schemas import TRACESIM, MetricResult
+from tracesim.schemas import TRACESIM, MetricResult, ToolCall
 
 __all__ = ["stub_check"]
 
@@ -29,8 +33,39 @@ def _attributes(span: Mapping[str, Any]) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def stub_check(spans: Iterable[Mapping[str, Any]]) -> MetricResult | None:
-    """The turn's `unstubbed_tool_calls` check, or None when the turn ran without stubs."""
+_MCP_CALL = "tools/call"
+
+
+def _has_mcp_calls(spans: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether any span of the turn is an MCP `tools/call` (client or server)."""
+    for span in spans:
+        raw = span.get("attributes")
+        if isinstance(raw, str) and _MCP_CALL not in raw:
+            continue
+        if _attributes(span).get("mcp.method.name") == _MCP_CALL:
+            return True
+    return False
+
+
+def _named(calls: Iterable[Any]) -> str:
+    """`name({args})` of the first five calls (ToolCalls or `{name, arguments}` dicts)."""
+    parts = []
+    for call in list(calls)[:5]:
+        item = (
+            call if isinstance(call, Mapping) else {"name": call.name, "arguments": call.arguments}
+        )
+        parts.append(f"{item.get('name')}({orjson.dumps(item.get('arguments') or {}).decode()})")
+    return ", ".join(parts)
+
+
+def stub_check(
+    spans: Iterable[Mapping[str, Any]], calls: Sequence[ToolCall] = ()
+) -> MetricResult | None:
+    """The turn's `unstubbed_tool_calls` check, or None when the turn ran without stubs.
+
+    `calls` are the turn's merged tool calls: more of them than went through the stubs
+    means some tools were never stubbed (the real tool ran)."""
+    spans = list(spans)
     for span in spans:
         if span.get("name") != TRACESIM.TURN_SPAN:
             continue
@@ -49,6 +84,25 @@ def stub_check(spans: Iterable[Mapping[str, Any]]) -> MetricResult | None:
             [m for m in missing if isinstance(m, Mapping)] if isinstance(missing, list) else []
         )
         total = answered + len(missing)
+        bypassed = len(calls) - total
+        if bypassed > 0 and not _has_mcp_calls(spans):
+            return MetricResult(
+                name="unstubbed_tool_calls",
+                value=answered / len(calls),
+                passed=False,
+                label="unstubbed",
+                reason=(
+                    f"{bypassed} of {len(calls)} tool calls never went through the scenario's "
+                    f"stubs, so the real tool ran ({_named(calls)}): wrap the agent's tools "
+                    "with tracesim's @tool or stub_function_tools (MCP tools: tracesim mcp-mock)"
+                ),
+                details={
+                    "kind": "check",
+                    "answered": answered,
+                    "unstubbed": missing,
+                    "bypassed": bypassed,
+                },
+            )
         if not missing:
             return MetricResult(
                 name="unstubbed_tool_calls",
@@ -57,10 +111,7 @@ def stub_check(spans: Iterable[Mapping[str, Any]]) -> MetricResult | None:
                 reason=f"{answered} tool calls answered by the scenario's stubs",
                 details={"kind": "check", "answered": answered, "unstubbed": []},
             )
-        named = ", ".join(
-            f"{m.get('name')}({orjson.dumps(m.get('arguments') or {}).decode()})"
-            for m in missing[:5]
-        )
+        named = _named(missing)
         return MetricResult(
             name="unstubbed_tool_calls",
             value=answered / total if total else 0.0,

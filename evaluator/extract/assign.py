@@ -165,6 +165,10 @@ def assign_requests(
     for index, call in enumerate(pending):
         if found[index] is None:
             fits = [r for r in requested if _named(r, call.name) and free(r)]
+            if call.call_id and call.arguments and call.bare is None:
+                # a span with its own id and arguments: only a request that has none
+                # (equal ones were taken above)
+                fits = [r for r in fits if not r.arguments]
             take(index, _pick(fits, call.order, latest=latest))
     return found
 

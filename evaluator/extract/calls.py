@@ -137,14 +137,21 @@ def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
     return call, PendingCall(name, arguments, call_id, bare, span.sort_key())
 
 
-def _apply(call: ToolCall, pending: PendingCall, request: RequestedCall | None) -> bool:
+def _apply(
+    call: ToolCall, pending: PendingCall, request: RequestedCall | None, named: set[str]
+) -> bool:
     """Fill what `pending` lacked from the model request it answers; True when done. The
-    request's id, when it differs from the span's own, names the call in tool messages."""
+    request's id, when it differs from the span's own, names the call in tool messages
+    (`named`: the ids the requests name; one they do not is the framework's own)."""
     if request is None:
         return False
     provenance = call.provenance if call.provenance is not None else {}
-    if not call.id:
-        call.id = request.id
+    if not call.id or (request.id and call.id not in named):
+        # no id, or one no request names (a framework's own: ADK's `adk-...`, LangChain's
+        # run id): the request's is the call's, the one its answers and explicit reports use
+        if call.id:
+            pending.request_id = call.id  # the span's own id may still name its answer
+        call.id = request.id or call.id
         if request.id:
             provenance["id"] = REQUEST
     elif request.id and request.id != call.id:
@@ -179,8 +186,9 @@ def _recover(
         in_trace = [(call, p) for view, call, p in pending if view.trace_id == trace_id]
         taken = {c.id for v, c, _ in calls if v.trace_id == trace_id and c.id}
         chosen = assign_requests([p for _, p in in_trace], requested, taken=taken)
+        named = {r.id for r in requested if r.id}
         for (call, p), request in zip(in_trace, chosen, strict=True):
-            if not _apply(call, p, request):
+            if not _apply(call, p, request, named):
                 left.append((call, p))
     if not left or not context.given:
         return
@@ -191,8 +199,9 @@ def _recover(
         return
     taken = {c.id for _, c, _ in calls if c.id}
     chosen = assign_requests([p for _, p in left], requested, taken=taken, latest=True)
+    named = {r.id for r in requested if r.id}
     for (call, p), request in zip(left, chosen, strict=True):
-        _apply(call, p, request)
+        _apply(call, p, request, named)
 
 
 def extract_tool_calls(
@@ -311,6 +320,8 @@ def _derive(
     calls.sort(key=lambda item: item[0].sort_key())
     if len(calls) > 1:
         calls = merge_nested(calls, others)
+    if any(p is None and c.id for _, c, p in calls):
+        calls = _own_ids(calls, others)
     pending = any(p is not None for _, _, p in calls)
     needs_result = any(c.result is None and c.error is None for _, c, _ in calls)
     if pending or needs_result:
@@ -337,6 +348,29 @@ def _derive(
             return found, aliases
         return [call for _, call, _ in calls], aliases
     return [call for _, call, _ in calls], []
+
+
+def _own_ids(
+    calls: list[tuple[SpanView, ToolCall, PendingCall | None]], others: list[Any]
+) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
+    """Tool spans under an id of their own (a framework's run id) where the turn's model
+    requests name their calls under other ids: such a span joins the unanswered request of
+    its name and arguments (`assign`), like a span without an id."""
+    traces = {view.trace_id for view, _, _ in calls}
+    requested = {
+        r.id
+        for v in views_of(s for s in others if row_may_hold_requests(s))
+        if v.trace_id in traces
+        for r in safe_requested_calls(v)
+    }
+    if not requested:
+        return calls
+    return [
+        (view, call, PendingCall(call.name, call.arguments, call.id, None, view.sort_key()))
+        if pending is None and call.id and call.id not in requested
+        else (view, call, pending)
+        for view, call, pending in calls
+    ]
 
 
 def _start_key(call: ToolCall) -> tuple[bool, Any]:

@@ -33,6 +33,10 @@ _ERROR_OUTPUT_KEYS = (
 )
 """Attributes where a failed tool's own error output may be the only message (SPEC §5)."""
 _TRACEBACK_HEAD = "Traceback (most recent call last)"
+_CHAIN_LINE = re.compile(
+    r"^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:\([\w.]*\))?: (.+)$"
+)
+"""One link of a printed exception chain (`ToolError(module): message`, `ValueError: m`)."""
 
 
 def _present(value: Any) -> bool:
@@ -126,7 +130,7 @@ def _tool_error(span: SpanView) -> str | None:
                 text = _repr_message(str(message))
                 if "\n" in text and (_TRACEBACK_HEAD in text or _JS_FRAME.search(text)):
                     return _exception_message(text)  # a stack inside the message (Node)
-                return text
+                return _wrapped_cause(text, attributes)
             if span.status_code != "ERROR" or not span.status_message:
                 kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
                 return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
@@ -144,6 +148,20 @@ def _tool_error(span: SpanView) -> str | None:
     if output is not None:
         return output
     return str(error_type) if _present(error_type) else "error"
+
+
+def _wrapped_cause(error: str, attributes: Mapping[str, Any]) -> str:
+    """The innermost cause when `error` is a wrapper's message and the tool's output prints
+    the exception chain (`ToolError(m): Tool Error` then `  ValueError(m): <cause>`): a
+    generic wrapper message must not hide the tool's own."""
+    for key in _ERROR_OUTPUT_KEYS:
+        value = attributes.get(key)
+        if not isinstance(value, str) or "\n" not in value or error not in value:
+            continue
+        links = [m.group(1).strip() for m in map(_CHAIN_LINE.match, value.splitlines()) if m]
+        if len(links) > 1 and links[0] == error.strip() and _present(links[-1]):
+            return links[-1]
+    return error
 
 
 def error_output(attributes: Mapping[str, Any]) -> str | None:

@@ -1,6 +1,7 @@
 """One call per tool execution (SPEC §5): tool spans nested in a tool span of the same
-call (a second instrumentation, the MCP client and server spans of one `tools/call`) merge
-into it, their fields completing its own, provenance kept."""
+call (a second instrumentation, the MCP client and server spans of one `tools/call`, a
+lifecycle event recorded as a child span) merge into it, their fields completing its own,
+provenance kept."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from tracesim.evaluator.extract.provenance import MCP_SPAN, TOOL_SPAN
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
 
-__all__ = ["merge_nested"]
+__all__ = ["LIFECYCLE_NAMES", "merge_nested"]
+
+LIFECYCLE_NAMES = frozenset(("start", "success", "error", "retry", "finish", "end"))
+"""Span names of a tool call's lifecycle events: a tool span so named under a tool span is
+that call's event, not a call (BeeAI emits its `error` event as a child TOOL span)."""
 
 
 def merge_nested(
@@ -37,7 +42,7 @@ def merge_nested(
             continue
         parent_index = by_span.get(parent_id)
         mcp = (call.provenance or {}).get("name") == MCP_SPAN
-        if parent_index is None and (mcp or call.name in repeated):
+        if parent_index is None and (mcp or call.name in repeated or call.name in LIFECYCLE_NAMES):
             if parents is None:
                 parents = _parent_map(others)
             parent_index = _tool_ancestor(parent_id, by_span, parents)
@@ -46,7 +51,7 @@ def merge_nested(
         if parent_index is None or parent_index == index:
             continue
         parent_view, parent, pending = calls[parent_index]
-        if parent.name != call.name and not mcp:
+        if not _same_call(parent, call, mcp=mcp):
             continue
         _complete(parent, call)
         if pending is not None and parent.id and pending.bare is None and parent.arguments:
@@ -56,6 +61,16 @@ def merge_nested(
         calls[parent_index] = (parent_view, parent, pending)
         merged_into[index] = parent_index
     return [item for index, item in enumerate(calls) if index not in merged_into]
+
+
+def _same_call(parent: ToolCall, child: ToolCall, *, mcp: bool) -> bool:
+    """Whether a tool span below `parent`'s is the same call: an MCP span of it, or one
+    under the same id or none, named after the same tool or after a lifecycle event."""
+    if mcp:
+        return True
+    if child.id and parent.id and child.id != parent.id:
+        return False  # an id of its own: a call the tool made
+    return child.name == parent.name or child.name in LIFECYCLE_NAMES
 
 
 def _parent_map(spans: list[Any]) -> dict[str, str]:

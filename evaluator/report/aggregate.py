@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracesim.evaluator.report.shape import clip
+from tracesim.evaluator.report.why import explain
 
 __all__ = [
     "FAILURES_SQL",
@@ -50,22 +51,23 @@ MAX_WORST = 10
 _NON_FAILURE_SQL = ", ".join(f"'{label}'" for label in sorted(NON_FAILURE_LABELS))
 FAILURES_SQL = f"""
 CREATE OR REPLACE TEMP TABLE _report_failures AS
-SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason, NULL::VARCHAR AS severity
+SELECT 0 AS grp, label, chat_id, NULL::INTEGER AS turn_id, reason, NULL::VARCHAR AS severity,
+  NULL::VARCHAR AS details
   FROM _report_final WHERE label IS NOT NULL AND label NOT IN ('', 'Done')
 UNION ALL
-SELECT 1, trim(label), chat_id, turn_id, reason, details->>'severity' FROM scores
+SELECT 1, trim(label), chat_id, turn_id, reason, details->>'severity', NULL FROM scores
   WHERE eval_id = $eval_id AND chat_id IS NOT NULL
   AND metric IN ('agent_behavior_failure', 'tool_call_behavior_failure')
   AND trim(label) <> '' AND lower(trim(label)) NOT IN ({_NON_FAILURE_SQL})
 UNION ALL
-SELECT 2, metric, chat_id, turn_id, reason, severity FROM (
+SELECT 2, metric, chat_id, turn_id, reason, severity, details FROM (
   SELECT DISTINCT ON (metric, chat_id) metric, chat_id, turn_id, reason,
-    details->>'severity' AS severity FROM scores
+    details->>'severity' AS severity, details::VARCHAR AS details FROM scores
   WHERE eval_id = $eval_id AND passed = false AND metric <> 'final_score' AND chat_id IS NOT NULL
   ORDER BY metric, chat_id, turn_id NULLS FIRST)
 """
 """Failing conversations as (group index into FAILURE_GROUPS, label, chat_id, turn_id,
-reason, severity from the score's details when set): a final status other than Done; a behaviour-failure label that is
+reason, severity from the score's details when set, the failed check's details): a final status other than Done; a behaviour-failure label that is
 a failure (one item per score); a failed metric (one item per conversation and metric)."""
 
 
@@ -206,8 +208,8 @@ def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
     groups: dict[str, dict[str, LabelFailures]] = {g: {} for g in FAILURE_GROUPS}
     for grp, label, n in counts:
         groups[FAILURE_GROUPS[grp]][label] = LabelFailures(n, [])
-    for grp, label, chat_id, turn_id, reason, severity, scenario in con.execute(
-        "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, f.severity,"
+    for grp, label, chat_id, turn_id, reason, severity, details, scenario in con.execute(
+        "SELECT f.grp, f.label, f.chat_id, f.turn_id, f.reason, f.severity, f.details,"
         " coalesce(c.scenario_id, '(none)')"
         " FROM (SELECT f.*, row_number() OVER (PARTITION BY f.grp, f.label"
         "   ORDER BY fin.value NULLS LAST, f.chat_id, f.turn_id NULLS FIRST) AS rn"
@@ -220,7 +222,7 @@ def group_failures(con: Any) -> dict[str, dict[str, LabelFailures]]:
                 "chat_id": chat_id,
                 "scenario": scenario,
                 "turn_id": turn_id,
-                "reason": clip(reason, 300),
+                "reason": clip(explain(reason, details), 300),
                 "severity": severity,
             }
         )
@@ -257,17 +259,18 @@ def worst_conversations(con: Any, limit: int = MAX_WORST) -> tuple[int, list[dic
     rows = con.execute(
         f"WITH ranked AS (SELECT *, {_WHY_RANK} AS k FROM _report_failures),"
         " per AS (SELECT chat_id, count(*) AS n, arg_min(label, k) AS why_label,"
-        "   arg_min(reason, k) AS why, arg_min(turn_id, k) AS why_turn"
+        "   arg_min(reason, k) AS why, arg_min(turn_id, k) AS why_turn,"
+        "   arg_min(details, k) AS why_details"
         "   FROM ranked GROUP BY chat_id)"
         " SELECT per.chat_id, coalesce(c.scenario_id, '(none)'), f.label, f.value, per.n,"
-        "  per.why_label, per.why, per.why_turn"
+        "  per.why_label, per.why, per.why_turn, per.why_details"
         " FROM per LEFT JOIN _report_final f USING (chat_id) LEFT JOIN _report_chats c"
         " USING (chat_id)"
         f" ORDER BY {_STATUS_RANK}, f.value NULLS FIRST, per.n DESC, per.chat_id LIMIT ?",
         [limit],
     ).fetchall()
     keys = ("chat_id", "scenario", "label", "final", "failures", "why_label", "reason", "turn_id")
-    out = [dict(zip(keys, row, strict=True)) for row in rows]
-    for row in out:
-        row["reason"] = clip(row["reason"], 300)
+    out = [dict(zip(keys, row[:-1], strict=True)) for row in rows]
+    for row, raw in zip(out, rows, strict=True):
+        row["reason"] = clip(explain(row["reason"], raw[-1]), 300)
     return count, out

@@ -109,6 +109,8 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{request_type} = {lit(rt)}, {lit(op)}"
         for rt, op in TRACELOOP.REQUEST_TYPE_OPERATIONS.items()
     )
+    span_kind = "upper(replaceRegexpOne(toString(SpanKind), '^SPAN_KIND_', ''))"
+    usage = (GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS)
     generic_operation = (
         f"coalesce({a(GENAI.OPERATION_NAME)}, multiIf("
         f"{kind} = 'TOOL', {tool}, {kind} = 'LLM', {chat}, "
@@ -116,7 +118,11 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{is_tl_tool} OR {named_tool} OR {has(AI_SDK.TOOL_CALL_NAME)} "
         f"OR {has(HAYSTACK.TOOL_NAME)} OR {llama_tool} OR {logfire_tool}, {tool}, "
         f"{operation_id} IS NOT NULL, multiIf({suffixes}, NULL), "
-        f"{request_types}, NULL))"
+        f"{request_types}, NULL), "
+        # an inference span known by what it carries (`hot_fields._carries_an_inference`)
+        f"if({span_kind} = 'CLIENT' AND {_first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL))} "
+        f"IS NOT NULL AND {has(GENAI.RESPONSE_ID)} AND {_first(*(_int(a(k)) for k in usage))} "
+        f"IS NOT NULL, {chat}, NULL))"
     )
     span_type = f"trimBoth({a(MLFLOW.SPAN_TYPE)})"
     chat_types = ", ".join(lit(f'"{t}"') for t in MLFLOW.MODEL_TYPES)

@@ -86,6 +86,21 @@ def test_failed_check_details_and_stack_trace_are_embedded(failing: RunOutcome) 
     assert not_reached[2] is None
 
 
+def test_the_failures_list_names_the_missing_and_the_actual_call(failing: RunOutcome) -> None:
+    """The first thing read, the worst-first table and the per-metric lists, says which call
+    was missing and which was made, not only "0 matched of 1 expected"."""
+    html = Path(failing.extra["report_path"]).read_text()
+    section = html.split('<section id="failures">')[1].split("</section>")[0]
+    worst = section.split("<table class='worst'>")[1].split("</table>")[0]
+    expected = (
+        "expected, not found: issue_refund({&quot;order_id&quot;:&quot;A1&quot;}); "
+        "actual, not expected: lookup_order({&quot;order_id&quot;:&quot;A1&quot;})"
+    )
+    assert expected in worst
+    lists = section.split("<table class='worst'>")[1].split("</table>")[1]
+    assert expected in lists
+
+
 def test_the_methodology_states_formula_statuses_and_gates(failing: RunOutcome) -> None:
     html = Path(failing.extra["report_path"]).read_text()
     section = html.split('<section id="methodology">')[1]

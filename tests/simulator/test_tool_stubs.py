@@ -149,3 +149,44 @@ def test_a_run_answers_python_tools_from_the_scenario_stubs(project: Project) ->
     assert checks[0][:3] == (0, 1.0, True)
     assert checks[1][:3] == (1, 0.0, False)
     assert 'lookup_order({"order_id":"Z9"})' in checks[1][3]
+
+
+UNWRAPPED_AGENT = """
+from tracesim import AgentResponse, BaseAgent, ToolCall
+
+def lookup_order(order_id: str) -> str:
+    return "shipped (from the real back end)"
+
+class Agent(BaseAgent):
+    async def execute(self, user_query, **kwargs):
+        order = user_query.split()[-1]
+        status = lookup_order(order)
+        return AgentResponse(content="order is " + status, tool_calls=[
+            ToolCall(name="lookup_order", arguments={"order_id": order}, result=status)])
+"""
+
+
+def test_a_replay_whose_tools_bypass_the_stubs_fails_naming_them(project: Project) -> None:
+    """Stubs the agent never asks (its tools are not wrapped) must not pass as "0 calls
+    answered": the real back end was reached."""
+    project.agent(UNWRAPPED_AGENT)
+    project.scenarios(
+        [
+            {
+                "scenario_id": "replay",
+                "turns": ["status of A1"],
+                "tool_stubs": [
+                    {"name": "lookup_order", "args": {"order_id": "A1"}, "result": "shipped"}
+                ],
+            }
+        ]
+    )
+    project.config(agent_config=custom_agent("agent.py", class_name="Agent"))
+    outcome = project.run(evaluate=True)
+    checks = query(
+        outcome.db_path,
+        "SELECT turn_id, value, passed, reason FROM scores WHERE metric = 'unstubbed_tool_calls'",
+    )
+    assert len(checks) == 1 and checks[0][:3] == (0, 0.0, False)
+    assert "1 of 1 tool calls never went through the scenario's stubs" in checks[0][3]
+    assert 'lookup_order({"order_id":"A1"})' in checks[0][3] and "@tool" in checks[0][3]

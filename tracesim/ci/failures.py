@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracesim.ci.outcomes import ConversationOutcome, describe_details
+from tracesim.ci.outcomes import ConversationOutcome
+from tracesim.evaluator.report.why import why_line
 
 __all__ = ["TERMINAL_LIMIT", "failure_lines", "first_reason", "worst_first"]
 
@@ -45,9 +46,9 @@ def first_reason(outcome: ConversationOutcome) -> str:
         return _one_line(outcome.message())
     if outcome.failed:
         check = outcome.failed[0]
-        details = describe_details(check.details)
-        if details:
-            why = details[0]
+        calls = why_line(check.details)
+        if calls:
+            why = calls
         elif check.label and check.label not in (check.reason or ""):
             why = f"label {check.label!r}" + (f": {check.reason}" if check.reason else "")
         else:

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from tracesim.evaluator.report.why import describe_details
 from tracesim.schemas.error_source import split_error
 
 __all__ = [
@@ -98,44 +99,6 @@ class ConversationOutcome:
 
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
-
-
-def _calls(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value) if value else "(none)"
-    return str(value)
-
-
-def describe_details(details: dict[str, Any]) -> list[str]:
-    """A failed check's expected vs actual calls, one line each, from its `details`."""
-    lines: list[str] = []
-    for item in details.get("calls") or []:
-        if isinstance(item, dict) and item.get("matched") is not True:
-            expected = item.get("expected", item.get("name"))
-            actual = item.get("actual")
-            line = f"expected {expected}, actual {_calls(actual) if actual else '(none)'}"
-            if item.get("explanation"):
-                line += f": {item['explanation']}"
-            lines.append(line)
-    if not lines:
-        for key, label in (("missing", "expected, not found"), ("extra", "actual, not expected")):
-            if details.get(key):
-                lines.append(f"{label}: {_calls(details[key])}")
-    if details.get("forbidden"):
-        lines.append(f"forbidden tools called: {_calls(details['forbidden'])}")
-    if "expected_order" in details:
-        lines.append(f"expected order: {_calls(details['expected_order'])}")
-        lines.append(f"actual order: {_calls(details.get('actual_order'))}")
-    tools = details.get("tools")
-    if isinstance(tools, dict):
-        for tool, item in tools.items():
-            if isinstance(item, dict) and item.get("passed") is False:
-                lines.append(
-                    f"{tool}: expected {item.get('expected')} call(s), actual {item.get('actual')}"
-                )
-    if details.get("severity"):
-        lines.append(f"severity: {details['severity']}")
-    return lines
 
 
 _OUTCOMES = """
