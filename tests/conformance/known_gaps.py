@@ -9,7 +9,7 @@ per-turn span extraction of `test_extraction_text_screening_changes_no_answer`),
 
 from __future__ import annotations
 
-__all__ = ["CORPUS_GAPS", "HELD_OUT_GAPS"]
+__all__ = ["CORPUS_GAPS", "HELD_OUT_2_GAPS", "HELD_OUT_GAPS"]
 
 CORPUS_GAPS: dict[tuple[str, str], str] = {
     # Gemini API (google-genai): calls have no ids
@@ -73,4 +73,78 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
 }
 
+RESPONSES_ITEM_ID = (
+    "the reply's tool_call part carries the Responses API ITEM id ('fc_call_w1') while the "
+    "next input's history and its tool_call_response use the call_id ('call_w1'): each "
+    "call is found twice-named, no result joins it (3 results without a call). Class: one "
+    "call under two ids, a reply's and its replay's (issue 24, row 8: ids rewritten; the "
+    "replay with the same name and arguments at the same position is the same call)"
+)
+WRAPPER_ERROR = (
+    "Class: a wrapper exception hiding its cause: the status message is the framework's "
+    "generic text and the cause is elsewhere on the span (BeeAI's output.value, here "
+    "error.type or gen_ai.tool.call.result)"
+)
+
+HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
+    # Recorded for the second held-out measurement (tests/conformance/README.md, "held-out
+    # results, round 2"): instrumentations never seen, replayed on main 507ea0e first.
+    ("openai-responses-openllmetry", "tool_calls"): RESPONSES_ITEM_ID,
+    ("openai-responses-openllmetry", "explained"): (
+        "3 results without a call (call_w1...): their calls were read under the item ids "
+        "(see tool_calls); warned about"
+    ),
+    ("openai-responses-openllmetry-stream", "tool_calls"): RESPONSES_ITEM_ID,
+    ("openai-responses-openllmetry-stream", "explained"): (
+        "3 results without a call (see openai-responses-openllmetry)"
+    ),
+    ("openlit-openai-responses", "tool_calls"): (
+        "ids empty: each span names its call twice, gen_ai.tool.call.id='call_w1' (the "
+        "call_id) and the output tool_call part id 'fc_call_w1' (the item id), and neither "
+        "is kept; the results are in no attribute (truth: expected_gaps result, error), and "
+        "nothing says a call has no outcome. Classes: one call under two ids; a call "
+        "without any outcome is not reported"
+    ),
+    ("openai-responses-openllmetry-node", "tool_calls"): (
+        "no call, and nothing said: the Responses API recorded as chat, the request's whole "
+        "`input` array (function_call / function_call_output items) serialised as the TEXT "
+        "of one user message, a tool-call reply recorded as text '' with finish_reason "
+        "stop. Class: a request body serialised into a message's text (the calls and "
+        "results only in the history's input items)"
+    ),
+    ("openai-responses-openllmetry-node", "keyed"): "no call found (see tool_calls)",
+    ("openai-responses-openllmetry-node", "screening"): "no call found (see tool_calls)",
+    ("openlit-bedrock-converse", "tool_calls"): (
+        "no call: OpenLIT's bedrock instrumentation records a tool-use reply as output "
+        "parts [] and keeps only the user's text as input; the calls and results are in "
+        "no attribute. Class: model spans whose content is missing (openlit-groq, "
+        "mistral-openllmetry-stream); warned about (3 unread_request)"
+    ),
+    ("openlit-bedrock-converse", "keyed"): "no call found (see tool_calls)",
+    ("openlit-bedrock-converse", "screening"): "no call found (see tool_calls)",
+    ("openlit-bedrock-converse", "explained"): (
+        "3 model calls that asked for tools unreadably (unread_request): the calls are "
+        "not in the telemetry; warned about, as it should be"
+    ),
+    ("gemini-openllmetry", "tool_calls"): (
+        "no results, and nothing said: the function responses are GenAI tool_call_response "
+        "parts with id '' in messages of role USER (the Gemini API's function responses "
+        "are user turns), read only in role tool messages. Class: a tool answer known by "
+        "its part type, whatever the message's role"
+    ),
+    ("openai-agents-openlit", "tool_calls"): (
+        "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
+        "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not "
+        "found' (the failure_error_function's text). " + WRAPPER_ERROR
+    ),
+    ("agno-team-openlit", "tool_calls"): (
+        "the delegate's result is '<generator object ...>' (gen_ai.tool.call.result is a "
+        "Python repr; the member's answer is in the leader's next model input) and "
+        "lookup_order's error is 'Tool execution failed' (status) while error.type holds "
+        "'order A1 not found'. Classes: a result that is an object's repr is no result "
+        "(the model input's answer is the better source); " + WRAPPER_ERROR
+    ),
+}
+
 CORPUS_GAPS.update(HELD_OUT_GAPS)
+CORPUS_GAPS.update(HELD_OUT_2_GAPS)
