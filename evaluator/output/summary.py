@@ -186,7 +186,11 @@ def print_summary(
             Text(
                 f"judges ({usage.model}): {usage.requests} request(s), {usage.cached} cached, "
                 f"{usage.failed} failed, {usage.input_tokens}+{usage.output_tokens} tokens, "
-                f"${usage.cost_usd:.4f}"
+                + (
+                    f"${usage.cost_usd:.4f}"
+                    if usage.priced
+                    else "cost unknown (set llm.input_cost_per_mtok and llm.output_cost_per_mtok)"
+                )
             )
         )
     elif usage.reason:

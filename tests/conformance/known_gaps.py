@@ -45,11 +45,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
-    ("openinference-beeai", "tool_calls"): (
-        "4 calls instead of 3: BeeAI's final_answer tool (the agent's answer) is taken as a "
-        "call. Class: an answer tool that is not a call (its lifecycle 'error' child span "
-        "and the wrapper's 'Tool Error' hiding the cause are read since)"
-    ),
     ("genkit-node", "tool_calls"): (
         "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
         "tool|model, genkit:name, genkit:input / genkit:output JSON, toolRequest {name, ref, "
@@ -62,12 +57,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
         "genkit:output) are no model convention"
     ),
     ("genkit-node", "screening"): "no call found (see tool_calls)",
-    ("openinference-dspy", "tool_calls"): (
-        "4 calls instead of 3: DSPy ReAct's own 'finish' tool (a TOOL span 'finish.__call__', "
-        "output 'Completed.') is taken as a call. Class: an agent's answer tool is not a "
-        "tool call (BeeAI final_answer, DSPy finish; smolagents' FinalAnswerTool has a rule "
-        "keyed to its span name)"
-    ),
     ("openlit-groq", "tool_calls"): (
         "no call: OpenLIT's groq instrumentation raises on every tool-call reply (its span "
         "is ERROR with the instrumentation's own AttributeError, no messages); only the "

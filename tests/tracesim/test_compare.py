@@ -137,6 +137,50 @@ def test_bad_references_exit_two_with_one_line(
     assert code == 2 and "Traceback" not in output
 
 
+def test_the_short_run_id_the_run_prints_is_a_reference(
+    worse: tuple[Path, RunOutcome, RunOutcome],
+) -> None:
+    """`tracesim run` heads its output with the run id's first 12 characters, and the
+    README says `--baseline <first run id>`: that short id works, as git's do."""
+    db, base, cand = worse
+    code, output = _compare(
+        "--db",
+        str(db),
+        "--baseline",
+        base.run_id[:12],
+        "--candidate",
+        cand.run_id[:8],
+        "--format",
+        "json",
+    )
+    assert code == 0, output
+    comparison = json.loads(output)
+    assert comparison["baseline"]["run_id"] == base.run_id
+    assert comparison["candidate"]["run_id"] == cand.run_id
+    # a short id that starts no id is not found, as before
+    code, output = _compare("--db", str(db), "--baseline", "ffff0000ffff", "--candidate", "latest")
+    assert code == 2 and "no evaluation or run 'ffff0000ffff'" in output
+
+
+def test_an_ambiguous_short_id_names_the_ids(tmp_path: Path) -> None:
+    import duckdb
+    from tracesim.schemas.ddl import create_all
+
+    from tracesim.evaluations import EvaluationRefError, load_digest
+
+    db = tmp_path / "t.duckdb"
+    with duckdb.connect(str(db)) as con:
+        create_all(con)
+        for eval_id, run_id in (("abcd11", "r1"), ("abcd22", "r2")):
+            con.execute(
+                "INSERT INTO runs (eval_id, run_id, kind, summary) VALUES (?, ?, 'run', ?)",
+                [eval_id, run_id, json.dumps({"scenarios": [], "trials": {}})],
+            )
+    with pytest.raises(EvaluationRefError, match=r"'abcd' is the start of 2 ids \(abcd11, abcd22\)"):
+        load_digest(str(db), "abcd")
+    assert load_digest(str(db), "abcd2").eval_id == "abcd22"
+
+
 def test_the_baseline_in_the_config_gates_the_run(
     worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
