@@ -85,6 +85,17 @@ def _load_outcomes(store: Any, report: Any, *, needed: bool, console: Any) -> li
         return None
 
 
+def _ungraded(store: Any, eval_id: str, console: Any) -> list[str]:
+    """The checks that could not grade, one line each (never fatal: the scores are stored)."""
+    from tracesim.ci.ungraded import ungraded_check_lines
+
+    try:
+        return ungraded_check_lines(store, eval_id)
+    except Exception as exc:  # noqa: BLE001 - informative only
+        console.print(f"checks not graded not listed: {type(exc).__name__}: {exc}", markup=False)
+        return []
+
+
 def evaluate_and_report(
     db_path: Any,
     *,
@@ -168,7 +179,11 @@ def _evaluate_store(
     )
     ci_wanted = junit_path is not None or bool(os.environ.get(STEP_SUMMARY_ENV))
     outcomes = _load_outcomes(store, result.report, needed=ci_wanted, console=console)
-    print_summary(result.report, console=console, failures=failure_lines(outcomes or []))
+    print_summary(
+        result.report,
+        console=console,
+        failures=failure_lines(outcomes or []) + _ungraded(store, result.eval_id, console),
+    )
     if result.report.comparison is not None:
         from tracesim.compare_format import comparison_text
 
