@@ -23,7 +23,7 @@ __all__ = [
     "UIPATH",
     "HAYSTACK",
     "LANGSMITH",
-    "SMOLAGENTS",
+    "DSPY",
     "LANGCHAIN_MESSAGE",
     "LLAMA_INDEX",
     "PLACEHOLDERS",
@@ -349,10 +349,14 @@ class LANGSMITH:
     TOOL_OUTPUT = "gen_ai.completion"  # {"output": ToolMessage dict}
 
 
-class SMOLAGENTS:
-    """smolagents through OpenInference."""
+class DSPY:
+    """DSPy ReAct (through OpenInference): its built-in `finish` tool, which the model calls
+    to end the loop, takes no arguments and returns a constant; the answer is extracted by a
+    model call after it. No general signal tells it from a real tool without arguments:
+    named as specific (`extract.answer_tools`)."""
 
-    FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
+    FINISH_TOOL = "finish"
+    FINISH_RESULT = "Completed."
 
 
 class ANY_AGENT:  # noqa: N801 - the library's name

@@ -30,7 +30,7 @@ from tracesim.collector.store.sql import (
     upsert_sql,
 )
 from tracesim.schemas.ddl import create_all
-from tracesim.schemas.duckdb_file import looks_like_duckdb
+from tracesim.schemas.duckdb_file import looks_like_duckdb, not_a_file
 
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",
@@ -247,6 +247,12 @@ class Store:
             "checkpoint_threshold": checkpoint_threshold,
             "memory_limit": memory_limit,
         }
+        kind = not_a_file(self.path)
+        if kind is not None:
+            raise NotADuckDBFile(
+                f"{self.path} is {kind}, not a DuckDB file: give --db a new file name or a "
+                "DuckDB file tracesim wrote"
+            )
         if not looks_like_duckdb(self.path):
             raise NotADuckDBFile(
                 f"{self.path} exists and is not a DuckDB file: give --db a new file name or "
