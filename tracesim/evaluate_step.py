@@ -179,15 +179,12 @@ def _evaluate_store(
     )
     ci_wanted = junit_path is not None or bool(os.environ.get(STEP_SUMMARY_ENV))
     outcomes = _load_outcomes(store, result.report, needed=ci_wanted, console=console)
-    print_summary(
-        result.report,
-        console=console,
-        failures=failure_lines(outcomes or []) + _ungraded(store, result.eval_id, console),
-    )
-    if result.report.comparison is not None:
+    lines = failure_lines(outcomes or []) + _ungraded(store, result.eval_id, console)
+    if result.report.comparison is not None:  # before the verdict: a CI log ends on it
         from tracesim.compare_format import comparison_text
 
-        console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
+        lines += ["", *comparison_text(result.report.comparison).splitlines()]
+    print_summary(result.report, console=console, failures=lines)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     from tracesim.evaluator.inspect.inspect import evidence_warning

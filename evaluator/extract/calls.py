@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tracesim.evaluator.extract.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.assign import PendingCall, RequestedCall, assign_requests
 from tracesim.evaluator.extract.audit import IGNORED_SPAN, SKIPPED_SPAN, Unexplained, audit_turn
 from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
@@ -52,7 +53,7 @@ from tracesim.evaluator.extract.results import fill_results
 from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
 from tracesim.evaluator.extract.unread import unread_requests
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
+from tracesim.schemas.conventions import LANGCHAIN, MCP
 
 __all__ = ["extract_tool_calls"]
 
@@ -101,10 +102,6 @@ def _tool_call(span: SpanView) -> tuple[Any, Any] | None:
     if name == ADK.MERGED_TOOLS_NAME:
         # ADK's summary of parallel calls: each call has its own span
         return IGNORED_SPAN, "ADK's summary of parallel calls (each has its own span)", name
-    if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
-        # smolagents answers through a tool: the answer, not a tool call
-        why = "smolagents' answer tool (the agent's answer, not a call)"
-        return IGNORED_SPAN, why, name or span.name
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return SKIPPED_SPAN, "no tool name in any convention, nor in the span name", span.name
@@ -259,7 +256,10 @@ def extract_tool_calls(
                     responders.append(other)
             shared.append(other)
         others = shared
+    traces = {view.span_id: view.trace_id for view, _, _ in calls}
     found_calls, aliases = _derive(calls, others, scope)
+    found_calls, answers = split_answer_tool(found_calls, others, traces)
+    skipped.extend(answers)
     if found_calls:
         _flag_failures(found_calls, others)
     if audit is not None:

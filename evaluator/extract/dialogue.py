@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from tracesim.schemas.message_conventions import AGENT_LEVEL, MESSAGE_SOURCES, MessageSource
 
-__all__ = ["TurnDialogue", "turn_dialogue"]
+__all__ = ["TurnDialogue", "replies", "turn_dialogue"]
 
 Message = tuple[str, str]
 """(role, text)."""
@@ -264,3 +264,19 @@ def turn_dialogue(spans: Iterable[Mapping[str, Any]]) -> TurnDialogue:
     if agent is None:
         agent, reply_convention = _agent_level(decoded, "output", ids)
     return TurnDialogue(user, agent, convention or reply_convention)
+
+
+def replies(span: Mapping[str, Any]) -> list[str]:
+    """Every text a span says was answered (model replies and agent-level outputs of every
+    convention), stripped; a span with decoded `attributes` and `events`. Unreadable
+    values are skipped."""
+    found = []
+    for source in (*MESSAGE_SOURCES, *AGENT_LEVEL):
+        if source.side != "output":
+            continue
+        try:
+            messages = _from_span(span, source)
+        except Exception:  # noqa: BLE001 - an odd shape skips that source
+            continue
+        found.extend(text.strip() for role, text in messages if role in ("assistant", ""))
+    return found

@@ -24,6 +24,7 @@ from tracesim.evaluator.extract.audit import (
     settle,
 )
 from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.outcome import unanswered_calls
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.extract.unread import unread_turns
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
@@ -253,6 +254,10 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
             found = extract_tool_calls(rows, context=context, audit=audit)
             calls.extend((by_span, call) for call in found)
         unexplained.extend(settle(audit, (call for _, call in calls)))
+        if any(call.result is None and call.error is None for _, call in calls):
+            turns_rows = {id(by_span): by_span for by_span, _ in calls}.values()
+            traces = {k: row["trace_id"] for rows in turns_rows for k, row in rows.items()}
+            unexplained.extend(unanswered_calls((call for _, call in calls), traces))
         for by_span, call in calls:
             row = by_span.get(call.span_id or "")
             if row is None:

@@ -21,6 +21,7 @@ from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
+from tracesim.evaluator.extract.outcome import unanswered_calls
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
@@ -149,8 +150,11 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
         work.calls.append(merged)
         work.turn_results.append([])
         rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
-    if audit:
-        work.evidence = count_kinds(settle(audit, chain.from_iterable(work.calls)))
+    # settled first: `settle` would take an unanswered call's own id for an explanation
+    items = settle(audit, chain.from_iterable(work.calls)) if audit else []
+    items.extend(unanswered_calls(chain.from_iterable(work.calls)))
+    if items:
+        work.evidence = count_kinds(items)
 
 
 _PARSED_LIMIT = 1024

@@ -45,29 +45,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
-    ("openinference-beeai", "tool_calls"): (
-        "4 calls instead of 3: BeeAI's final_answer tool (the agent's answer) is taken as a "
-        "call. Class: an answer tool that is not a call (its lifecycle 'error' child span "
-        "and the wrapper's 'Tool Error' hiding the cause are read since)"
-    ),
-    ("genkit-node", "tool_calls"): (
-        "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
-        "tool|model, genkit:name, genkit:input / genkit:output JSON, toolRequest {name, ref, "
-        "input} in the model action's output) matches no tool or model convention, and the "
-        "trace has no key, so it is not evaluated. Class: an unknown convention whose "
-        "spans carry JSON input/output (no longer silent: an unread_turn, prefix genkit:)"
-    ),
-    ("genkit-node", "model_calls"): (
-        "0 of 3: the model action spans (genkit:metadata:subtype=model, usage inside "
-        "genkit:output) are no model convention"
-    ),
-    ("genkit-node", "screening"): "no call found (see tool_calls)",
-    ("openinference-dspy", "tool_calls"): (
-        "4 calls instead of 3: DSPy ReAct's own 'finish' tool (a TOOL span 'finish.__call__', "
-        "output 'Completed.') is taken as a call. Class: an agent's answer tool is not a "
-        "tool call (BeeAI final_answer, DSPy finish; smolagents' FinalAnswerTool has a rule "
-        "keyed to its span name)"
-    ),
     ("openlit-groq", "tool_calls"): (
         "no call: OpenLIT's groq instrumentation raises on every tool-call reply (its span "
         "is ERROR with the instrumentation's own AttributeError, no messages); only the "
@@ -112,16 +89,20 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
     ("openlit-openai-responses", "tool_calls"): (
         "ids empty: each span names its call twice, gen_ai.tool.call.id='call_w1' (the "
         "call_id) and the output tool_call part id 'fc_call_w1' (the item id), and neither "
-        "is kept; the results are in no attribute (truth: expected_gaps result, error), and "
-        "nothing says a call has no outcome. Classes: one call under two ids; a call "
-        "without any outcome is not reported"
+        "is kept; the results are in no attribute (truth: expected_gaps result, error; the 3 "
+        "calls without an answer are now reported: unanswered_request). Class: one call "
+        "under two ids"
     ),
     ("openai-responses-openllmetry-node", "tool_calls"): (
         "no call, and nothing said: the Responses API recorded as chat, the request's whole "
         "`input` array (function_call / function_call_output items) serialised as the TEXT "
         "of one user message, a tool-call reply recorded as text '' with finish_reason "
         "stop. Class: a request body serialised into a message's text (the calls and "
-        "results only in the history's input items)"
+        "results only in the history's input items; no longer silent: unread_request)"
+    ),
+    ("openai-responses-openllmetry-node", "explained"): (
+        "3 model calls whose input holds tool calls as JSON text (unread_request): the "
+        "calls are there, in no shape read (see tool_calls); warned about"
     ),
     ("openai-responses-openllmetry-node", "keyed"): "no call found (see tool_calls)",
     ("openai-responses-openllmetry-node", "screening"): "no call found (see tool_calls)",
@@ -136,12 +117,6 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
     ("openlit-bedrock-converse", "explained"): (
         "3 model calls that asked for tools unreadably (unread_request): the calls are "
         "not in the telemetry; warned about, as it should be"
-    ),
-    ("gemini-openllmetry", "tool_calls"): (
-        "no results, and nothing said: the function responses are GenAI tool_call_response "
-        "parts with id '' in messages of role USER (the Gemini API's function responses "
-        "are user turns), read only in role tool messages. Class: a tool answer known by "
-        "its part type, whatever the message's role"
     ),
     ("openai-agents-openlit", "tool_calls"): (
         "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
