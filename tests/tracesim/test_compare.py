@@ -190,6 +190,15 @@ def test_a_baseline_comparison_reads_in_words_and_ends_on_the_verdict(
     assert set(rows) <= {"REGRESSED", "improved", "unchanged", "inconclusive"}, output
     assert "inconclusive" in rows  # 4/4 against 4/8: more trials would tell
     assert "too few trials to tell a change from chance" in output
+    # the report's before / after says the same of a baseline evaluated over every run
+    from tracesim.evaluator.report.trials import _comparison
+
+    comparison = json.loads(
+        _compare("--db", str(copy), "--baseline", "latest", "--candidate", base.run_id,
+                 "--format", "json")[1]
+    )  # fmt: skip
+    html = _comparison(comparison)
+    assert "run None" not in html and "(every conversation of its file, no single run)" in html
 
 
 def test_an_ambiguous_short_id_names_the_ids(tmp_path: Path) -> None:
