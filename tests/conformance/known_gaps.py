@@ -45,18 +45,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
     ("mistral-openllmetry-stream", "keyed"): "no call found (see tool_calls)",
     ("mistral-openllmetry-stream", "screening"): "no call found (see tool_calls)",
-    ("genkit-node", "tool_calls"): (
-        "no call at all, and nothing said: Genkit's own convention (genkit:metadata:subtype "
-        "tool|model, genkit:name, genkit:input / genkit:output JSON, toolRequest {name, ref, "
-        "input} in the model action's output) matches no tool or model convention, and the "
-        "trace has no key, so it is not evaluated. Class: an unknown convention whose "
-        "spans carry JSON input/output (no longer silent: an unread_turn, prefix genkit:)"
-    ),
-    ("genkit-node", "model_calls"): (
-        "0 of 3: the model action spans (genkit:metadata:subtype=model, usage inside "
-        "genkit:output) are no model convention"
-    ),
-    ("genkit-node", "screening"): "no call found (see tool_calls)",
     ("openlit-groq", "tool_calls"): (
         "no call: OpenLIT's groq instrumentation raises on every tool-call reply (its span "
         "is ERROR with the instrumentation's own AttributeError, no messages); only the "
