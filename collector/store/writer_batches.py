@@ -3,13 +3,11 @@ merging per-request batches, and rolling back a half-decoded request. Pure."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import duckdb
 import pyarrow as pa
 from tracesim.collector.decode.decode import SpanBatch
 from tracesim.collector.decode.decode_logs import LogBatch
-from tracesim.collector.store.store import PreparedBatch
+from tracesim.collector.store.store import TABLE_FIELDS, PreparedBatch
 
 __all__ = ["DATA_ERRORS", "concat", "marks", "rollback"]
 
@@ -27,13 +25,12 @@ DATA_ERRORS = (
 failure (disk full, out of memory) is the machine's: the batch stays in the spool."""
 
 
-_TABLE_NAMES = tuple(f.name for f in fields(PreparedBatch) if f.name != "nulled")
-
-
 def concat(first: PreparedBatch, second: PreparedBatch) -> PreparedBatch:
     """Both batches' rows in one (tables concatenated, `second` after `first`)."""
-    merged = PreparedBatch(nulled=first.nulled + second.nulled)
-    for name in _TABLE_NAMES:  # every table: a name left out here was dropped silently
+    merged = PreparedBatch(
+        nulled=first.nulled + second.nulled, duplicates=first.duplicates + second.duplicates
+    )
+    for name in TABLE_FIELDS:  # every table: a name left out here was dropped silently
         a, b = getattr(first, name), getattr(second, name)
         both = [t for t in (a, b) if t is not None]
         setattr(merged, name, pa.concat_tables(both) if len(both) > 1 else (both or [None])[0])
