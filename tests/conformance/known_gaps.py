@@ -26,7 +26,15 @@ CORPUS_GAPS: dict[tuple[str, str], str] = {
         "litellm.completion is a trace of its own with no conversation key: the answers are "
         "only in the NEXT trace's gen_ai.input.messages (and the ids only in the "
         "raw_gen_ai_request child's llm.openai.choices, a Python repr): no call gets its "
-        "result; unkeyed traces are not linked by their message history"
+        "result. Decided NOT to link unkeyed traces by the message history a later one "
+        "replays: a replayed history does not identify a conversation. Runs of one scenario "
+        "against a deterministic model (pass@k trials, CI reruns, scripted servers) replay "
+        "identical histories with identical or absent call ids (Gemini has none), so a "
+        "trace's continuation is ambiguous, and agents that trim or summarise history never "
+        "replay it; a wrong link moves a result into another user's conversation silently, "
+        "where today the results are warned about (6 result_without_call, and every "
+        "unkeyed trace is listed by inspect). The fix is on the telemetry side: a parent "
+        "span around the agent loop (one trace), or a conversation key on each call"
     ),
     ("litellm-otel", "explained"): (
         "6 results without a call: each trace's input answers calls made in earlier traces "
