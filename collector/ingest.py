@@ -133,7 +133,7 @@ class Ingest:
                 self.busy_answers += 1
                 raise
             self._pending += size
-            queued = bytes(payload) if self._writer.takes_payloads else request
+            queued = bytes(payload) if self._writer.takes_payload(kind) else request
             self._writer.put(Item(seq, kind, queued, size, valid))
         try:
             self._spool.sync(seq)

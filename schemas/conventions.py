@@ -24,6 +24,7 @@ __all__ = [
     "HAYSTACK",
     "LANGSMITH",
     "DSPY",
+    "GENKIT",
     "LANGCHAIN_MESSAGE",
     "LLAMA_INDEX",
     "PLACEHOLDERS",
@@ -347,6 +348,35 @@ class LANGSMITH:
 
     TOOL_INPUT = "gen_ai.prompt"  # JSON object text on tool spans
     TOOL_OUTPUT = "gen_ai.completion"  # {"output": ToolMessage dict}
+
+
+class GENKIT:
+    """Genkit's own telemetry (JS and Go `genkit-tracer`: no gen_ai.* at all), read as OTel
+    GenAI (specific to Genkit: `evaluator.extract.genkit`, `collector.routing.hot_fields`).
+    An action span says what it runs in `genkit:metadata:subtype`; its `genkit:input` and
+    `genkit:output` are JSON: a tool's arguments and JSON-encoded result, a model's request
+    `{messages, tools}` and response `{message, finishReason, usage}`. Messages hold parts
+    `{text}`, `{toolRequest: {name, ref, input}}` and `{toolResponse: {name, ref, output}}`
+    (`ref`: the call id)."""
+
+    SUBTYPE = "genkit:metadata:subtype"
+    SUBTYPE_TOOL = "tool"
+    SUBTYPE_MODEL = "model"
+    NAME = "genkit:name"  # the tool's name; the model's (`provider/model`)
+    INPUT = "genkit:input"
+    OUTPUT = "genkit:output"
+    MESSAGES = "messages"
+    MESSAGE = "message"
+    CONTENT = "content"
+    FINISH_REASON = "finishReason"
+    USAGE = "usage"
+    INPUT_TOKENS = "inputTokens"
+    OUTPUT_TOKENS = "outputTokens"
+    TEXT = "text"
+    TOOL_REQUEST = "toolRequest"
+    TOOL_RESPONSE = "toolResponse"
+    REF = "ref"
+    ROLES = {"model": "assistant"}  # Genkit's role names that differ from GenAI's
 
 
 class DSPY:

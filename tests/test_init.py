@@ -119,3 +119,13 @@ def test_args_no_mode_compares_are_a_warning(tmp_path: Path) -> None:
     assert quiet.exit_code == 0
     result = CliRunner().invoke(cli, ["run", str(tmp_path / "quiet" / "config.yaml")])
     assert "arg_match_mode" not in result.output
+
+
+def test_init_without_a_directory_writes_here_as_arksim_init(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in tmp_path.iterdir()} == {"config.yaml", "scenarios.json", "agent.py"}
+    assert "next: tracesim run config.yaml" in result.output

@@ -13,6 +13,7 @@ import orjson
 from tracesim.schemas.conventions import (
     AI_SDK,
     GENAI,
+    GENKIT,
     HAYSTACK,
     LANGFUSE,
     LLAMA_INDEX,
@@ -70,11 +71,14 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         GENAI.USAGE_COMPLETION_TOKENS,
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
         GENAI.RESPONSE_ID,
+        GENKIT.SUBTYPE,
+        GENKIT.NAME,
+        GENKIT.OUTPUT,
     )
 )
 """Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
 agree with the hot columns), but `CONTENT_ATTRIBUTES`."""
-CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT})
+CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT, GENKIT.OUTPUT})
 """Hot attributes that hold free text (a model's replies): redaction may change them, so it
 first writes what `hot_fields` derives from them as GenAI attributes, which the reader
 falls back to."""
@@ -148,6 +152,8 @@ def hot_fields(name: str, attrs: dict[str, Any], kind: str | None = None) -> Hot
             return _haystack_llm_fields(attrs)
         if operation is None and LANGFUSE.OBSERVATION_TYPE in attrs:
             return _langfuse_fields(name, attrs)
+        if operation is None and GENKIT.SUBTYPE in attrs:
+            return _genkit_fields(attrs)
         if operation is None and (
             get(LLAMA_INDEX.STEP_INPUT_EVENT) == LLAMA_INDEX.TOOL_CALL_EVENT  # repr only
             or get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE
@@ -290,3 +296,31 @@ def _langfuse_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
             tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
     return GENAI.OP_CHAT, None, _text(attrs.get(LANGFUSE.MODEL_NAME)), tokens_in, tokens_out
+
+
+def _genkit_fields(attrs: dict[str, Any]) -> HotFields:
+    """Genkit's action spans (specific: `conventions.GENKIT`): a tool action is named in
+    `genkit:name`; a model action names its model there and reports usage inside its
+    `genkit:output` JSON (kept as GenAI usage when redaction changed that text)."""
+    kind, name = attrs.get(GENKIT.SUBTYPE), _text(attrs.get(GENKIT.NAME))
+    if kind == GENKIT.SUBTYPE_TOOL:
+        return GENAI.OP_EXECUTE_TOOL, name, None, None, None
+    if kind != GENKIT.SUBTYPE_MODEL:
+        return None, None, None, None, None
+    tokens_in = tokens_out = None
+    output = attrs.get(GENKIT.OUTPUT)
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            parsed = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            parsed = None
+        usage = parsed.get(GENKIT.USAGE) if isinstance(parsed, dict) else None
+        if isinstance(usage, dict):
+            tokens_in = as_int(usage.get(GENKIT.INPUT_TOKENS))
+            tokens_out = as_int(usage.get(GENKIT.OUTPUT_TOKENS))
+    if tokens_in is None:
+        tokens_in = _first_int(attrs, GENAI.USAGE_INPUT_TOKENS)
+    if tokens_out is None:
+        tokens_out = _first_int(attrs, GENAI.USAGE_OUTPUT_TOKENS)
+    model = name or _text(attrs.get(GENAI.RESPONSE_MODEL))
+    return GENAI.OP_CHAT, None, model, tokens_in, tokens_out

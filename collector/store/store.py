@@ -91,6 +91,10 @@ _CONVERSATION_FIELDS = (
     "span_id",
 )
 _LOADED_KEY = "spool_loaded_seq"
+_SPAN_JSON = ("attributes", "resource_attributes", "events", "links")
+_LOG_JSON = ("body", "attributes", "resource_attributes")
+"""JSON columns that decoding fills with orjson's output only (valid JSON by construction):
+DuckDB need not parse them again (`table_of`)."""
 
 
 def _keep_first(keys: list[Any]) -> list[int] | None:
@@ -172,10 +176,14 @@ def prepare(
     if len(spans):
         cols = spans.columns
         keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS)
+        batch.spans, nulled[0] = table_of(
+            _select(cols, keep), SPAN_FIELDS, json_columns=_SPAN_JSON
+        )
     if len(logs):
         keep = _keep_first(logs.columns["log_id"])
-        batch.logs, nulled[1] = table_of(_select(logs.columns, keep), LOG_FIELDS)
+        batch.logs, nulled[1] = table_of(
+            _select(logs.columns, keep), LOG_FIELDS, json_columns=_LOG_JSON
+        )
     batch.turns, nulled[2] = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
     batch.conversations, nulled[3] = _latest(
         spans.conversations, ("chat_id",), _CONVERSATION_FIELDS

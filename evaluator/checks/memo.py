@@ -11,6 +11,10 @@ checks each distinct key once (`check_one`, the same code as
 `SharedResult` (its stored forms encoded once). Rules (`policy`,
 `tool_validity`) read the conversation's facts too and are checked every time;
 so are turns whose arguments do not encode exactly (non-JSON values).
+
+When inputs rarely repeat (production traffic with unique arguments), keys cost more
+than they save: a `CheckSet` that found under a quarter of its inputs already checked
+stops keying for a while (`_PAUSE` conversations), then samples again.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from tracesim.evaluator.checks.assertions import (
     RULE_TYPES,
     Assertion,
     RuleFacts,
+    check_assertions,
     check_one,
     not_run,
 )
@@ -31,8 +36,12 @@ from tracesim.schemas import MetricResult, ToolCall
 
 __all__ = ["CheckSet", "calls_key"]
 
-_LIMIT = 50_000
+_LIMIT = 20_000
 """Results kept per assertion list; past it the memo starts afresh (memory stays bounded)."""
+_SAMPLE = 2_000
+"""Lookups after which a `CheckSet` decides whether keying pays (a quarter found)."""
+_PAUSE = 500
+"""Conversations checked without keys once keying did not pay, before sampling again."""
 
 Key = tuple[Any, ...]
 
@@ -94,12 +103,27 @@ def calls_key(fields: Sequence[tuple[Any, ...]]) -> Key:
 class CheckSet:
     """A scenario's parsed assertions and the results of the inputs checked so far."""
 
-    __slots__ = ("assertions", "_ids", "_results")
+    __slots__ = ("assertions", "_ids", "_results", "_found", "_looked", "_paused")
 
     def __init__(self, assertions: list[Assertion]) -> None:
         self.assertions = assertions
         self._ids = _id_sensitive(assertions)
         self._results: dict[Key, MetricResult] = {}
+        self._found = self._looked = 0
+        self._paused = 0
+        """Conversations still to check without keys."""
+
+    def _keyed(self) -> bool:
+        """Whether to key this conversation's checks (see the module docstring)."""
+        if not self._paused and self._looked >= _SAMPLE:
+            if self._found * 4 < self._looked:
+                self._paused = _PAUSE
+                self._results.clear()
+            self._found = self._looked = 0
+        if self._paused:
+            self._paused -= 1
+            return False
+        return True
 
     def check(
         self,
@@ -110,6 +134,8 @@ class CheckSet:
     ) -> list[tuple[int | None, MetricResult]]:
         """`check_assertions(self.assertions, turns, ...)`, each distinct input checked once;
         results of call checks are shared (`SharedResult`: `thaw` before changing one)."""
+        if not self._keyed():
+            return check_assertions(self.assertions, turns, facts=facts, kind=kind)
         ids = self._ids
         per_turn: list[list[tuple[Any, ...]] | None] = []
         exact = True
@@ -153,7 +179,10 @@ class CheckSet:
                 keys[turn] = key
             memo_key = (assertion.index, kind, key)
             result = results.get(memo_key)
-            if result is None:
+            self._looked += 1
+            if result is not None:
+                self._found += 1
+            else:
                 result = results[memo_key] = freeze(check_one(assertion, calls, turns, facts, kind))
             out.append((turn, result))
         return out

@@ -36,14 +36,17 @@ class SharedResult(MetricResult):
 
 
 def freeze(result: MetricResult) -> SharedResult:
-    """`result` as a `SharedResult` (the caller no longer changes `result`)."""
+    """`result` itself, made a `SharedResult` (the caller hands it over: it is no longer
+    changed in place). Changing its class costs nothing next to copying its fields."""
     if type(result) is SharedResult:
         return result
-    fields = {name: getattr(result, name) for name in MetricResult.model_fields}
-    shared = SharedResult.model_construct(_fields_set=set(result.model_fields_set), **fields)
-    object.__setattr__(shared, "_row", None)
-    object.__setattr__(shared, "_summary", None)
-    return shared
+    if type(result) is not MetricResult:  # a subclass: its own fields stay its own
+        fields = {name: getattr(result, name) for name in MetricResult.model_fields}
+        result = MetricResult.model_construct(_fields_set=set(result.model_fields_set), **fields)
+    object.__setattr__(result, "__class__", SharedResult)
+    object.__setattr__(result, "_row", None)
+    object.__setattr__(result, "_summary", None)
+    return result  # type: ignore[return-value]
 
 
 def thaw(result: MetricResult) -> MetricResult:

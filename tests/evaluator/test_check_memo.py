@@ -193,3 +193,27 @@ def test_evaluate_db_stores_the_same_with_and_without_the_memo(
     assert _entries(memo.results_path) == _entries(plain.results_path)
     scores, _ = _rows(tmp_path / "memo.duckdb")
     assert sum(1 for row in scores if row[5] is False) > 0  # failures are in the comparison
+
+
+def test_inputs_that_never_repeat_stop_the_keying_and_keep_the_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(memo_module, "_SAMPLE", 20)
+    monkeypatch.setattr(memo_module, "_PAUSE", 3)
+    raw = [
+        {"type": "tool_call_args", "expected": [{"name": "f", "args": {"x": 1}}], "turn": 0},
+        {"type": "tool_latency", "threshold": 150, "turn": 0},
+    ]
+    checks = CheckSet(parse_assertions(raw, where="test"))
+    kinds = []
+    for n in range(40):
+        turns: list[list[ToolCall] | None] = [[ToolCall(name="f", arguments={"x": n})]]
+        _same(raw, turns)  # a fresh set: keyed
+        results = checks.check(turns, kind="check")
+        assert _dumped(results) == _dumped(
+            check_assertions(parse_assertions(raw, where="test"), turns, kind="check")
+        )
+        kinds.append(type(results[0][1]) is SharedResult)
+    assert kinds[:10] == [True] * 10  # sampling: 2 lookups a conversation
+    assert kinds[10:13] == [False] * 3  # none found: paused for 3 conversations
+    assert kinds[13] is True  # then sampling again

@@ -150,6 +150,9 @@ def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str |
         )
         return run_id, what
     if run_id is not None:
+        starting = [run for run in runs if run.startswith(run_id)] if len(run_id) >= 4 else []
+        if run_id not in runs and len(starting) == 1:  # the short id `tracesim run` prints
+            run_id = starting[0]
         if run_id not in runs:  # else an evaluation of nothing, written over the last one
             known = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
             raise ValueError(
@@ -160,6 +163,8 @@ def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str |
         return run_id, f"evaluating run {run_id}"
     if all_runs or len(runs) <= 1:
         what = "every conversation in the file" if all_runs else "the file"
+        if not runs:
+            return None, f"evaluating {what}: collected conversations, no tracesim run"
         return None, f"evaluating {what} ({len(runs)} run(s))"
     return runs[0], (
         f"evaluating the newest run {runs[0]}; the file holds {len(runs)} runs "
