@@ -110,6 +110,33 @@ static PyObject *text_of(Reader *sub) {
     return text;
 }
 
+/* Short ASCII texts seen again (attribute keys, operation and model names, ...) come back
+ * as the same str object: no allocation, and its hash is already known to the dict. */
+#define CACHE_SLOTS 1024
+#define CACHE_MAX_LEN 48
+static PyObject *cache[CACHE_SLOTS];
+
+static PyObject *cached_text(Reader *sub) {
+    Py_ssize_t size = sub->end - sub->p;
+    if (size == 0) return Py_NewRef(EmptyStr);
+    if (size > CACHE_MAX_LEN) return text_of(sub);
+    uint32_t hash = 2166136261u;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        uint8_t byte = sub->p[i];
+        if (byte & 0x80) return text_of(sub); /* ASCII only: compared byte for byte */
+        hash = (hash ^ byte) * 16777619u;
+    }
+    PyObject **slot = &cache[(hash ^ (hash >> 16)) & (CACHE_SLOTS - 1)];
+    PyObject *found = *slot;
+    if (found != NULL && PyUnicode_GET_LENGTH(found) == size &&
+        memcmp(PyUnicode_1BYTE_DATA(found), sub->p, size) == 0)
+        return Py_NewRef(found);
+    PyObject *text = PyUnicode_DecodeASCII((const char *)sub->p, size, NULL);
+    if (text == NULL) return NULL;
+    Py_XSETREF(*slot, Py_NewRef(text));
+    return text;
+}
+
 static PyObject *bytes_of(Reader *sub) {
     Py_ssize_t size = sub->end - sub->p;
     if (size == 0) return Py_NewRef(EmptyBytes);
@@ -174,7 +201,7 @@ static PyObject *any_value(Reader *r, int depth) {
         switch (field) {
         case 1:
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&value, text_of(&sub));
+            put(&value, cached_text(&sub));
             break;
         case 2:
             if (expect(wire, 0) < 0 || read_varint(r, &number) < 0) goto fail;
@@ -245,7 +272,7 @@ static int key_value(Reader *r, PyObject *out, int depth) {
         if (read_tag(r, &field, &wire) < 0) goto fail;
         if (field == 1) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&key, text_of(&sub));
+            put(&key, cached_text(&sub));
             if (key == NULL) goto fail;
         } else if (field == 2) {
             if (has_value) {
@@ -430,7 +457,7 @@ static PyObject *span(Reader *r) {
         }
         case 5:
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&name, text_of(&sub));
+            put(&name, cached_text(&sub));
             if (name == NULL) goto fail;
             break;
         case 6:
