@@ -191,7 +191,7 @@ static PyObject *any_value(Reader *r, int depth) {
     uint64_t number;
     while (r->p < r->end) {
         if ((more = read_tag(r, &field, &wire)) < 0) goto fail;
-        if (field >= 1 && field <= 7) {
+        if (field >= 1 && field <= 8) {
             if (seen) { /* upb merges a repeated message member: leave it to upb */
                 unsupported("AnyValue with more than one value");
                 goto fail;
@@ -247,6 +247,10 @@ static PyObject *any_value(Reader *r, int depth) {
         case 7:
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             put(&value, base64_of(&sub));
+            break;
+        case 8: /* string_value_strindex: a member the Python reader turns into None */
+            if (expect(wire, 0) < 0 || read_varint(r, &number) < 0) goto fail;
+            put(&value, Py_NewRef(Py_None));
             break;
         default:
             if (skip(r, wire) < 0) goto fail;
@@ -601,6 +605,9 @@ static PyObject *resource(Reader *r) {
         if (field == 1) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             if (attributes_into(attrs, &sub, 0) < 0) goto fail;
+        } else if (field == 3) { /* entity_refs: texts upb checks; rare, left to upb */
+            unsupported("resource entity references");
+            goto fail;
         } else if (skip(r, wire) < 0) {
             goto fail;
         }
