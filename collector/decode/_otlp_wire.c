@@ -14,90 +14,11 @@
  * attributes, events, links); events [(name, time_unix_nano, attributes)], links
  * [(trace_id, span_id, attributes)].
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "_otlp_wire.h"
 
-static PyObject *Unsupported;
+PyObject *otlp_unsupported;
 static PyObject *EmptyBytes;
 static PyObject *EmptyStr;
-
-typedef struct {
-    const uint8_t *p;
-    const uint8_t *end;
-} Reader;
-
-static int unsupported(const char *what) {
-    PyErr_SetString(Unsupported, what);
-    return -1;
-}
-
-static int read_varint(Reader *r, uint64_t *out) {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (r->p >= r->end) return unsupported("truncated varint");
-        uint8_t byte = *r->p++;
-        if (shift == 63 && (byte & 0x7e)) return unsupported("varint past 64 bits");
-        value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            *out = value;
-            return 0;
-        }
-    }
-    return unsupported("varint longer than 10 bytes");
-}
-
-static int read_fixed64(Reader *r, uint64_t *out) {
-    if (r->end - r->p < 8) return unsupported("truncated fixed64");
-    uint64_t value = 0;
-    for (int i = 7; i >= 0; i--) value = (value << 8) | r->p[i];
-    r->p += 8;
-    *out = value;
-    return 0;
-}
-
-/* One tag: field number and wire type; 0 at the end of the message. */
-static int read_tag(Reader *r, uint32_t *field, int *wire) {
-    uint64_t tag;
-    if (read_varint(r, &tag) < 0) return -1;
-    if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return unsupported("bad field number");
-    *field = (uint32_t)(tag >> 3);
-    *wire = (int)(tag & 7);
-    return 1;
-}
-
-static int read_len(Reader *r, Reader *sub) {
-    uint64_t length;
-    if (read_varint(r, &length) < 0) return -1;
-    if (length > (uint64_t)(r->end - r->p)) return unsupported("truncated field");
-    sub->p = r->p;
-    sub->end = r->p + length;
-    r->p += length;
-    return 0;
-}
-
-static int skip(Reader *r, int wire) {
-    uint64_t ignored;
-    Reader sub;
-    switch (wire) {
-    case 0: return read_varint(r, &ignored);
-    case 1:
-        if (r->end - r->p < 8) return unsupported("truncated fixed64");
-        r->p += 8;
-        return 0;
-    case 2: return read_len(r, &sub);
-    case 5:
-        if (r->end - r->p < 4) return unsupported("truncated fixed32");
-        r->p += 4;
-        return 0;
-    default: return unsupported("group or unknown wire type");
-    }
-}
-
-static int expect(int wire, int wanted) {
-    return wire == wanted ? 0 : unsupported("known field with another wire type");
-}
 
 static PyObject *text_of(Reader *sub) {
     Py_ssize_t size = sub->end - sub->p;
@@ -683,6 +604,10 @@ static PyMethodDef methods[] = {
     {"decode_traces", decode_traces, METH_O,
      "ExportTraceServiceRequest bytes -> [(resource attributes, [(scope name, [span])])]; "
      "Unsupported when upb must decide."},
+    {"check_traces", otlp_check_traces, METH_O,
+     "ExportTraceServiceRequest bytes -> (valid spans, rejected spans, first rejected span "
+     "as (name, trace_id length, span_id length, parent_span_id length) or None), without "
+     "building the values; Unsupported when upb must decide."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -694,11 +619,11 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__otlp_wire(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    Unsupported = PyErr_NewException("_otlp_wire.Unsupported", PyExc_ValueError, NULL);
+    otlp_unsupported = PyErr_NewException("_otlp_wire.Unsupported", PyExc_ValueError, NULL);
     EmptyBytes = PyBytes_FromStringAndSize("", 0);
     EmptyStr = PyUnicode_FromStringAndSize("", 0);
-    if (Unsupported == NULL || EmptyBytes == NULL || EmptyStr == NULL ||
-        PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0) {
+    if (otlp_unsupported == NULL || EmptyBytes == NULL || EmptyStr == NULL ||
+        PyModule_AddObjectRef(m, "Unsupported", otlp_unsupported) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from tracesim.collector.decode import spans_tree
+from tracesim.collector.decode.decode import check_spans, check_spans_bytes
 from tracesim.collector.decode.decode_json import traces_request_from_json
 
 from tests.collector.otlp import span, trace_request
@@ -104,6 +105,40 @@ def test_recordings_and_hostile_values_read_the_same() -> None:
     assert len(payloads) > 20
     for payload in payloads:
         assert repr(_native(payload)) == repr(_upb(payload))  # natively: no fallback
+        request = ExportTraceServiceRequest.FromString(payload)
+        assert check_spans_bytes(payload) == check_spans(request)
+    assert check_spans_bytes(_hostile())[1] == 1  # the span with a zero id, named
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"\xc0\xaf",  # overlong
+        b"\xe0\x80\xaf",  # overlong
+        b"\xed\xa0\x80",  # a surrogate
+        b"\xf4\x90\x80\x80",  # past U+10FFFF
+        b"\xf8\x88\x80\x80\x80",
+        b"ok\xe2\x82",  # cut short
+        b"abcdefgh\x80",
+    ],
+)
+def test_texts_upb_refuses_are_never_accepted(text: bytes) -> None:
+    for span_body in (
+        _IDS + _field(5, 2, text),
+        _IDS + _field(9, 2, _field(1, 2, text)),
+        _IDS + _field(9, 2, _field(1, 2, b"k") + _field(2, 2, _field(1, 2, text))),
+    ):
+        payload = _request_with_span(span_body)
+        with pytest.raises(DecodeError):
+            ExportTraceServiceRequest.FromString(payload)
+        assert check_spans_bytes(payload) is None
+        _agrees_or_defers(payload)
+
+
+def test_valid_multibyte_texts_are_checked_natively() -> None:
+    text = "é\u2028\U0001f600\x00ascii-run-of-text".encode()
+    payload = _request_with_span(_IDS + _field(5, 2, text) + _field(9, 2, _field(1, 2, text)))
+    assert check_spans_bytes(payload) == (1, 0, "")
 
 
 def test_tree_of_bytes_matches_with_and_without_the_native_reader() -> None:
@@ -208,11 +243,18 @@ def test_the_reader_knows_every_field_of_the_installed_protocol() -> None:
 
 
 def _agrees_or_defers(payload: bytes) -> None:
-    """The native reader gives upb's tree, or refuses (Unsupported) and upb decides."""
+    """The native reader gives upb's tree, or refuses (Unsupported) and upb decides; the
+    native check gives `check_spans` of upb's message, or None (then upb decides)."""
     try:
-        expected: Any = repr(_upb(payload))
+        request = ExportTraceServiceRequest.FromString(payload)
+        expected: Any = repr(spans_tree.tree_of_request(request))
+        checked: Any = check_spans(request)
     except (DecodeError, RuntimeError, ValueError) as error:
-        expected = error
+        expected = checked = error
+    counted = check_spans_bytes(payload)
+    if counted is not None:
+        assert not isinstance(checked, Exception), f"upb refuses what was checked: {checked}"
+        assert counted == checked
     try:
         got = repr(_native(payload))
     except spans_tree._native.Unsupported:
