@@ -192,6 +192,15 @@ def _evaluate_store(
     unexplained = evidence_warning(result.report.unexplained_evidence, store.label)
     if unexplained:
         console.print(unexplained, style="yellow", markup=False, highlight=False)
+    if result.report.unexplained_evidence.get("unchecked_usage"):  # clickhouse_inspect
+        console.print(
+            f"warning: {store.label} could not run the uncounted-usage walk (a recursive "
+            "query), so token usage no model call accounts for was not checked; ClickHouse "
+            "25.x runs it",
+            style="yellow",
+            markup=False,
+            highlight=False,
+        )
     out_dir = (
         result.results_path.parent if result.results_path else store.default_report_path().parent
     )

@@ -174,10 +174,17 @@ def test_a_baseline_comparison_reads_in_words_and_ends_on_the_verdict(
     shutil.copy(db, copy)
     config = tmp_path / "config.yaml"
     config.write_text(f"evaluation:\n  baseline: {{db: {copy}, ref: {base.run_id}}}\n")
+    junit = tmp_path / "junit.xml"
     result = CliRunner().invoke(
-        cli, ["evaluate", "--db", str(copy), "--all-runs", "--config", str(config), "--no-progress"]
-    )
+        cli,
+        ["evaluate", "--db", str(copy), "--all-runs", "--config", str(config), "--no-progress",
+         "--junit-xml", str(junit)],
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
+    # two runs of 4 trials each: one testcase name per conversation (readers merge repeats)
+    names = [c.get("name") for c in ET.parse(junit).iter("testcase") if c.get("name").count("#")]
+    assert len(names) == 48 and len(set(names)) == 48
+    assert "order-status #7" in names
     lines = result.output.splitlines()
     verdict = next(i for i, line in enumerate(lines) if "(exit code 0)" in line)
     table = next(i for i, line in enumerate(lines) if line.startswith("scenario "))
@@ -190,6 +197,15 @@ def test_a_baseline_comparison_reads_in_words_and_ends_on_the_verdict(
     assert set(rows) <= {"REGRESSED", "improved", "unchanged", "inconclusive"}, output
     assert "inconclusive" in rows  # 4/4 against 4/8: more trials would tell
     assert "too few trials to tell a change from chance" in output
+    # the report's before / after says the same of a baseline evaluated over every run
+    from tracesim.evaluator.report.trials import _comparison
+
+    comparison = json.loads(
+        _compare("--db", str(copy), "--baseline", "latest", "--candidate", base.run_id,
+                 "--format", "json")[1]
+    )  # fmt: skip
+    html = _comparison(comparison)
+    assert "run None" not in html and "(every conversation of its file, no single run)" in html
 
 
 def test_an_ambiguous_short_id_names_the_ids(tmp_path: Path) -> None:
