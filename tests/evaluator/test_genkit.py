@@ -9,6 +9,7 @@ import json
 from tracesim.collector.routing.hot_fields import hot_fields
 from tracesim.evaluator.extract import extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained
+from tracesim.evaluator.extract.dialogue import turn_dialogue
 
 from tests.evaluator.rule_rows import rule_row
 
@@ -90,3 +91,13 @@ def test_hot_columns_of_genkit_actions() -> None:
     assert hot_fields("get_weather", tool) == ("execute_tool", "get_weather", None, None, None)
     flow = {"genkit:metadata:subtype": "flow", "genkit:name": "f"}
     assert hot_fields("f", flow) == (None, None, None, None, None)
+
+
+def test_a_genkit_turn_has_its_question_and_answer() -> None:
+    done = {"role": "model", "content": [{"text": "Sunny in Paris."}]}
+    rows = [_model(1, [USER], ASK, {}), _model(3, [USER, ASK, ANSWER], done, {})]
+    dialogue = turn_dialogue(rows)
+    assert (dialogue.user_message, dialogue.agent_message) == (
+        "Weather in Paris?",
+        "Sunny in Paris.",
+    )
