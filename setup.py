@@ -3,9 +3,10 @@
 The repository keeps the product's layout (``collector/``, ``evaluator/``, ...), but an
 installed tracesim must not claim generic top-level names such as ``schemas`` that its
 users' own agent projects use; setuptools' package-directory mapping does both.
+It also builds the collector's optional native OTLP reader (`collector/decode/_otlp_wire.c`).
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 FOLDERS = ("collector", "evaluator", "simulator", "schemas", "providers")
 
@@ -16,4 +17,13 @@ for folder in FOLDERS:
     package_dir[f"tracesim.{folder}"] = folder
     packages += [f"tracesim.{name}" for name in find_packages(include=[folder, f"{folder}.*"])]
 
-setup(packages=packages, package_dir=package_dir)
+# The native OTLP reader is optional: without a C compiler the build goes on without it and
+# the collector decodes through protobuf (upb) alone, with the same rows.
+OTLP_WIRE = Extension(
+    "tracesim.collector.decode._otlp_wire",
+    ["collector/decode/_otlp_wire.c", "collector/decode/_otlp_check.c"],
+    depends=["collector/decode/_otlp_wire.h"],
+    optional=True,
+)
+
+setup(packages=packages, package_dir=package_dir, ext_modules=[OTLP_WIRE])

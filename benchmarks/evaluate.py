@@ -406,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
         help="build conversations whose scenarios assert the checks on every turn",
     )
     parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="build turns that never make the same calls (unique arguments and durations): "
+        "the worst case for checks computed once per distinct input",
+    )
+    parser.add_argument(
         "--stages",
         action="store_true",
         help="with --pipeline --workers 1: CPU microseconds per turn of each stage "
@@ -434,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         if os.path.exists(path):
             os.remove(path)
         t0 = time.perf_counter()
-        n_spans = build_database(path, args.turns, scenarios=args.scenarios)
+        n_spans = build_database(path, args.turns, scenarios=args.scenarios, distinct=args.distinct)
         print(
             f"built {path}: {args.turns:,} turns, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s"
         )

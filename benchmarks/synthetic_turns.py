@@ -135,11 +135,15 @@ def scenario_rows(chat_ids: list[str]) -> dict[str, list[Any]]:
     }
 
 
-def build_database(path: str, turns: int, *, scenarios: bool = False) -> int:
+def build_database(
+    path: str, turns: int, *, scenarios: bool = False, distinct: bool = False
+) -> int:
     """Write `turns` synthetic turns into a fresh DuckDB file; return the span count.
 
     `scenarios`: also a `conversations` row per chat whose scenario asserts the
     deterministic checks on every turn (so `--pipeline` runs them too).
+    `distinct`: no two turns make the same calls (a customer id and tool durations of
+    their own): every check's input is new, nothing is shared between turns.
     """
     columns: dict[str, list[Any]] = {name: [] for name in SPAN_COLUMNS}
     turn_rows: dict[str, list[Any]] = {
@@ -172,7 +176,12 @@ def build_database(path: str, turns: int, *, scenarios: bool = False) -> int:
             "scope_name": "bench",
         }
         calls = [
-            ("search_orders", {"customer": "c-1"}, f"call_{turn}_0", '{"orders": ["A-1"]}'),
+            (
+                "search_orders",
+                {"customer": f"c-{turn}" if distinct else "c-1"},
+                f"call_{turn}_0",
+                '{"orders": ["A-1"]}',
+            ),
             (
                 "refund",
                 {"order_id": "A-1", "amount": 10 if turn % 3 else 12},
@@ -239,7 +248,7 @@ def build_database(path: str, turns: int, *, scenarios: bool = False) -> int:
                 name=f"execute_tool {name}" if convention in (0, 3) else name,
                 start_time=start + timedelta(milliseconds=offset),
                 end_time=start + timedelta(milliseconds=offset + 100),
-                duration_ms=100.0 + k,
+                duration_ms=100.0 + k + (turn / 1000 if distinct else 0),
                 status_code="ERROR" if failed else "OK",
                 status_message="upstream 503" if failed else None,
                 operation="execute_tool",

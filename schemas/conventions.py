@@ -23,7 +23,8 @@ __all__ = [
     "UIPATH",
     "HAYSTACK",
     "LANGSMITH",
-    "SMOLAGENTS",
+    "DSPY",
+    "GENKIT",
     "LANGCHAIN_MESSAGE",
     "LLAMA_INDEX",
     "PLACEHOLDERS",
@@ -349,10 +350,43 @@ class LANGSMITH:
     TOOL_OUTPUT = "gen_ai.completion"  # {"output": ToolMessage dict}
 
 
-class SMOLAGENTS:
-    """smolagents through OpenInference."""
+class GENKIT:
+    """Genkit's own telemetry (JS and Go `genkit-tracer`: no gen_ai.* at all), read as OTel
+    GenAI (specific to Genkit: `evaluator.extract.genkit`, `collector.routing.hot_fields`).
+    An action span says what it runs in `genkit:metadata:subtype`; its `genkit:input` and
+    `genkit:output` are JSON: a tool's arguments and JSON-encoded result, a model's request
+    `{messages, tools}` and response `{message, finishReason, usage}`. Messages hold parts
+    `{text}`, `{toolRequest: {name, ref, input}}` and `{toolResponse: {name, ref, output}}`
+    (`ref`: the call id)."""
 
-    FINAL_ANSWER_SPAN = "FinalAnswerTool"  # the agent's answer mechanism, not a tool call
+    SUBTYPE = "genkit:metadata:subtype"
+    SUBTYPE_TOOL = "tool"
+    SUBTYPE_MODEL = "model"
+    NAME = "genkit:name"  # the tool's name; the model's (`provider/model`)
+    INPUT = "genkit:input"
+    OUTPUT = "genkit:output"
+    MESSAGES = "messages"
+    MESSAGE = "message"
+    CONTENT = "content"
+    FINISH_REASON = "finishReason"
+    USAGE = "usage"
+    INPUT_TOKENS = "inputTokens"
+    OUTPUT_TOKENS = "outputTokens"
+    TEXT = "text"
+    TOOL_REQUEST = "toolRequest"
+    TOOL_RESPONSE = "toolResponse"
+    REF = "ref"
+    ROLES = {"model": "assistant"}  # Genkit's role names that differ from GenAI's
+
+
+class DSPY:
+    """DSPy ReAct (through OpenInference): its built-in `finish` tool, which the model calls
+    to end the loop, takes no arguments and returns a constant; the answer is extracted by a
+    model call after it. No general signal tells it from a real tool without arguments:
+    named as specific (`extract.answer_tools`)."""
+
+    FINISH_TOOL = "finish"
+    FINISH_RESULT = "Completed."
 
 
 class ANY_AGENT:  # noqa: N801 - the library's name

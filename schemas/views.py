@@ -141,9 +141,40 @@ VIEWS: dict[str, str] = {
         GROUP BY name
     """,
     "llm_calls": f"""
-        WITH model_spans AS (
+        WITH model_spans_all AS (
             SELECT *, nullif(attributes->>'$."gen_ai.response.id"', '') AS response_id
             FROM spans WHERE {_MODEL_SPAN}
+        ),
+        -- a zero-length model span (a record of a moment: the response, logged when a
+        -- stream ends) completing the call of a sibling span of the same operation and
+        -- model that started before it and has no response of its own (no usage, no
+        -- response id) is that call's response, not a call: the request keeps the
+        -- latency, the record gives the usage (Logfire's streamed OpenAI and Anthropic)
+        mirrors AS (
+            SELECT m.trace_id, m.span_id, m.input_tokens, m.output_tokens,
+                   arg_max(r.span_id, r.start_time) AS request_id
+            FROM model_spans_all m JOIN model_spans_all r
+                ON r.trace_id = m.trace_id AND r.span_id <> m.span_id
+               AND r.parent_span_id IS NOT DISTINCT FROM m.parent_span_id
+               AND r.operation = m.operation AND r.model IS NOT DISTINCT FROM m.model
+               AND r.start_time <= m.start_time AND r.end_time > r.start_time
+               AND r.response_id IS NULL AND r.input_tokens IS NULL
+               AND r.output_tokens IS NULL
+            WHERE m.end_time = m.start_time
+            GROUP BY m.trace_id, m.span_id, m.input_tokens, m.output_tokens
+        ),
+        model_spans AS (
+            SELECT s.* REPLACE (
+                       coalesce(s.input_tokens, (SELECT max(x.input_tokens) FROM mirrors x
+                           WHERE x.trace_id = s.trace_id AND x.request_id = s.span_id))
+                           AS input_tokens,
+                       coalesce(s.output_tokens, (SELECT max(x.output_tokens) FROM mirrors x
+                           WHERE x.trace_id = s.trace_id AND x.request_id = s.span_id))
+                           AS output_tokens)
+            FROM model_spans_all s
+            WHERE NOT EXISTS (
+                SELECT 1 FROM mirrors x WHERE x.trace_id = s.trace_id AND x.span_id = s.span_id
+            )
         ),
         innermost AS (
             SELECT s.* FROM model_spans s

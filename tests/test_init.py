@@ -25,6 +25,28 @@ def test_init_writes_a_custom_project_that_runs(tmp_path: Path) -> None:
     assert "lookup_order" in report
 
 
+def test_the_starter_scenarios_compare_the_arguments_they_give(tmp_path: Path) -> None:
+    """The starter assertions give `args`; under arksim's default `arg_match_mode: ignore`
+    they were never compared, so an agent looking up the wrong order passed."""
+    target = tmp_path / "my-eval"
+    assert CliRunner().invoke(cli, ["init", str(target)]).exit_code == 0
+    agent = target / "agent.py"
+    source = agent.read_text()
+    assert 'arguments={"order_id": order_id}' in source
+    agent.write_text(
+        source.replace('arguments={"order_id": order_id}', 'arguments={"order_id": "A9"}')
+    )
+    outcome = run(load_run_config(target / "config.yaml"), show_progress=False)
+    assert outcome.exit_code == 1, outcome.error  # the final_score gate fails
+    import duckdb
+
+    with duckdb.connect(str(outcome.db_path), read_only=True) as con:
+        failed = con.execute(
+            "SELECT count(*) FROM scores WHERE metric = 'trajectory' AND passed = false"
+        ).fetchone()[0]
+    assert failed == 2  # both lookups of the wrong order; turn 0's `expected: []` passes
+
+
 @pytest.mark.parametrize("agent_type", ["chat_completions", "a2a"])
 def test_init_remote_configs_validate(tmp_path: Path, agent_type: str) -> None:
     result = CliRunner().invoke(cli, ["init", str(tmp_path), "--agent-type", agent_type])
@@ -79,3 +101,31 @@ def test_a_remote_agent_project_says_where_the_agent_must_answer(tmp_path: Path)
         result = CliRunner().invoke(cli, ["init", str(tmp_path / kind), "--agent-type", kind])
         assert result.exit_code == 0, result.output
         assert f"next: start your agent at {endpoint} (or set" in result.output
+
+
+def test_args_no_mode_compares_are_a_warning(tmp_path: Path) -> None:
+    """`expected` args under arksim's default `arg_match_mode: ignore` are said, once."""
+    target = tmp_path / "my-eval"
+    assert CliRunner().invoke(cli, ["init", str(target)]).exit_code == 0
+    scenarios = target / "scenarios.json"
+    scenarios.write_text(scenarios.read_text().replace('"arg_match_mode": "exact",', ""))
+    result = CliRunner().invoke(cli, ["run", str(target / "config.yaml")])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.output.splitlines() if "arg_match_mode" in line]
+    assert len(notes) == 1, result.output
+    assert "2 tool_calls assertion(s) give expected `args` but no arg_match_mode" in notes[0]
+    assert "(first: scenario 'order-status', assertion #0)" in notes[0]
+    quiet = CliRunner().invoke(cli, ["init", str(tmp_path / "quiet")])
+    assert quiet.exit_code == 0
+    result = CliRunner().invoke(cli, ["run", str(tmp_path / "quiet" / "config.yaml")])
+    assert "arg_match_mode" not in result.output
+
+
+def test_init_without_a_directory_writes_here_as_arksim_init(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init"])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in tmp_path.iterdir()} == {"config.yaml", "scenarios.json", "agent.py"}
+    assert "next: tracesim run config.yaml" in result.output

@@ -13,7 +13,12 @@ import orjson
 
 __all__ = ["comparison_json", "comparison_markdown", "comparison_text", "headline"]
 
-_MARK = {"regressed": "REGRESSED", "improved": "improved", "unchanged": "=", "inconclusive": "?"}
+_MARK = {
+    "regressed": "REGRESSED",
+    "improved": "improved",
+    "unchanged": "unchanged",
+    "inconclusive": "inconclusive",
+}
 
 
 def _rate(side: dict[str, Any]) -> str:
@@ -95,14 +100,26 @@ def comparison_text(comparison: dict[str, Any]) -> str:
             )
     lines.append("")
     lines.append(headline(comparison))
+    if comparison.get("summary", {}).get("inconclusive"):
+        lines.append(
+            "inconclusive: the pass rates differ, but too few trials to tell a change from "
+            "chance; run more (num_conversations_per_scenario) on both sides"
+        )
     return "\n".join(lines)
+
+
+def _run(side: dict[str, Any]) -> str:
+    """`run <id>`, or what an evaluation of no single run covered (`--all-runs`, traces)."""
+    if side.get("run_id"):
+        return f"run {side['run_id']}"
+    return "every conversation of the file, no single run"
 
 
 def _who(side: dict[str, Any]) -> str:
     rate = side.get("pass_rate")
     shown = "-" if rate is None else f"{rate:.0%}"
     return (
-        f"eval {side.get('eval_id')} (run {side.get('run_id')}) in {side.get('db')}: "
+        f"eval {side.get('eval_id')} ({_run(side)}) in {side.get('db')}: "
         f"{side.get('passed')}/{side.get('trials')} trials passed ({shown}) over "
         f"{side.get('scenarios')} scenario(s)"
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from tracesim.run_marker import RunInProgress, run_in_progress
 
-__all__ = ["InProgressRefused", "in_progress_selection"]
+__all__ = ["InProgressRefused", "in_progress_note", "in_progress_selection"]
 
 Select = Callable[[Any, Any], Any]
 
@@ -37,6 +37,29 @@ def _chats(store: Any, run: str) -> tuple[int, list[str]]:
         "(SELECT chat_id FROM conversations WHERE chat_id IS NOT NULL) ORDER BY 1"
     )
     return int(total.rows[0][0] or 0), [row[0] for row in unfinished.rows]
+
+
+def in_progress_note(db: Any) -> str | None:
+    """The line a reading command (`report`, `compare`) prints for `db` (an open store or a
+    `--db` value) when a run is still writing it (its newest evaluation predates that run's
+    end), or was killed before its end; None otherwise. Reading is not refused: the stored
+    evaluations are whole."""
+    path = getattr(db, "path", db)
+    path = Path(path) if isinstance(path, str) and "://" not in path else path
+    marker = run_in_progress(path) if isinstance(path, Path) else None
+    if marker is None:
+        return None
+    if not marker.alive:
+        return (
+            f"note: run {marker.run_id} in {path} stopped before its end (its process "
+            f"{marker.pid} is gone): it never evaluated itself; `tracesim evaluate` grades "
+            "what it stored"
+        )
+    return (
+        f"note: run {marker.run_id} is still in progress in {path} (tracesim run, pid "
+        f"{marker.pid}): its conversations are not evaluated yet; what follows is the newest "
+        "evaluation stored before it ends"
+    )
 
 
 def in_progress_selection(

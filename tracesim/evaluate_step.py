@@ -85,6 +85,17 @@ def _load_outcomes(store: Any, report: Any, *, needed: bool, console: Any) -> li
         return None
 
 
+def _ungraded(store: Any, eval_id: str, console: Any) -> list[str]:
+    """The checks that could not grade, one line each (never fatal: the scores are stored)."""
+    from tracesim.ci.ungraded import ungraded_check_lines
+
+    try:
+        return ungraded_check_lines(store, eval_id)
+    except Exception as exc:  # noqa: BLE001 - informative only
+        console.print(f"checks not graded not listed: {type(exc).__name__}: {exc}", markup=False)
+        return []
+
+
 def evaluate_and_report(
     db_path: Any,
     *,
@@ -168,11 +179,12 @@ def _evaluate_store(
     )
     ci_wanted = junit_path is not None or bool(os.environ.get(STEP_SUMMARY_ENV))
     outcomes = _load_outcomes(store, result.report, needed=ci_wanted, console=console)
-    print_summary(result.report, console=console, failures=failure_lines(outcomes or []))
-    if result.report.comparison is not None:
+    lines = failure_lines(outcomes or []) + _ungraded(store, result.eval_id, console)
+    if result.report.comparison is not None:  # before the verdict: a CI log ends on it
         from tracesim.compare_format import comparison_text
 
-        console.print(comparison_text(result.report.comparison), markup=False, highlight=False)
+        lines += ["", *comparison_text(result.report.comparison).splitlines()]
+    print_summary(result.report, console=console, failures=lines)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)
     from tracesim.evaluator.inspect.inspect import evidence_warning
@@ -180,6 +192,15 @@ def _evaluate_store(
     unexplained = evidence_warning(result.report.unexplained_evidence, store.label)
     if unexplained:
         console.print(unexplained, style="yellow", markup=False, highlight=False)
+    if result.report.unexplained_evidence.get("unchecked_usage"):  # clickhouse_inspect
+        console.print(
+            f"warning: {store.label} could not run the uncounted-usage walk (a recursive "
+            "query), so token usage no model call accounts for was not checked; ClickHouse "
+            "25.x runs it",
+            style="yellow",
+            markup=False,
+            highlight=False,
+        )
     out_dir = (
         result.results_path.parent if result.results_path else store.default_report_path().parent
     )

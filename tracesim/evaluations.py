@@ -1,6 +1,7 @@
 """Read a stored evaluation's digest (its scenarios' trials) by reference, from any store.
 
-A reference is an eval id, a run id (its newest evaluation) or `latest` (the
+A reference is an eval id, a run id (its newest evaluation), a unique prefix of
+either (the short id `tracesim run` prints), or `latest` (the
 newest evaluation in the store that graded a scenario, else the newest; optionally
 before a given one). The digest is
 what the evaluation's `runs` row keeps in its `summary` (`trials`,
@@ -61,6 +62,28 @@ def _label(db: Any) -> str:
     return str(getattr(db, "label", db))
 
 
+_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
+"""A short id as the terminal prints it (`tracesim run 004b17bb150b`): a unique prefix of
+an eval id or a run id, as git takes a commit's."""
+
+
+def _by_prefix(db: Any, ref: str, order: str) -> list[Any]:
+    """The newest evaluation of the one eval id or run id starting with `ref` ([] when none;
+    an error naming them when several do)."""
+    where = f"WHERE eval_id LIKE '{ref}%' OR run_id LIKE '{ref}%'"  # hex: no wildcard
+    rows = _query(
+        db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order} 1000"
+    )
+    ids = {row[0] if str(row[0]).startswith(ref) else row[1] for row in rows}
+    if len(ids) > 1:
+        named = ", ".join(sorted(str(i) for i in ids)[:5]) + (" ..." if len(ids) > 5 else "")
+        raise EvaluationRefError(
+            f"{_label(db)}: {ref!r} is the start of {len(ids)} ids ({named}). "
+            "Fix: give more characters of the one you mean"
+        )
+    return rows[:1]
+
+
 def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationDigest:
     """The digest of evaluation `ref` in store `db`, a `--db` value or an open `EvalStore`
     (`latest` skips the eval id `exclude`)."""
@@ -76,10 +99,13 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
 
     def newest(limit: int) -> list[Any]:
         return _query(
-            db, lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order} {limit}"
+            db,
+            lambda store: f"SELECT {_COLUMNS} FROM {store.final('runs')} {where} {order} {limit}",
         )
 
     rows = newest(1)
+    if not rows and _PREFIX.match(ref):
+        rows = _by_prefix(db, ref, order)
     if ref == "latest" and rows and not _summary(rows[0][4]).get("scenarios"):
         # `latest` is the newest evaluation that graded a scenario: an hourly `--since` job
         # with no new traffic stores an empty one, which must not become the side compared

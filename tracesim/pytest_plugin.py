@@ -102,9 +102,18 @@ class TracesimResult:
 
     def failures(self) -> list[str]:
         """One line per conversation that failed or errored: which checks and why."""
-        return [
-            f"{o.name}: {o.message()}" for o in self.outcomes if o.verdict in ("failure", "error")
-        ]
+        from tracesim.evaluator.report.why import explain
+
+        lines = []
+        for o in self.outcomes:
+            if o.verdict not in ("failure", "error"):
+                continue
+            if o.verdict == "error" or not o.failed:
+                lines.append(f"{o.name}: {o.message()}")
+                continue
+            checks = [f"{c.where}: {explain(c.reason, c.details)}" for c in o.failed]
+            lines.append(f"{o.name}: {len(checks)} check(s) failed: " + "; ".join(checks))
+        return lines
 
     def assert_passed(self) -> None:
         """Raise AssertionError saying which conversations failed, which checks and why."""

@@ -49,6 +49,7 @@ from tracesim.run_summary import (
     run_failure_lines,
     write_run_summary,
 )
+from tracesim.scenario_notes import ignored_args_note
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.schemas.terminal_text import SafeConsole
@@ -142,6 +143,11 @@ def run(
         )
     try:
         scenarios, users = prepare(config, loaded.base_dir, str(loaded.path))
+        note = ignored_args_note(scenarios, config.scenario_file_path)
+        if note is not None:
+            SafeConsole(stderr=True).print(
+                f"warning: {note}", markup=False, highlight=False, soft_wrap=True
+            )
         if evaluate:
             check_baseline(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:

@@ -13,6 +13,7 @@ import orjson
 from tracesim.schemas.conventions import (
     AI_SDK,
     GENAI,
+    GENKIT,
     HAYSTACK,
     LANGFUSE,
     LLAMA_INDEX,
@@ -33,6 +34,7 @@ _OPENINFERENCE_OPS = {
     OPENINFERENCE.KIND_AGENT: GENAI.OP_INVOKE_AGENT,
 }
 _PREFIX = GENAI.EXECUTE_TOOL_SPAN_PREFIX
+_CLIENT = "CLIENT"  # the span kind of a call to a remote service (an inference client span)
 _OI_MESSAGES = (OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX)
 _MLFLOW_OPS = {
     f'"{MLFLOW.TYPE_TOOL}"': GENAI.OP_EXECUTE_TOOL,
@@ -68,11 +70,15 @@ HOT_ATTRIBUTES: frozenset[str] = frozenset(
         GENAI.USAGE_OUTPUT_TOKENS,
         GENAI.USAGE_COMPLETION_TOKENS,
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
+        GENAI.RESPONSE_ID,
+        GENKIT.SUBTYPE,
+        GENKIT.NAME,
+        GENKIT.OUTPUT,
     )
 )
 """Every attribute `hot_fields` reads (redaction leaves them alone, so the stored attributes
 agree with the hot columns), but `CONTENT_ATTRIBUTES`."""
-CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT})
+CONTENT_ATTRIBUTES: frozenset[str] = frozenset({HAYSTACK.LLM_OUTPUT, GENKIT.OUTPUT})
 """Hot attributes that hold free text (a model's replies): redaction may change them, so it
 first writes what `hot_fields` derives from them as GenAI attributes, which the reader
 falls back to."""
@@ -120,8 +126,9 @@ def _records_a_model_call(attrs: dict[str, Any]) -> bool:
     return any(key.startswith(_OI_MESSAGES) for key in attrs)
 
 
-def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
-    """Derive the hot columns of one span from its name and attributes."""
+def hot_fields(name: str, attrs: dict[str, Any], kind: str | None = None) -> HotFields:
+    """Derive the hot columns of one span from its name, attributes and span kind
+    (`CLIENT`, ...: only an inference span known by what it carries needs it)."""
     get = attrs.get
     traceloop_kind = get(TRACELOOP.SPAN_KIND)
     operation = _text(get(GENAI.OPERATION_NAME))
@@ -145,6 +152,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             return _haystack_llm_fields(attrs)
         if operation is None and LANGFUSE.OBSERVATION_TYPE in attrs:
             return _langfuse_fields(name, attrs)
+        if operation is None and GENKIT.SUBTYPE in attrs:
+            return _genkit_fields(attrs)
         if operation is None and (
             get(LLAMA_INDEX.STEP_INPUT_EVENT) == LLAMA_INDEX.TOOL_CALL_EVENT  # repr only
             or get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE
@@ -152,6 +161,8 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             operation = GENAI.OP_EXECUTE_TOOL
         if operation is None:
             operation = _inference_operation(get)
+        if operation is None and kind == _CLIENT and _carries_an_inference(attrs):
+            operation = GENAI.OP_CHAT
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -182,6 +193,19 @@ def hot_fields(name: str, attrs: dict[str, Any]) -> HotFields:
         OPENINFERENCE.LLM_TOKEN_COUNT_COMPLETION,
     )
     return operation, tool_name, model, input_tokens, output_tokens
+
+
+def _carries_an_inference(attrs: dict[str, Any]) -> bool:
+    """A span without an operation that records a model's response as GenAI inference spans
+    do: a model, token usage and the response's own id (the GenAI semantic conventions'
+    example client span). Agent and workflow spans that only repeat a model name or sum
+    usage carry no response id of their own (SPEC §5)."""
+    get = attrs.get
+    return bool(
+        (_text(get(GENAI.RESPONSE_MODEL)) or _text(get(GENAI.REQUEST_MODEL)))
+        and _text(get(GENAI.RESPONSE_ID))
+        and _first_int(attrs, GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS) is not None
+    )
 
 
 def _inference_operation(get: Any) -> str | None:
@@ -272,3 +296,31 @@ def _langfuse_fields(name: str, attrs: dict[str, Any]) -> HotFields:
             tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
             tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
     return GENAI.OP_CHAT, None, _text(attrs.get(LANGFUSE.MODEL_NAME)), tokens_in, tokens_out
+
+
+def _genkit_fields(attrs: dict[str, Any]) -> HotFields:
+    """Genkit's action spans (specific: `conventions.GENKIT`): a tool action is named in
+    `genkit:name`; a model action names its model there and reports usage inside its
+    `genkit:output` JSON (kept as GenAI usage when redaction changed that text)."""
+    kind, name = attrs.get(GENKIT.SUBTYPE), _text(attrs.get(GENKIT.NAME))
+    if kind == GENKIT.SUBTYPE_TOOL:
+        return GENAI.OP_EXECUTE_TOOL, name, None, None, None
+    if kind != GENKIT.SUBTYPE_MODEL:
+        return None, None, None, None, None
+    tokens_in = tokens_out = None
+    output = attrs.get(GENKIT.OUTPUT)
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            parsed = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            parsed = None
+        usage = parsed.get(GENKIT.USAGE) if isinstance(parsed, dict) else None
+        if isinstance(usage, dict):
+            tokens_in = as_int(usage.get(GENKIT.INPUT_TOKENS))
+            tokens_out = as_int(usage.get(GENKIT.OUTPUT_TOKENS))
+    if tokens_in is None:
+        tokens_in = _first_int(attrs, GENAI.USAGE_INPUT_TOKENS)
+    if tokens_out is None:
+        tokens_out = _first_int(attrs, GENAI.USAGE_OUTPUT_TOKENS)
+    model = name or _text(attrs.get(GENAI.RESPONSE_MODEL))
+    return GENAI.OP_CHAT, None, model, tokens_in, tokens_out

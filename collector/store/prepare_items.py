@@ -15,8 +15,9 @@ from typing import Any
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from tracesim.collector.decode.decode import SpanBatch, decode_traces
+from tracesim.collector.decode.decode import SpanBatch, decode_traces, decode_tree
 from tracesim.collector.decode.decode_logs import LogBatch, decode_logs
+from tracesim.collector.decode.spans_tree import tree_of_bytes
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.store.store import PreparedBatch, prepare
@@ -59,11 +60,12 @@ def prepare_items(
             continue
         mark = marks(spans, logs)
         try:
-            request = message_of(kind, message)
-            if kind == KIND_TRACES:
-                decode_traces(request, spans, redactor)
+            if kind == KIND_TRACES and isinstance(message, (bytes, bytearray, memoryview)):
+                decode_tree(tree_of_bytes(message), spans, redactor)  # native when built
+            elif kind == KIND_TRACES:
+                decode_traces(message, spans, redactor)
             elif kind == KIND_LOGS:
-                decode_logs(request, logs, redactor)
+                decode_logs(message_of(kind, message), logs, redactor)
         except Exception as error:  # a bug in decoding must not stop the pipeline
             log.exception("could not decode spooled request %d", seq)
             rollback(spans, logs, mark)  # no half-decoded request in the columns

@@ -30,13 +30,15 @@ from tracesim.collector.store.sql import (
     upsert_sql,
 )
 from tracesim.schemas.ddl import create_all
-from tracesim.schemas.duckdb_file import looks_like_duckdb
+from tracesim.schemas.duckdb_file import looks_like_duckdb, not_a_file
 
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",
     "DEFAULT_MEMORY_LIMIT",
+    "COUNT_FIELDS",
     "PreparedBatch",
     "Store",
+    "TABLE_FIELDS",
     "check_size",
     "prepare",
 ]
@@ -91,6 +93,10 @@ _CONVERSATION_FIELDS = (
     "span_id",
 )
 _LOADED_KEY = "spool_loaded_seq"
+_SPAN_JSON = ("attributes", "resource_attributes", "events", "links")
+_LOG_JSON = ("body", "attributes", "resource_attributes")
+"""JSON columns that decoding fills with orjson's output only (valid JSON by construction):
+DuckDB need not parse them again (`table_of`)."""
 
 
 def _keep_first(keys: list[Any]) -> list[int] | None:
@@ -125,13 +131,14 @@ class PreparedBatch:
     session_backfill: pa.Table | None = None
     nulled: int = 0
     """Values stored as NULL because they did not fit their column (`collector.store.columns`)."""
+    duplicates: int = 0
+    """Spans and log records left out because the batch held their id already (the first
+    is kept): counted, as an id reused with other content would otherwise vanish unsaid."""
 
     def tables(self) -> list[tuple[str, pa.Table]]:
         """(field name, table) of the tables present, in the order `Store.write` runs them."""
         return [
-            (field.name, getattr(self, field.name))
-            for field in fields(self)
-            if field.name != "nulled" and getattr(self, field.name) is not None
+            (name, getattr(self, name)) for name in TABLE_FIELDS if getattr(self, name) is not None
         ]
 
     def split(self) -> list[PreparedBatch]:
@@ -148,6 +155,12 @@ class PreparedBatch:
             PreparedBatch(**{name: table.slice(0, half)}),
             PreparedBatch(**{name: table.slice(half)}),
         ]
+
+
+COUNT_FIELDS = ("nulled", "duplicates")
+"""The fields of `PreparedBatch` that are counts, not tables."""
+TABLE_FIELDS = tuple(f.name for f in fields(PreparedBatch) if f.name not in COUNT_FIELDS)
+"""The table fields of `PreparedBatch`, in write order."""
 
 
 def _latest(
@@ -172,10 +185,14 @@ def prepare(
     if len(spans):
         cols = spans.columns
         keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS)
+        batch.duplicates += len(spans) - len(keep) if keep is not None else 0
+        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS, json_columns=_SPAN_JSON)
     if len(logs):
         keep = _keep_first(logs.columns["log_id"])
-        batch.logs, nulled[1] = table_of(_select(logs.columns, keep), LOG_FIELDS)
+        batch.duplicates += len(logs) - len(keep) if keep is not None else 0
+        batch.logs, nulled[1] = table_of(
+            _select(logs.columns, keep), LOG_FIELDS, json_columns=_LOG_JSON
+        )
     batch.turns, nulled[2] = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
     batch.conversations, nulled[3] = _latest(
         spans.conversations, ("chat_id",), _CONVERSATION_FIELDS
@@ -234,11 +251,19 @@ class Store:
         memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
+        self.duplicates_skipped = 0
+        """Spans and log records not inserted because their id was stored already."""
         config = {
             "threads": 1,
             "checkpoint_threshold": checkpoint_threshold,
             "memory_limit": memory_limit,
         }
+        kind = not_a_file(self.path)
+        if kind is not None:
+            raise NotADuckDBFile(
+                f"{self.path} is {kind}, not a DuckDB file: give --db a new file name or a "
+                "DuckDB file tracesim wrote"
+            )
         if not looks_like_duckdb(self.path):
             raise NotADuckDBFile(
                 f"{self.path} exists and is not a DuckDB file: give --db a new file name or "
@@ -399,6 +424,9 @@ class Store:
                 except duckdb.Error:
                     pass
             raise
+        if conflicts:  # rows whose id was stored already: a resent request, or a reused id
+            for table, stored in ((batch.spans, stored_spans), (batch.logs, stored_logs)):
+                self.duplicates_skipped += table.num_rows - stored if table is not None else 0
         return stored_spans, stored_logs
 
     def _run_with(self, table: pa.Table, name: str, sql: str) -> None:

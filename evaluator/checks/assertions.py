@@ -95,7 +95,10 @@ __all__ = [
     "Assertion",
     "AssertionConfigError",
     "RuleFacts",
+    "RULE_TYPES",
     "check_assertions",
+    "check_one",
+    "not_run",
     "parse_assertions",
 ]
 
@@ -115,6 +118,9 @@ ASSERTION_TYPES = (
     "policy",
     "tool_validity",
 )
+
+RULE_TYPES = ("policy", "tool_validity")
+"""Assertions decided on the conversation's facts (`checks.rules`), not only on its calls."""
 
 _COMMON_KEYS = {"type", "turn", "threshold", "description", "name"}
 _VOCABULARY = {"order", "arg_mode", "all_or_nothing", "arg_matchers"}
@@ -368,37 +374,48 @@ def check_assertions(
         elif assertion.turn < len(turns) and turns[assertion.turn] is not None:
             calls = list(turns[assertion.turn])  # type: ignore[arg-type]
         else:
-            results.append(
-                (
-                    assertion.turn,
-                    not_graded(
-                        assertion.type,
-                        f"turn {assertion.turn} was not run (the conversation has "
-                        f"{sum(turn is not None for turn in turns)} turns)",
-                        label="not_run",
-                    ),
-                )
-            )
+            results.append((assertion.turn, not_run(assertion, turns)))
             continue
-        if assertion.type in ("policy", "tool_validity"):
-            result = evaluate_rule(assertion, turns, facts or RuleFacts())
-        else:
-            result = _apply_threshold(assertion, _evaluate(assertion, calls))
-        label_details: dict[str, Any] = {}
-        if assertion.type == "tool_calls" and result.passed is False:
-            label = _failure_label(assertion, calls, result)
-            label_details = {"failure_label": label, "severity": FAILURE_SEVERITY[label]}
-        details = {
-            **result.details,
-            **label_details,
-            "assertion": {
-                "index": assertion.index,
-                "type": assertion.type,
-                "threshold": assertion.threshold,
-            },
-        }
-        if kind is not None and details.get("kind") != kind:
-            details = {"kind": kind, **details}
-        result.details = details  # in place: a copy per result is measurable at 100k turns
-        results.append((assertion.turn, result))
+        results.append((assertion.turn, check_one(assertion, calls, turns, facts, kind)))
     return results
+
+
+def not_run(assertion: Assertion, turns: Sequence[Sequence[ToolCall] | None]) -> MetricResult:
+    """The not-graded result of an assertion about a turn that was not run."""
+    return not_graded(
+        assertion.type,
+        f"turn {assertion.turn} was not run (the conversation has "
+        f"{sum(turn is not None for turn in turns)} turns)",
+        label="not_run",
+    )
+
+
+def check_one(
+    assertion: Assertion,
+    calls: list[ToolCall],
+    turns: Sequence[Sequence[ToolCall] | None],
+    facts: RuleFacts | None,
+    kind: str | None,
+) -> MetricResult:
+    """One assertion's result on `calls` (its turn's, or every turn's); rules see `turns`."""
+    if assertion.type in RULE_TYPES:
+        result = evaluate_rule(assertion, turns, facts or RuleFacts())
+    else:
+        result = _apply_threshold(assertion, _evaluate(assertion, calls))
+    label_details: dict[str, Any] = {}
+    if assertion.type == "tool_calls" and result.passed is False:
+        label = _failure_label(assertion, calls, result)
+        label_details = {"failure_label": label, "severity": FAILURE_SEVERITY[label]}
+    details = {
+        **result.details,
+        **label_details,
+        "assertion": {
+            "index": assertion.index,
+            "type": assertion.type,
+            "threshold": assertion.threshold,
+        },
+    }
+    if kind is not None and details.get("kind") != kind:
+        details = {"kind": kind, **details}
+    result.details = details  # in place: a copy per result is measurable at 100k turns
+    return result

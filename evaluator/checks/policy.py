@@ -23,7 +23,14 @@ from typing import Any
 
 from tracesim.schemas import MetricResult, ToolCall
 
-__all__ = ["POLICY_KEYS", "Policy", "PolicyError", "check_policy", "parse_policy"]
+__all__ = [
+    "POLICY_KEYS",
+    "Policy",
+    "PolicyError",
+    "check_policy",
+    "describe_policy",
+    "parse_policy",
+]
 
 POLICY_KEYS = ("never", "at_most", "exactly", "before", "only_after")
 
@@ -173,6 +180,21 @@ def _only_after(
     return found
 
 
+def describe_policy(policy: Policy) -> str:
+    """The rules of `policy` in the config's own words (`never: delete_account; at_most:
+    request_refund 1`), so each passing policy says which rules it checked."""
+    parts = [f"never: {', '.join(policy.never)}"] if policy.never else []
+    parts += [f"at_most: {tool} {n}" for tool, n in policy.at_most]
+    parts += [f"exactly: {tool} {n}" for tool, n in policy.exactly]
+    if policy.before:
+        parts.append(f"before: {policy.before[0]} before {policy.before[1]}")
+    if policy.only_after:
+        tool, pattern, prior = policy.only_after
+        when = " or ".join(w for w in (f"/{pattern.pattern}/" if pattern else "", prior or "") if w)
+        parts.append(f"only_after: {tool} after {when}")
+    return "; ".join(parts)
+
+
 def check_policy(
     policy: Policy,
     turns: Sequence[Sequence[ToolCall] | None],
@@ -203,6 +225,6 @@ def check_policy(
         name="policy",
         value=1.0,
         passed=True,
-        reason=f"{len(calls)} calls keep every rule",
+        reason=f"{len(calls)} call(s) keep {describe_policy(policy)}",
         details={"violations": []},
     )

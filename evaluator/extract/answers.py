@@ -257,16 +257,25 @@ def _parts_text(parts: list[Any]) -> Any:
     return "".join(texts) if len(texts) == len(parts) else parts
 
 
+def _has_response_part(message: Mapping[str, Any]) -> bool:
+    parts = message.get("parts")
+    return isinstance(parts, list) and any(
+        isinstance(p, Mapping) and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE for p in parts
+    )
+
+
 def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
     """Tool messages naming no call in GenAI / OpenAI-style input messages (OpenLIT over
-    Ollama: `{"role": "tool", "parts": [{"type": "text", ...}]}`), by message index."""
+    Ollama: `{"role": "tool", "parts": [{"type": "text", ...}]}`), by message index. A
+    message is a tool message by its role or by its `tool_call_response` parts, whatever
+    its role (the Gemini API's function responses are user turns: OpenLLMetry writes
+    them as `{"role": "user", "parts": [{"type": "tool_call_response", "id": ""}]}`)."""
     found: dict[tuple[int, ...], Answer] = {}
     messages = json_or_none(value)
     for index, message in enumerate(messages if isinstance(messages, list) else ()):
-        if (
-            not (type(message) is dict or isinstance(message, Mapping))
-            or message.get("role") != "tool"
-        ):
+        if not (type(message) is dict or isinstance(message, Mapping)):
+            continue
+        if message.get("role") != "tool" and not _has_response_part(message):
             continue
         if message.get("tool_call_id"):
             continue

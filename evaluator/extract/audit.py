@@ -7,8 +7,9 @@ After extraction, the pieces of a turn's evidence that no call explains:
 - a result with no call: a tool message a model input carried whose id no call and no
   request of the conversation names;
 - a skipped span: a tool span extraction could not read (no name in any convention, an
-  unreadable payload), with why; known non-calls (ADK's `(merged tools)` summary,
-  smolagents' `FinalAnswerTool`) are `ignored`, listed by `inspect` but not warned about;
+  unreadable payload), with why; known non-calls (ADK's `(merged tools)` summary, an
+  agent's answer tool: `extract.answer_tools`) are `ignored`, listed by `inspect` but not
+  warned about;
 - a conflict: two sources of one call disagreeing on a field (the value kept says which).
 
 Pure: spans and calls in, items out. `tracesim inspect` lists the items, `evaluate` counts
@@ -121,7 +122,7 @@ def audit_turn(
         return found
     named = {c.id for c in calls if c.id}
     named.update(a for a in aliases if a)
-    # a request of a tool whose span is a known non-call (smolagents' final_answer) is that
+    # a request of a tool whose span is a known non-call (an answer tool, a summary) is that
     ignored = {item.name for item in skipped if item.kind == IGNORED_SPAN} if skipped else ()
     requested: dict[str, tuple[SpanView, str]] = {}
     idless: list[tuple[SpanView, str]] = []

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from tracesim.evaluator.extract.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.answers import (
     FAILURE_MARKERS,
     row_may_hold_responses,
@@ -92,7 +93,10 @@ def extract_tool_calls(
                     responders.append(other)
             shared.append(other)
         others = shared
+    traces = {piece.view.span_id: piece.view.trace_id for piece in pieces}
     found_calls, aliases = pair_turn(pieces, others, scope)
+    found_calls, answers = split_answer_tool(found_calls, others, traces)
+    skipped.extend(answers)
     if found_calls:
         _flag_failures(found_calls, others)
     if audit is not None:

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from tracesim.evaluator.extract.genkit import genkit_as_genai
+from tracesim.schemas.conventions import GENKIT
 from tracesim.schemas.message_conventions import AGENT_LEVEL, MESSAGE_SOURCES, MessageSource
 
-__all__ = ["TurnDialogue", "turn_dialogue"]
+__all__ = ["TurnDialogue", "replies", "turn_dialogue"]
 
 Message = tuple[str, str]
 """(role, text)."""
@@ -170,6 +172,8 @@ def _from_span(span: Mapping[str, Any], source: MessageSource) -> list[Message]:
 def _decoded(span: Mapping[str, Any]) -> dict[str, Any]:
     attributes = _json(span.get("attributes"))
     events = _json(span.get("events"))
+    if isinstance(attributes, Mapping) and GENKIT.SUBTYPE in attributes:
+        attributes = genkit_as_genai(attributes)  # Genkit's messages, as GenAI's
     return {
         **span,
         "attributes": attributes if isinstance(attributes, Mapping) else {},
@@ -236,7 +240,7 @@ def _start(span: Mapping[str, Any]) -> tuple[bool, Any]:
     return (start is None, start if start is not None else 0)
 
 
-_MARKERS = tuple({source.key for source in (*MESSAGE_SOURCES, *AGENT_LEVEL)})
+_MARKERS = tuple({source.key for source in (*MESSAGE_SOURCES, *AGENT_LEVEL)} | {GENKIT.INPUT})
 """Keys and event names whose text shows a span may hold messages (checked before parsing)."""
 
 
@@ -264,3 +268,19 @@ def turn_dialogue(spans: Iterable[Mapping[str, Any]]) -> TurnDialogue:
     if agent is None:
         agent, reply_convention = _agent_level(decoded, "output", ids)
     return TurnDialogue(user, agent, convention or reply_convention)
+
+
+def replies(span: Mapping[str, Any]) -> list[str]:
+    """Every text a span says was answered (model replies and agent-level outputs of every
+    convention), stripped; a span with decoded `attributes` and `events`. Unreadable
+    values are skipped."""
+    found = []
+    for source in (*MESSAGE_SOURCES, *AGENT_LEVEL):
+        if source.side != "output":
+            continue
+        try:
+            messages = _from_span(span, source)
+        except Exception:  # noqa: BLE001 - an odd shape skips that source
+            continue
+        found.extend(text.strip() for role, text in messages if role in ("assistant", ""))
+    return found

@@ -15,9 +15,19 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
+from tracesim.evaluator.extract.genkit import MARKER as GENKIT_MARKER
+from tracesim.evaluator.extract.genkit import genkit_as_genai
 from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from tracesim.schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
-from tracesim.schemas.conventions import AI_SDK, HAYSTACK, LANGFUSE, LLAMA_INDEX, LOGFIRE, MCP
+from tracesim.schemas.conventions import (
+    AI_SDK,
+    GENKIT,
+    HAYSTACK,
+    LANGFUSE,
+    LLAMA_INDEX,
+    LOGFIRE,
+    MCP,
+)
 
 __all__ = ["has_marker", "json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
 
@@ -48,6 +58,7 @@ _TOOL_MARKERS = tuple(
         LLAMA_INDEX.TOOL_CALL_EVENT,  # a value of llamaindex.step.input_event
         MCP.TOOLS_CALL,  # a value of mcp.method.name
         OPENINFERENCE.TOOL_CALL_FUNCTION_NAME,  # arksim's tool spans
+        GENKIT.SUBTYPE,  # Genkit's tool and model actions (read as GenAI: `extract.genkit`)
     )
 )
 
@@ -194,6 +205,8 @@ class SpanView:
                 decoded = _agents_function_as_genai(decoded)
             elif decoded.get(LLAMA_INDEX.STEP_INPUT_EVENT) == LLAMA_INDEX.TOOL_CALL_EVENT:
                 decoded = llama_index_tool_call_as_genai(decoded)
+            elif GENKIT.SUBTYPE in decoded:
+                decoded = genkit_as_genai(decoded)
             self._attributes = decoded
         return self._attributes
 
@@ -354,7 +367,10 @@ def _view_of_row(row: Mapping[str, Any]) -> SpanView:
     view._start_raw = start
     view._start = False
     view._attributes = None
-    view._raw_attributes = get("attributes")
+    raw = view._raw_attributes = get("attributes")
+    if type(raw) is str and GENKIT_MARKER in raw:
+        # read as GenAI from the start: the readers' text screening sees GenAI keys
+        view._raw_attributes = orjson.dumps(view.attributes).decode()
     view._events = None
     view._raw_events = get("events")
     view._key = None

@@ -28,7 +28,7 @@ from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import MCP_SPAN, PROVENANCE_FIELDS, TOOL_SPAN
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN, MCP, SMOLAGENTS
+from tracesim.schemas.conventions import LANGCHAIN, MCP
 
 __all__ = ["span_piece"]
 
@@ -79,10 +79,6 @@ def span_piece(span: SpanView) -> CallPiece | Skip | None:
     if name == ADK.MERGED_TOOLS_NAME:
         # ADK's summary of parallel calls: each call has its own span
         return IGNORED_SPAN, "ADK's summary of parallel calls (each has its own span)", name
-    if span.name == SMOLAGENTS.FINAL_ANSWER_SPAN:
-        # smolagents answers through a tool: the answer, not a tool call
-        why = "smolagents' answer tool (the agent's answer, not a call)"
-        return IGNORED_SPAN, why, name or span.name
     if not name:
         logger.warning("skipping tool span %s: no tool name in any convention", span.span_id)
         return SKIPPED_SPAN, "no tool name in any convention, nor in the span name", span.name

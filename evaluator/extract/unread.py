@@ -13,7 +13,9 @@ An `unread_request` is the other half: a model call whose finish reason says it 
 tools (`tool_calls`, `tool_use`, `function_call`, ...) with no request readable on it
 (streamed replies or prompts recorded without content), in a conversation where no call was
 found at all (`audit.settle` drops it otherwise: a span per trace may hold the calls
-elsewhere).
+elsewhere). So is a model call whose messages hold tool calls as JSON TEXT inside a message
+(a request body serialised into a text part, as OpenLLMetry for Node records the Responses
+API's `input` items): the calls are there, in no shape tracesim reads.
 
 Pure: span rows in, items out (`evaluator.inspect` and the stores run the SQL).
 """
@@ -167,30 +169,72 @@ def _tool_stop(view: SpanView) -> str | None:
     return None
 
 
+_NESTED_DEPTH = 4
+"""How deep message structures are walked for JSON text (parts sit at depth 3)."""
+
+
+def _nested_tool_json(value: Any, depth: int = 0) -> bool:
+    """Whether a string inside `value` (a decoded message list) is itself JSON text naming
+    a tool call: a payload serialised into a message's text."""
+    if isinstance(value, str):
+        return depth > 0 and _toolish_json(value)
+    if depth >= _NESTED_DEPTH:
+        return False
+    if isinstance(value, Mapping):
+        return any(_nested_tool_json(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_nested_tool_json(v, depth + 1) for v in value)
+    return False
+
+
+def _tool_text(view: SpanView) -> str | None:
+    """The message attribute whose messages hold tool calls as JSON text, if any."""
+    for key, value in view.attributes.items():
+        if not _payload_key(key) or not isinstance(value, str):
+            continue
+        if not value.lstrip().startswith(("{", "[")):
+            continue
+        decoded = json_or_none(value)
+        if decoded is not None and _nested_tool_json(decoded):
+            return key
+    return None
+
+
+def _unread_reason(view: SpanView) -> str | None:
+    """Why `view` asked for tools that no reader found, or None."""
+    if not view.raw_may_hold(*_TOOL_MARKERS):
+        return None
+    if view.raw_may_hold(*_STOP_MARKERS):
+        key = _tool_stop(view)
+        if key is not None and not safe_requested_calls(view):
+            return (
+                f"{key} says it asked for tools, but no request is recorded (content not "
+                "captured, or a streamed reply): the calls are missing"
+            )
+    key = _tool_text(view)
+    if key is not None and not safe_requested_calls(view):
+        return (
+            f"{key} holds tool calls as JSON text inside a message (a request body "
+            "serialised as text), in no shape tracesim reads: the calls are missing"
+        )
+    return None
+
+
 def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
     """One `unread_request` per model span of a turn that found no call (`calls` == 0) whose
-    finish reason says it asked for tools, yet carries no request tracesim can read."""
+    finish reason says it asked for tools, or whose messages hold tool calls as JSON text,
+    yet carries no request tracesim can read."""
     if calls:
         return []
     found: list[Unexplained] = []
     for span in spans:
         try:
             view = span if type(span) is SpanView else view_of(span)
-            if not (view.raw_may_hold(*_STOP_MARKERS) and view.raw_may_hold(*_TOOL_MARKERS)):
-                continue
-            key = _tool_stop(view)
-            if key is None or safe_requested_calls(view):
-                continue
+            reason = _unread_reason(view)
         except Exception:  # noqa: BLE001 - an unreadable span is the audit's, not ours
             continue
-        found.append(
-            Unexplained(
-                UNREAD_REQUEST,
-                view.trace_id,
-                view.span_id,
-                view.name,
-                f"{key} says it asked for tools, but no request is recorded (content not "
-                "captured, or a streamed reply): the calls are missing",
+        if reason is not None:
+            found.append(
+                Unexplained(UNREAD_REQUEST, view.trace_id, view.span_id, view.name, reason)
             )
-        )
     return found

@@ -97,6 +97,9 @@ INSPECT_SQL: dict[str, str] = {
             WHERE coalesce(s.input_tokens, 0) + coalesce(s.output_tokens, 0) > 0
               -- a model span left out of llm_calls is a wrapper or a duplicate reporter
               AND coalesce(s.operation, '') NOT IN ({_INFERENCE_OPERATIONS})
+              -- the run's turn span holds the agent's chat-completions `usage`, counted as
+              -- the agent's own (evaluator.metrics.usage), not an unread inference span
+              AND s.name <> '{TRACESIM.TURN_SPAN}'
               AND NOT EXISTS (
                   SELECT 1 FROM counted c
                   WHERE c.trace_id = s.trace_id

@@ -31,6 +31,7 @@ from tracesim.providers import (
 )
 from tracesim.providers.openai_chat import PLACEHOLDER_API_KEY
 from tracesim.schemas.llm_config import LLMConfig
+from tracesim.schemas.prices import ModelPrice, price_for
 
 __all__ = [
     "JudgeAnswer",
@@ -38,6 +39,7 @@ __all__ = [
     "JudgeClient",
     "LLMUsage",
     "PLACEHOLDER_API_KEY",
+    "judge_price",
     "judge_unavailable_reason",
 ]
 
@@ -66,7 +68,11 @@ class LLMUsage(BaseModel):
     output_tokens: int = 0
     """Completion tokens of the requests made."""
     cost_usd: float = 0.0
-    """Cost of the requests made, from `input_cost_per_mtok` / `output_cost_per_mtok`."""
+    """Cost of the requests made, from `input_cost_per_mtok` / `output_cost_per_mtok`, else
+    the model's built-in price (`schemas.prices`)."""
+    priced: bool = True
+    """False when the judge model has no price (neither in the config nor built in): then
+    `cost_usd` counts nothing and is shown as unknown, never as $0."""
     peak_in_flight: int = 0
     """Most requests in flight at once (bounded by `max_concurrency`)."""
 
@@ -85,6 +91,24 @@ class JudgeAnswer:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+
+def judge_price(llm: LLMConfig) -> ModelPrice | None:
+    """The judge model's price: `input_cost_per_mtok` / `output_cost_per_mtok` when the config
+    sets either (0 included: a free local model), else the built-in table; None when unknown."""
+    if {"input_cost_per_mtok", "output_cost_per_mtok"} & llm.model_fields_set:
+        return ModelPrice(
+            input_per_mtok=llm.input_cost_per_mtok, output_per_mtok=llm.output_cost_per_mtok
+        )
+    return price_for(llm.model)
+
+
+def unpriced_reason(llm: LLMConfig) -> str:
+    """What to set when the judge model has no price."""
+    return (
+        f"no price for judge model {llm.model!r}: set llm.input_cost_per_mtok and "
+        "llm.output_cost_per_mtok (USD per million tokens; 0 for a free local model)"
+    )
 
 
 def judge_unavailable_reason(llm: LLMConfig | None) -> str | None:
@@ -113,7 +137,8 @@ class JudgeClient:
     ) -> None:
         self.llm = llm
         self.cache = cache
-        self.usage = LLMUsage(model=llm.model, enabled=True)
+        self.price = judge_price(llm)
+        self.usage = LLMUsage(model=llm.model, enabled=True, priced=self.price is not None)
         self._sleep = sleep
         self._semaphore = asyncio.Semaphore(max(1, llm.max_concurrency))
         self._in_flight = 0
@@ -142,9 +167,7 @@ class JudgeClient:
             return JudgeAnswer(str(hit.response.get("content", "")), cached=True, key=key)
         response = await self._call_with_retries(request)
         content, in_tok, out_tok = response.content, response.input_tokens, response.output_tokens
-        cost = (
-            in_tok * self.llm.input_cost_per_mtok + out_tok * self.llm.output_cost_per_mtok
-        ) / 1_000_000
+        cost = 0.0 if self.price is None else self.price.cost(in_tok, out_tok)
         self.usage.requests += 1
         self.usage.input_tokens += in_tok
         self.usage.output_tokens += out_tok

@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+from tracesim.evaluator.output.shared import SharedResult
 from tracesim.schemas import ToolCall, ToolCallSource
 from tracesim.schemas.results import MetricResult
 
@@ -186,46 +187,112 @@ def tool_call_rows(
     return cols.table().to_pylist()
 
 
-class ScoreColumns:
-    """`scores` rows of a chunk, as one list per column (eval_id and created_at added on write)."""
+_RESULT_FIELDS = ("metric", "value", "passed", "threshold", "label", "reason", "details")
+"""The `scores` columns a result decides (the rest say whose result it is)."""
+_RESULT_TYPES = [SCORES_SCHEMA.field(name).type for name in _RESULT_FIELDS]
 
-    _NAMES = ("run_id", "chat_id", "turn_id", "metric", "value", "passed", "threshold")
-    _MORE = ("label", "reason", "details")
+ResultRow = tuple[str, float | None, bool | None, float | None, str | None, str, str]
+
+
+def _result_row(result: MetricResult) -> ResultRow:
+    """A result's `scores` values: threshold its own, else its assertion's; details as JSON."""
+    details = result.details
+    threshold = details.get("threshold")
+    if threshold is None:
+        assertion = details.get("assertion")
+        if isinstance(assertion, dict):
+            threshold = assertion.get("threshold")
+    return (
+        result.name,
+        result.value,
+        result.passed,
+        float(threshold) if isinstance(threshold, (int, float)) else None,
+        result.label,
+        result.reason,
+        _dumps(details),
+    )
+
+
+class ScoreColumns:
+    """`scores` rows of a chunk (eval_id and created_at added on write).
+
+    Each row is (run_id, chat_id, turn_id) and the position of its result's values among
+    the chunk's distinct results: a `SharedResult` (many turns hold it) is encoded once
+    and its columns are expanded by Arrow (`take`), not value by value in Python.
+    """
+
+    _NAMES = ("run_id", "chat_id", "turn_id", *_RESULT_FIELDS)
 
     def __init__(self) -> None:
-        self.columns: dict[str, list[Any]] = {name: [] for name in (*self._NAMES, *self._MORE)}
+        self._run_ids: list[str | None] = []
+        self._chat_ids: list[str] = []
+        self._turn_ids: list[int | None] = []
+        self._positions: list[int] = []
+        self._rows: list[ResultRow] = []
+        self._shared: dict[int, int] = {}
+        """id of a SharedResult -> its position in `_rows` (`_held` keeps the ids unique)."""
+        self._held: list[MetricResult] = []
 
     def __len__(self) -> int:
-        return len(self.columns["chat_id"])
+        return len(self._chat_ids)
 
     def add(
         self, run_id: str | None, chat_id: str, turn_id: int | None, result: MetricResult
     ) -> None:
         """Append one result."""
-        details = result.details
-        threshold = details.get("threshold")
-        if threshold is None:
-            assertion = details.get("assertion")
-            if isinstance(assertion, dict):
-                threshold = assertion.get("threshold")
-        c = self.columns
-        c["run_id"].append(run_id)
-        c["chat_id"].append(chat_id)
-        c["turn_id"].append(turn_id)
-        c["metric"].append(result.name)
-        c["value"].append(result.value)
-        c["passed"].append(result.passed)
-        c["threshold"].append(float(threshold) if isinstance(threshold, (int, float)) else None)
-        c["label"].append(result.label)
-        c["reason"].append(result.reason)
-        c["details"].append(_dumps(details))
+        self.add_all(run_id, chat_id, turn_id, (result,))
+
+    def add_all(
+        self,
+        run_id: str | None,
+        chat_id: str,
+        turn_id: int | None,
+        results: Sequence[MetricResult],
+    ) -> None:
+        """Append several results of one turn (or of the conversation: `turn_id` None)."""
+        rows, shared, positions = self._rows, self._shared, self._positions
+        for result in results:
+            if type(result) is SharedResult:
+                position = shared.get(id(result))
+                if position is None:
+                    row = result._row
+                    if row is None:
+                        row = result._row = _result_row(result)
+                    position = shared[id(result)] = len(rows)
+                    rows.append(row)
+                    self._held.append(result)
+            else:
+                position = len(rows)
+                rows.append(_result_row(result))
+            positions.append(position)
+        n = len(results)
+        self._run_ids.extend([run_id] * n)
+        self._chat_ids.extend([chat_id] * n)
+        self._turn_ids.extend([turn_id] * n)
+
+    def arrays(self) -> dict[str, pa.Array]:
+        """The columns (all but eval_id and created_at) as Arrow arrays."""
+        out: dict[str, pa.Array] = {
+            "run_id": pa.array(self._run_ids, pa.string()),
+            "chat_id": pa.array(self._chat_ids, pa.string()),
+            "turn_id": pa.array(self._turn_ids, pa.int32()),
+        }
+        positions = pa.array(self._positions, pa.int32())
+        distinct = list(zip(*self._rows, strict=True)) if self._rows else [()] * 7
+        for name, kind, values in zip(_RESULT_FIELDS, _RESULT_TYPES, distinct, strict=True):
+            out[name] = pa.array(values, kind).take(positions)
+        return out
+
+    @property
+    def columns(self) -> dict[str, list[Any]]:
+        """The columns as Python lists (for tests and small tables)."""
+        return {name: array.to_pylist() for name, array in self.arrays().items()}
 
     def table(self, eval_id: str, created_at: datetime) -> pa.Table:
         """The rows as an Arrow table of `SCORES_SCHEMA`."""
-        n = len(self)
-        cols: dict[str, Any] = dict(self.columns)
-        cols.update(evaluation_columns(eval_id, created_at, n))
-        return pa.Table.from_pydict({k: cols[k] for k in SCORES_SCHEMA.names}, schema=SCORES_SCHEMA)
+        cols = self.arrays()
+        cols.update(evaluation_columns(eval_id, created_at, len(self)))
+        return pa.Table.from_arrays([cols[k] for k in SCORES_SCHEMA.names], schema=SCORES_SCHEMA)
 
 
 def evaluation_columns(eval_id: str, created_at: datetime, n: int) -> dict[str, pa.Array]:

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import orjson
 from tracesim.evaluator.output.results_model import EvaluationReport
+from tracesim.evaluator.output.shared import SharedResult
 from tracesim.schemas.results import MetricResult
 
 __all__ = ["ResultsWriter", "encode_entry", "failure_details", "read_results", "summarize"]
@@ -48,7 +49,17 @@ def failure_details(details: dict[str, Any]) -> dict[str, Any]:
 
 def summarize(result: MetricResult) -> dict[str, Any]:
     """The `MetricSummary` dict of one result: reason if failed or not graded, the failure
-    details if a failed tool check; keys whose value is None are left out."""
+    details if a failed tool check; keys whose value is None are left out. A
+    `SharedResult`'s summary is built once (and shared: never change it)."""
+    if type(result) is SharedResult:
+        summary = result._summary
+        if summary is None:
+            summary = result._summary = _summary(result)
+        return summary
+    return _summary(result)
+
+
+def _summary(result: MetricResult) -> dict[str, Any]:
     out: dict[str, Any] = {"name": result.name}
     value, passed, label = result.value, result.passed, result.label
     if value is not None:

@@ -124,7 +124,10 @@ class ChunkResult:
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
-        scores = pa.Table.from_pydict(self.scores.columns, schema=pa.schema(_SCORE_FIELDS))
+        columns = self.scores.arrays()
+        scores = pa.Table.from_arrays(
+            [columns[f.name] for f in _SCORE_FIELDS], schema=pa.schema(_SCORE_FIELDS)
+        )
         return ChunkResult(
             ToolCallTable(self.tool_calls.table()),
             ScoreTable(scores),

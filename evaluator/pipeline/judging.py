@@ -158,6 +158,16 @@ class JudgeStage:
                 run_judges(tasks, client=self._client, config=self.config, on_done=advance)
             )
         results: list[MetricResult] = []
+        if self._client.price is None:  # a budget that cannot be counted is never spent blind
+            from tracesim.evaluator.llm.llm_client import unpriced_reason
+
+            reason = f"max_judge_cost cannot be kept: {unpriced_reason(self.llm)}"
+            for judge, _ in tasks:
+                result = not_run_result(judge.name, reason)
+                result.details["level"] = judge.level
+                results.append(result)
+                advance()
+            return results
         step = max(1, self.llm.max_concurrency)
         for start in range(0, len(tasks), step):
             batch = tasks[start : start + step]

@@ -21,11 +21,13 @@ from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
+from tracesim.evaluator.extract.outcome import unanswered_calls
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns
 from tracesim.evaluator.output.results_file import summarize
 from tracesim.evaluator.output.results_model import ConversationResult
+from tracesim.evaluator.output.shared import freeze, thaw
 from tracesim.evaluator.pipeline.usage import metric_means, usage_results
 from tracesim.evaluator.scoring.errors import conversation_end
 from tracesim.evaluator.scoring.scoring import (
@@ -148,8 +150,11 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
         work.calls.append(merged)
         work.turn_results.append([])
         rows.add_turn(data.chat_id, turn_id, turn.get("run_id"), merged)
-    if audit:
-        work.evidence = count_kinds(settle(audit, chain.from_iterable(work.calls)))
+    # settled first: `settle` would take an unanswered call's own id for an explanation
+    items = settle(audit, chain.from_iterable(work.calls)) if audit else []
+    items.extend(unanswered_calls(chain.from_iterable(work.calls)))
+    if items:
+        work.evidence = count_kinds(items)
 
 
 _PARSED_LIMIT = 1024
@@ -168,11 +173,8 @@ def tool_checks(
     `parsed` caches parsed assertion lists across conversations (keyed by their
     JSON): the conversations of one scenario share them.
     """
-    from tracesim.evaluator.checks.assertions import (
-        AssertionConfigError,
-        check_assertions,
-        parse_assertions,
-    )
+    from tracesim.evaluator.checks.assertions import AssertionConfigError, parse_assertions
+    from tracesim.evaluator.checks.memo import CheckSet
     from tracesim.evaluator.checks.rules import config_assertions, rule_facts
 
     data = work.data
@@ -182,11 +184,11 @@ def tool_checks(
     where = f"scenario {data.scenario.get('scenario_id') or data.conversation.get('scenario_id')!r} (chat {data.chat_id})"
     try:
         key = orjson.dumps(raw, default=repr) if parsed is not None else b""
-        assertions = parsed.get(key) if parsed is not None else None
-        if assertions is None:
-            assertions = parse_assertions(list(raw), where=where)
+        checks = parsed.get(key) if parsed is not None else None
+        if checks is None:
+            checks = CheckSet(parse_assertions(list(raw), where=where))
             if parsed is not None and len(parsed) < _PARSED_LIMIT:
-                parsed[key] = assertions
+                parsed[key] = checks
     except AssertionConfigError as exc:
         work.conv_results.append(
             MetricResult(
@@ -194,6 +196,7 @@ def tool_checks(
             )
         )
         return
+    assertions = checks.assertions
     by_id = {int(t["turn_id"]): i for i, t in enumerate(data.turns)}
     size = max(by_id, default=-1) + 1
     aligned: list[list[ToolCall] | None] = [None] * size  # None: turn not stored
@@ -205,7 +208,7 @@ def tool_checks(
         aligned.extend([] for _ in range(size, last + 1))
     try:
         facts = rule_facts(data, assertions, config)
-        checked = check_assertions(assertions, aligned, facts=facts, kind="check")
+        checked = checks.check(aligned, facts=facts, kind="check")
     except Exception as exc:  # noqa: BLE001
         log.exception("%s: assertions failed", where)
         work.conv_results.append(
@@ -217,8 +220,10 @@ def tool_checks(
             )
         )
         return
-    for turn_id, result in checked:  # tagged "check" by check_assertions
+    for turn_id, result in checked:  # tagged "check"; shared by turns with the same calls
         if turn_id is None or turn_id not in by_id:
+            if turn_id is not None or ended_by is not None:  # changed below: its own copy
+                result = thaw(result)
             if turn_id is None and ended_by is not None:  # the whole conversation was cut short
                 _ungradeable(result, "not_graded", f"the conversation was cut short: {ended_by}")
             if turn_id is not None:
@@ -231,6 +236,7 @@ def tool_checks(
         else:
             turn = data.turns[by_id[turn_id]]
             if turn.get("status") in FAILED_TURN_STATUSES:
+                result = thaw(result)
                 _ungradeable(
                     result,
                     "not_graded",
@@ -268,6 +274,24 @@ def _ungradeable(result: MetricResult, label: str, why: str) -> None:
     result.reason = f"not graded: {why}" + (f"; {result.reason}" if result.reason else "")
 
 
+_SUCCESSES: dict[tuple[tuple[str, bool], ...], MetricResult] = {}
+"""`turn_success` results by their deciding (metric, passed) pairs, shared (`freeze`)."""
+
+
+def _turn_success(status: str | None, results: Sequence[MetricResult]) -> MetricResult:
+    """`turn_success(status, results)`, one shared result per distinct set of deciding
+    outcomes (all that decides it when the turn did not fail)."""
+    if status in FAILED_TURN_STATUSES:
+        return turn_success(status, results)
+    key = tuple((r.name, r.passed) for r in results if r.value is not None and r.passed is not None)
+    success = _SUCCESSES.get(key)  # type: ignore[arg-type]
+    if success is None:
+        if len(_SUCCESSES) > 4096:
+            _SUCCESSES.clear()
+        success = _SUCCESSES[key] = freeze(turn_success(status, results))  # type: ignore[index]
+    return success
+
+
 def _record(
     results: list[MetricResult],
     turn_id: int | None,
@@ -279,14 +303,16 @@ def _record(
     """Append `results` to `scores` and `tally`; return their summaries (without `skip`) and
     the (passed, total) count of graded tool checks among them."""
     run_id, chat_id = keys
+    scores.add_all(run_id, chat_id, turn_id, results)
     summaries = []
     passed = total = 0
+    add, add_label = tally.add, tally.add_label
     for result in results:
-        scores.add(run_id, chat_id, turn_id, result)
         value = result.value
         if value is not None:
-            tally.add(result.name, value)
-            tally.add_label(result.name, result.label)
+            name = result.name
+            add(name, value)
+            add_label(name, result.label)
             if result.passed is not None and result.details.get("kind") == "check":
                 total += 1
                 passed += bool(result.passed)
@@ -313,7 +339,7 @@ def score_conversation(
     passed = total = 0
     for index, turn in enumerate(data.turns):
         results = work.turn_results[index]
-        success = turn_success(turn.get("status"), results)
+        success = _turn_success(turn.get("status"), results)
         results.append(success)
         successes.append(success)
         turn_id = int(turn["turn_id"])

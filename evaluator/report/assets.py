@@ -55,7 +55,7 @@ details.group { background:var(--card); border:1px solid var(--line); border-rad
   padding:6px 12px; }
 details.group summary { cursor:pointer; font-weight:600; }
 ul.items { margin:6px 0; padding-left:18px; }
-ul.items li { margin:2px 0; }
+ul.items li { margin:2px 0; overflow-wrap:anywhere; }
 ul.items .reason { color:var(--muted); }
 a { color:var(--accent); }
 .filters { display:flex; gap:8px; flex-wrap:wrap; margin-bottom:8px; align-items:center; }

@@ -160,7 +160,11 @@ def _usage_line(usage: dict[str, Any]) -> str:
         f"LLM judges ({e(usage.get('model'))}): {e(usage.get('requests', 0))} request(s), "
         f"{e(usage.get('cached', 0))} cached, {e(usage.get('failed', 0))} failed, "
         f"{e(usage.get('input_tokens', 0))} + {e(usage.get('output_tokens', 0))} tokens"
-        + (f", ${cost:.4f}" if isinstance(cost, (int, float)) and cost else "")
+        + (
+            ", cost unknown (no price for the judge model)"
+            if usage.get("priced") is False
+            else (f", ${cost:.4f}" if isinstance(cost, (int, float)) and cost else "")
+        )
     )
 
 

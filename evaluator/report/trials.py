@@ -16,6 +16,12 @@ _VERDICT_BADGE = {
 }
 
 
+def _run(side: dict[str, Any]) -> str:
+    """`run <id>`, or what an evaluation of no single run covered (`--all-runs`, traces)."""
+    run_id = side.get("run_id")
+    return f"run {run_id}" if run_id else "every conversation of its file, no single run"
+
+
 def _pct(value: Any) -> str:
     return "–" if not isinstance(value, (int, float)) else f"{value:.0%}"
 
@@ -100,7 +106,7 @@ def _comparison(comparison: Any) -> str:
     return (
         "<h3>Before / after: compared with the baseline</h3>"
         f"<p class='muted'>Baseline evaluation {escape(str(base.get('eval_id')))} "
-        f"(run {escape(str(base.get('run_id')))}): {counts}. Fisher's exact test on each "
+        f"({escape(_run(base))}): {counts}. Fisher's exact test on each "
         f"scenario's pass counts, two-sided, alpha {comparison.get('alpha', 0.05)}.</p>"
         + _table(["scenario", "before", "after", "p", "verdict"], rows)
         + "".join(f"<p class='muted'>{line}</p>" for line in apart)

@@ -109,6 +109,11 @@ _TURN_KEY = (
 )
 """A span's turn key in `turn_summary`: its turn, else its trace (a collected span)."""
 _TURN_SPAN = string_literal(TRACESIM.TURN_SPAN)
+_COMPLETES = (
+    "r.1 != m.1 AND r.2 = m.2 AND r.12 = m.12 AND ifNull(r.13 = m.13, isNull(r.13) AND "
+    "isNull(m.13)) AND r.4 <= m.4 AND r.5 > r.4 AND isNull(r.6) AND isNull(r.7) AND isNull(r.8)"
+)
+"""Model-span tuple `r` is the response-less call that zero-length span `m` completes."""
 _LLM_OPS = "(" + ", ".join(string_literal(op) for op in GENAI.INFERENCE_OPERATIONS) + ")"
 
 
@@ -161,11 +166,31 @@ FROM (
         arrayFilter(x -> NOT arrayExists(c -> c.2 = x.1 AND c.1 != x.1 AND c.1 != x.2, ms),
                     ms) AS kept
     FROM (
-        SELECT trace_id, groupArray(tuple(span_id, ifNull(parent_span_id, ''),
-            ifNull(scope_name, ''), start_time, end_time, {_RESPONSE_ID}, input_tokens,
-            output_tokens, chat_id, turn_id, service_name, operation, model, duration_ms,
-            status_code)) AS ms
-        FROM spans WHERE {is_llm} GROUP BY trace_id
+        -- a zero-length model span completing a response-less sibling call of the same
+        -- operation and model that started before it is that call's response record: not
+        -- a call, its usage goes to the call (schemas/views.py, `mirrors`). `mirrors`
+        -- tuples: 1 span_id, 2 the call's span_id, 3 input, 4 output tokens.
+        SELECT trace_id,
+            arrayMap(x -> tuple(x.1, x.2, x.3, x.4, x.5, x.6,
+                coalesce(x.7, arrayReduce('max', arrayMap(y -> y.3,
+                                                          arrayFilter(y -> y.2 = x.1, mirrors)))),
+                coalesce(x.8, arrayReduce('max', arrayMap(y -> y.4,
+                                                          arrayFilter(y -> y.2 = x.1, mirrors)))),
+                x.9, x.10, x.11, x.12, x.13, x.14, x.15),
+                arrayFilter(x -> NOT arrayExists(y -> y.1 = x.1, mirrors), all_ms)) AS ms
+        FROM (
+            SELECT trace_id, all_ms,
+                arrayMap(m -> tuple(m.1, arrayLast(r -> {_COMPLETES}, all_ms).1, m.7, m.8),
+                         arrayFilter(m -> m.4 = m.5 AND arrayExists(r -> {_COMPLETES}, all_ms),
+                                     all_ms)) AS mirrors
+            FROM (
+                SELECT trace_id, arraySort(x -> x.4, groupArray(tuple(span_id,
+                    ifNull(parent_span_id, ''), ifNull(scope_name, ''), start_time, end_time,
+                    {_RESPONSE_ID}, input_tokens, output_tokens, chat_id, turn_id,
+                    service_name, operation, model, duration_ms, status_code))) AS all_ms
+                FROM spans WHERE {is_llm} GROUP BY trace_id
+            )
+        )
     )
 ) ARRAY JOIN kept AS m
 -- one request reported by two instrumentations: the same response id, or, where one lacks

@@ -13,6 +13,7 @@ from tracesim.evaluator.store.clickhouse_schema import ExporterSchema, string_li
 from tracesim.schemas.conventions import (
     AI_SDK,
     GENAI,
+    GENKIT,
     HAYSTACK,
     LANGFUSE,
     LLAMA_INDEX,
@@ -24,12 +25,13 @@ from tracesim.schemas.conventions import (
 
 __all__ = ["hot_columns"]
 
-_GENERIC, _NONE, _MLFLOW, _HAYSTACK, _LANGFUSE = (
+_GENERIC, _NONE, _MLFLOW, _HAYSTACK, _LANGFUSE, _GENKIT = (
     "'generic'",
     "'none'",
     "'mlflow'",
     "'haystack'",
     "'langfuse'",
+    "'genkit'",
 )
 
 
@@ -98,7 +100,8 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{has(MLFLOW.SPAN_TYPE)}, {_MLFLOW}, "
         f"{has(HAYSTACK.TOOL_NAME)}, {_GENERIC}, "
         f"{has(HAYSTACK.LLM_OUTPUT)}, {_HAYSTACK}, "
-        f"{has(LANGFUSE.OBSERVATION_TYPE)}, {_LANGFUSE}, {_GENERIC})"
+        f"{has(LANGFUSE.OBSERVATION_TYPE)}, {_LANGFUSE}, "
+        f"{has(GENKIT.SUBTYPE)}, {_GENKIT}, {_GENERIC})"
     )
     operation_id, request_type = a(AI_SDK.OPERATION_ID), a(TRACELOOP.LLM_REQUEST_TYPE)
     suffixes = ", ".join(
@@ -109,6 +112,8 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{request_type} = {lit(rt)}, {lit(op)}"
         for rt, op in TRACELOOP.REQUEST_TYPE_OPERATIONS.items()
     )
+    span_kind = "upper(replaceRegexpOne(toString(SpanKind), '^SPAN_KIND_', ''))"
+    usage = (GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS)
     generic_operation = (
         f"coalesce({a(GENAI.OPERATION_NAME)}, multiIf("
         f"{kind} = 'TOOL', {tool}, {kind} = 'LLM', {chat}, "
@@ -116,7 +121,11 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{is_tl_tool} OR {named_tool} OR {has(AI_SDK.TOOL_CALL_NAME)} "
         f"OR {has(HAYSTACK.TOOL_NAME)} OR {llama_tool} OR {logfire_tool}, {tool}, "
         f"{operation_id} IS NOT NULL, multiIf({suffixes}, NULL), "
-        f"{request_types}, NULL))"
+        f"{request_types}, NULL), "
+        # an inference span known by what it carries (`hot_fields._carries_an_inference`)
+        f"if({span_kind} = 'CLIENT' AND {_first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL))} "
+        f"IS NOT NULL AND {has(GENAI.RESPONSE_ID)} AND {_first(*(_int(a(k)) for k in usage))} "
+        f"IS NOT NULL, {chat}, NULL))"
     )
     span_type = f"trimBoth({a(MLFLOW.SPAN_TYPE)})"
     chat_types = ", ".join(lit(f'"{t}"') for t in MLFLOW.MODEL_TYPES)
@@ -130,10 +139,14 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"multiIf({observation} = {lit(LANGFUSE.TYPE_TOOL)}, {tool}, "
         f"{observation} = {lit(LANGFUSE.TYPE_GENERATION)}, {chat}, NULL)"
     )
+    subtype = a(GENKIT.SUBTYPE)
+    genkit_tool = f"ifNull({subtype} = {lit(GENKIT.SUBTYPE_TOOL)}, false)"
+    genkit_model = f"ifNull({subtype} = {lit(GENKIT.SUBTYPE_MODEL)}, false)"
     operation = (
         f"multiIf(_hot_branch = {_GENERIC}, {generic_operation}, _hot_branch = {_MLFLOW}, "
         f"{mlflow_operation}, _hot_branch = {_HAYSTACK}, {chat}, _hot_branch = {_LANGFUSE}, "
-        f"{langfuse_operation}, NULL)"
+        f"{langfuse_operation}, _hot_branch = {_GENKIT}, "
+        f"multiIf({genkit_tool}, {tool}, {genkit_model}, {chat}, NULL), NULL)"
     )
     generic_tool = _first(
         a(GENAI.TOOL_NAME),
@@ -148,6 +161,7 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"multiIf(_hot_branch = {_GENERIC}, {generic_tool}, "
         f"_hot_branch = {_MLFLOW} AND operation = {tool}, nullIf(toString(SpanName), ''), "
         f"_hot_branch = {_LANGFUSE} AND operation = {tool}, nullIf(toString(SpanName), ''), "
+        f"_hot_branch = {_GENKIT} AND {genkit_tool}, {a(GENKIT.NAME)}, "
         "NULL)"
     )
     replies = f"JSONExtractArrayRaw(ifNull({a(HAYSTACK.LLM_OUTPUT)}, ''), 'replies')"
@@ -161,7 +175,9 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{_first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL), a(OPENINFERENCE.LLM_MODEL_NAME))}, "
         f"_hot_branch = {_MLFLOW} AND operation = {chat}, {a(GENAI.REQUEST_MODEL)}, "
         f"_hot_branch = {_HAYSTACK}, {haystack_model}, "
-        f"_hot_branch = {_LANGFUSE} AND operation = {chat}, {a(LANGFUSE.MODEL_NAME)}, NULL)"
+        f"_hot_branch = {_LANGFUSE} AND operation = {chat}, {a(LANGFUSE.MODEL_NAME)}, "
+        f"_hot_branch = {_GENKIT} AND {genkit_model}, "
+        f"{_first(a(GENKIT.NAME), a(GENAI.RESPONSE_MODEL))}, NULL)"
     )
 
     def haystack_tokens(field: str, fallback: str) -> str:
@@ -181,15 +197,25 @@ def hot_columns(schema: ExporterSchema) -> str:
             )
         return f"if(startsWith({usage}, '{{'), {extract}, NULL)"
 
+    def genkit_tokens(field: str, fallback: str) -> str:
+        output = f"ifNull({a(GENKIT.OUTPUT)}, '')"
+        extract = f"JSONExtract({output}, {lit(GENKIT.USAGE)}, {lit(field)}, 'Nullable(Int64)')"
+        return f"coalesce(if(startsWith({output}, '{{'), {extract}, NULL), {_int(a(fallback))})"
+
     def tokens(
-        keys: tuple[str, ...], mlflow: str, haystack: tuple[str, str], langfuse: tuple
+        keys: tuple[str, ...],
+        mlflow: str,
+        haystack: tuple[str, str],
+        langfuse: tuple,
+        genkit: tuple[str, str],
     ) -> str:
         return (
             f"multiIf(_hot_branch = {_GENERIC}, {_first(*(_int(a(k)) for k in keys))}, "
             f"_hot_branch = {_MLFLOW}, {json_int(MLFLOW.CHAT_USAGE, mlflow)}, "
             f"_hot_branch = {_HAYSTACK}, {haystack_tokens(*haystack)}, "
             f"_hot_branch = {_LANGFUSE} AND operation = {chat}, "
-            f"{json_int(LANGFUSE.USAGE_DETAILS, *langfuse)}, NULL)"
+            f"{json_int(LANGFUSE.USAGE_DETAILS, *langfuse)}, "
+            f"_hot_branch = {_GENKIT} AND {genkit_model}, {genkit_tokens(*genkit)}, NULL)"
         )
 
     input_tokens = tokens(
@@ -197,6 +223,7 @@ def hot_columns(schema: ExporterSchema) -> str:
         "input_tokens",
         ("prompt_tokens", GENAI.USAGE_INPUT_TOKENS),
         ("prompt_tokens", "input"),
+        (GENKIT.INPUT_TOKENS, GENAI.USAGE_INPUT_TOKENS),
     )
     output_tokens = tokens(
         (
@@ -207,6 +234,7 @@ def hot_columns(schema: ExporterSchema) -> str:
         "output_tokens",
         ("completion_tokens", GENAI.USAGE_OUTPUT_TOKENS),
         ("completion_tokens", "output"),
+        (GENKIT.OUTPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS),
     )
     return (
         f"{branch} AS _hot_branch, {operation} AS operation, {tool_name} AS tool_name, "

@@ -3,15 +3,29 @@ cursor-shaped adapter, so `evaluator.inspect.inspect.inspect_db` runs unchanged 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from tracesim.evaluator.inspect.inspect import Inspection, inspect_db
+from tracesim.evaluator.extract.audit import UNCOUNTED_USAGE, count_kinds
+from tracesim.evaluator.inspect.inspect import (
+    Inspection,
+    inspect_db,
+    uncounted_usage_items,
+    unread_turn_items,
+)
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL, RUN_SPAN
+from tracesim.evaluator.store.base import StoreError
 from tracesim.evaluator.store.clickhouse_readonly import prepare_for_reading
 from tracesim.evaluator.store.clickhouse_rows import flatten_json_span
 from tracesim.evaluator.store.clickhouse_store import ClickHouseStore
 
-__all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store"]
+log = logging.getLogger(__name__)
+
+UNCHECKED_USAGE = "unchecked_usage"
+"""`store_evidence`'s count when the server could not run the uncounted-usage walk (1):
+the evaluation says usage was not checked rather than that none was uncounted."""
+
+__all__ = ["CLICKHOUSE_INSPECT_SQL", "inspect_store", "store_evidence"]
 
 CLICKHOUSE_INSPECT_SQL: dict[str, str] = {
     # `unkeyed_tool_spans` and `tool_candidates` read the same in both; `uncounted_usage`
@@ -73,3 +87,25 @@ def inspect_store(store: ClickHouseStore) -> Inspection:
     prepare_for_reading(store)
     store._c.use_database()
     return inspect_db(_Cursor(store), sql=CLICKHOUSE_INSPECT_SQL)
+
+
+def store_evidence(store: ClickHouseStore) -> dict[str, int]:
+    """`EvalStore.file_evidence` on ClickHouse: unread turns, and uncounted usage with
+    DuckDB's own statement (a recursive walk and a correlated subquery: ClickHouse 25.x
+    runs it); a server that cannot gives `{UNCHECKED_USAGE: 1}` and a logged warning, so
+    the evaluation is never silently quieter than on DuckDB."""
+    store._c.use_database()
+    cursor = _Cursor(store)
+    items = unread_turn_items(cursor, CLICKHOUSE_INSPECT_SQL)
+    counts = count_kinds(items)
+    try:
+        usage = uncounted_usage_items(cursor, {"uncounted_usage": INSPECT_SQL[UNCOUNTED_USAGE]})
+    except StoreError as exc:
+        log.warning(
+            "%s: uncounted token usage not checked (the server cannot run the walk: %s)",
+            store.label,
+            str(exc).splitlines()[0][:200],
+        )
+        return {**counts, UNCHECKED_USAGE: 1}
+    counts.update(count_kinds(usage))
+    return counts

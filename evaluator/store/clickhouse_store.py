@@ -405,6 +405,11 @@ class ClickHouseStore(EvalStore):
 
         return inspect_store(self)
 
+    def file_evidence(self) -> dict[str, int]:
+        from tracesim.evaluator.store.clickhouse_inspect import store_evidence
+
+        return store_evidence(self)
+
     def report_connection(self, eval_id: str | None) -> Any:
         from tracesim.evaluator.store.clickhouse_readers import clickhouse_report_connection
 

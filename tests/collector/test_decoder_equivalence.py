@@ -1,4 +1,5 @@
-"""The decoder process stores exactly what in-process decoding stores (issue 21).
+"""The decoder process, and the native OTLP reader, store exactly what in-process decoding
+through protobuf (upb) stores (issue 21).
 
 The same requests, one batch each, go through a collector decoding in its own process
 and one with a decoder process: every row of `spans`, `logs`, `turns` and
@@ -12,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from tracesim.collector import Collector
+from tracesim.collector.decode import spans_tree
 from tracesim.collector.decode.decode_json import logs_request_from_json, traces_request_from_json
 
 from tests.collector.otlp import log_record, logs_request, span, trace_request
@@ -130,12 +133,18 @@ def _store(db_path: Path, requests: list[Any], *, decoder_process: bool) -> dict
     return out
 
 
-def test_the_decoder_process_stores_the_same_rows(tmp_path: Path) -> None:
+def test_the_decoder_process_stores_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     requests = _recorded() + _hostile()
     here = _store(tmp_path / "here.duckdb", requests, decoder_process=False)
     there = _store(tmp_path / "there.duckdb", requests, decoder_process=True)
+    with monkeypatch.context() as patch:  # every trace request read by upb, not natively
+        patch.setattr(spans_tree, "_native", None)
+        upb = _store(tmp_path / "upb.duckdb", requests, decoder_process=False)
     assert here["spans"], "nothing was stored: the comparison would prove nothing"
     assert here["turns"] and here["logs"] and here["conversations"]
     assert here["noted"][0] > 0  # hostile values were stored as NULL, and counted
     for name in ("stats", "noted", *_TABLES):
         assert there[name] == here[name], name
+        assert upb[name] == here[name], name

@@ -90,6 +90,8 @@ def test_the_answers_usage_is_the_agents_tokens_and_cost(tmp_path: Path, stream:
     usage = results["agent_usage"]
     assert (usage["input_tokens"], usage["output_tokens"]) == (200, 20)
     assert usage["cost_usd"] == pytest.approx((200 * 0.15 + 20 * 0.60) / 1e6)
+    # tokens counted as the agent's are not also "usage no model call accounts for"
+    assert "uncounted_usage" not in (results.get("unexplained_evidence") or {})
 
 
 def _span(name: str, turn: int, span_id: str, parent: str | None = None) -> dict[str, Any]:

@@ -54,6 +54,10 @@ def test_judges_through_config_llm(tmp_path: Path) -> None:
     # caps its formula's 0.75 at 0.0 (issue 23 item 2)
     assert result.exit_code == 0, result.output
     assert "20 request(s)" in result.output
+    # every graded metric's mean in one line, judges included (arksim prints them too)
+    (means,) = [line for line in result.output.splitlines() if line.startswith("metric means: ")]
+    assert "goal_completion " in means and "helpfulness " in means and "final_score" not in means
+    assert "agent_behavior_failure " in means
 
 
 def test_bad_config_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
@@ -93,3 +97,13 @@ def test_an_unknown_run_id_exits_2_naming_the_runs(tmp_path: Path) -> None:
         "run-1 (or --all-runs for every conversation)"
     )
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_the_start_of_a_run_id_picks_that_run(tmp_path: Path) -> None:
+    """`tracesim run` heads its output with the run id's first characters: they will do."""
+    db = build_db(tmp_path / "t.duckdb")
+    result = _invoke("--db", str(db), "--output-dir", str(tmp_path / "out"), "--run-id", "run-")
+    assert result.exit_code == 0, result.output
+    assert "evaluating run run-1" in result.output
+    report = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert report["run_id"] == "run-1"

@@ -109,15 +109,29 @@ def test_strands_tool_span_events_are_its_input_and_output() -> None:
 
 
 def test_smolagents_arguments_envelope_and_final_answer() -> None:
+    """The kwargs envelope is read; `final_answer` carries the agent's answer (the root's
+    output): the answer, not a call (`extract.answer_tools`)."""
     args = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"city": "Paris"}}
+    answer = {"args": [], "sanitize_inputs_outputs": True, "kwargs": {"answer": "Sunny."}}
     rows = [
+        rule_row(
+            0,
+            "ToolCallingAgent.run",
+            {"openinference.span.kind": "AGENT", "output.value": "Sunny."},
+        ),
         rule_row(
             1,
             "SimpleTool",
             {"openinference.span.kind": "TOOL", "tool.name": "t", "input.value": json.dumps(args)},
         ),
         rule_row(
-            2, "FinalAnswerTool", {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+            2,
+            "FinalAnswerTool",
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "final_answer",
+                "input.value": json.dumps(answer),
+            },
         ),
     ]
     [call] = extract_tool_calls(rows)

@@ -99,3 +99,24 @@ def test_bad_policies_name_the_field(rule: dict, field: str) -> None:
         parse_assertions([{"type": "policy", **rule}], where=WHERE)
     assert caught.value.field == field
     assert str(caught.value).startswith(WHERE)
+
+
+def test_a_kept_policy_says_which_rules_it_checked() -> None:
+    """Four policies in the config used to give four identical "3 calls keep every rule"."""
+    turns = [[c("verify_identity")], [c("request_refund")]]
+    texts = ("hi", "I want a refund")
+    reasons = [
+        check(rule, turns, texts)[1].reason
+        for rule in (
+            {"never": ["delete_account", "wipe"]},
+            {"at_most": {"request_refund": 1}},
+            {"before": ["verify_identity", "request_refund"]},
+            {"only_after": {"tool": "request_refund", "when": {"text": "refund"}}},
+        )
+    ]
+    assert reasons == [
+        "2 call(s) keep never: delete_account, wipe",
+        "2 call(s) keep at_most: request_refund 1",
+        "2 call(s) keep before: verify_identity before request_refund",
+        "2 call(s) keep only_after: request_refund after /refund/",
+    ]

@@ -137,6 +137,98 @@ def test_bad_references_exit_two_with_one_line(
     assert code == 2 and "Traceback" not in output
 
 
+def test_the_short_run_id_the_run_prints_is_a_reference(
+    worse: tuple[Path, RunOutcome, RunOutcome],
+) -> None:
+    """`tracesim run` heads its output with the run id's first 12 characters, and the
+    README says `--baseline <first run id>`: that short id works, as git's do."""
+    db, base, cand = worse
+    code, output = _compare(
+        "--db",
+        str(db),
+        "--baseline",
+        base.run_id[:12],
+        "--candidate",
+        cand.run_id[:8],
+        "--format",
+        "json",
+    )
+    assert code == 0, output
+    comparison = json.loads(output)
+    assert comparison["baseline"]["run_id"] == base.run_id
+    assert comparison["candidate"]["run_id"] == cand.run_id
+    # a short id that starts no id is not found, as before
+    code, output = _compare("--db", str(db), "--baseline", "ffff0000ffff", "--candidate", "latest")
+    assert code == 2 and "no evaluation or run 'ffff0000ffff'" in output
+
+
+def test_a_baseline_comparison_reads_in_words_and_ends_on_the_verdict(
+    worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path
+) -> None:
+    """In a CI log the last line is the verdict; verdicts are words (no `=` / `?`); an
+    evaluation of every run is said so, never `run None`."""
+    import shutil
+
+    db, base, _ = worse
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(db, copy)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"evaluation:\n  baseline: {{db: {copy}, ref: {base.run_id}}}\n")
+    junit = tmp_path / "junit.xml"
+    result = CliRunner().invoke(
+        cli,
+        ["evaluate", "--db", str(copy), "--all-runs", "--config", str(config), "--no-progress",
+         "--junit-xml", str(junit)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    # two runs of 4 trials each: one testcase name per conversation (readers merge repeats)
+    names = [c.get("name") for c in ET.parse(junit).iter("testcase") if c.get("name").count("#")]
+    assert len(names) == 48 and len(set(names)) == 48
+    assert "order-status #7" in names
+    lines = result.output.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if "(exit code 0)" in line)
+    table = next(i for i, line in enumerate(lines) if line.startswith("scenario "))
+    assert table < verdict  # the comparison comes before the verdict line
+    assert "run None" not in result.output
+    code, output = _compare("--db", str(copy), "--baseline", base.run_id, "--candidate", "latest")
+    assert code == 0, output
+    assert "(every conversation of the file, no single run)" in output
+    rows = [line.split()[-1] for line in output.splitlines()[4:10]]
+    assert set(rows) <= {"REGRESSED", "improved", "unchanged", "inconclusive"}, output
+    assert "inconclusive" in rows  # 4/4 against 4/8: more trials would tell
+    assert "too few trials to tell a change from chance" in output
+    # the report's before / after says the same of a baseline evaluated over every run
+    from tracesim.evaluator.report.trials import _comparison
+
+    comparison = json.loads(
+        _compare("--db", str(copy), "--baseline", "latest", "--candidate", base.run_id,
+                 "--format", "json")[1]
+    )  # fmt: skip
+    html = _comparison(comparison)
+    assert "run None" not in html and "(every conversation of its file, no single run)" in html
+
+
+def test_an_ambiguous_short_id_names_the_ids(tmp_path: Path) -> None:
+    import duckdb
+    from tracesim.schemas.ddl import create_all
+
+    from tracesim.evaluations import EvaluationRefError, load_digest
+
+    db = tmp_path / "t.duckdb"
+    with duckdb.connect(str(db)) as con:
+        create_all(con)
+        for eval_id, run_id in (("abcd11", "r1"), ("abcd22", "r2")):
+            con.execute(
+                "INSERT INTO runs (eval_id, run_id, kind, summary) VALUES (?, ?, 'run', ?)",
+                [eval_id, run_id, json.dumps({"scenarios": [], "trials": {}})],
+            )
+    with pytest.raises(
+        EvaluationRefError, match=r"'abcd' is the start of 2 ids \(abcd11, abcd22\)"
+    ):
+        load_digest(str(db), "abcd")
+    assert load_digest(str(db), "abcd2").eval_id == "abcd22"
+
+
 def test_the_baseline_in_the_config_gates_the_run(
     worse: tuple[Path, RunOutcome, RunOutcome], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

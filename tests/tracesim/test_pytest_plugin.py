@@ -110,3 +110,7 @@ def test_a_user_suite_asserts_on_scores_through_the_fixture(
     # the failure says which conversation, which check and what was expected
     assert "refund-needed #0" in text and "trajectory (turn 0)" in text
     assert "contains: 0 matched of 1 expected" in text
+    # ... and names the missing and the actual call, not only a count
+    assert (
+        "expected, not found: issue_refund" in text and "actual, not expected: lookup_order" in text
+    )

@@ -125,6 +125,20 @@ ORDER BY chat_id, turn_id NULLS LAST, metric
 """
 
 
+def _number_repeats(outcomes: list[ConversationOutcome]) -> None:
+    """An evaluation of several runs (`--all-runs`) holds `order-status #0` once per run:
+    JUnit readers merge testcases of one name, so a scenario's conversations are then
+    numbered 0.. in run order, each name once."""
+    names = [(o.scenario_id, o.repetition) for o in outcomes if o.scenario_id is not None]
+    if len(names) == len(set(names)):
+        return
+    seen: dict[str, int] = {}
+    for outcome in outcomes:  # in run order (the query's)
+        if outcome.scenario_id is not None:
+            outcome.repetition = seen.get(outcome.scenario_id, 0)
+            seen[outcome.scenario_id] = outcome.repetition + 1
+
+
 def load_outcomes(store: Any, eval_id: str) -> list[ConversationOutcome]:
     """Every conversation the evaluation `eval_id` scored, in run order, from `store` (an
     open `EvalStore`, or a `--db` value opened read-only here)."""
@@ -149,6 +163,7 @@ def load_outcomes(store: Any, eval_id: str) -> list[ConversationOutcome]:
             error=message,
             error_source=source or found,
         )
+    _number_repeats(list(outcomes.values()))
     for chat_id, turn_id, metric, reason, details, label in failed:
         outcome = outcomes.get(chat_id)
         if outcome is None:

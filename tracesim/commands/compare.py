@@ -73,11 +73,15 @@ def command(
         tracesim compare --baseline latest --baseline-db main.duckdb --candidate latest
     """
     from tracesim.compare_format import comparison_json, comparison_markdown, comparison_text
+    from tracesim.evaluate_in_progress import in_progress_note
     from tracesim.evaluations import EvaluationRefError, load_digest
     from tracesim.evaluator.stats.compare import compare_evaluations
 
     base_db = baseline_db or db_path
     cand_db = candidate_db or db_path
+    for note in dict.fromkeys(in_progress_note(db) for db in (cand_db, base_db)):
+        if note is not None:
+            click.echo(note, err=True)
     try:
         candidate = load_digest(cand_db, candidate_ref)
         same_store = base_db == cand_db

@@ -150,6 +150,9 @@ def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str |
         )
         return run_id, what
     if run_id is not None:
+        starting = [run for run in runs if run.startswith(run_id)] if len(run_id) >= 4 else []
+        if run_id not in runs and len(starting) == 1:  # the short id `tracesim run` prints
+            run_id = starting[0]
         if run_id not in runs:  # else an evaluation of nothing, written over the last one
             known = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
             raise ValueError(
@@ -160,6 +163,8 @@ def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str |
         return run_id, f"evaluating run {run_id}"
     if all_runs or len(runs) <= 1:
         what = "every conversation in the file" if all_runs else "the file"
+        if not runs:
+            return None, f"evaluating {what}: collected conversations, no tracesim run"
         return None, f"evaluating {what} ({len(runs)} run(s))"
     return runs[0], (
         f"evaluating the newest run {runs[0]}; the file holds {len(runs)} runs "
@@ -178,6 +183,28 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     if count < 1:
         raise click.BadParameter(f"{value!r}: give a number of processes (1 or more) or auto")
     return count
+
+
+class NothingSelected(Exception):
+    """--since/--sample kept no conversation: nothing to grade, so no evaluation is written
+    (an empty one would be an hourly job's noise, and `latest` for a careless reader)."""
+
+    def __init__(self, report: Any) -> None:
+        super().__init__(report.describe())
+        self.report = report
+
+
+def refusing_empty(select: Any, reports: list[Any]) -> Any:
+    """`select` (a production selection appending to `reports`) raising NothingSelected
+    when it keeps nothing."""
+
+    def nonempty(store: Any, plan: Any) -> Any:
+        narrowed = select(store, plan)
+        if not narrowed.num_conversations:
+            raise NothingSelected(reports[-1])
+        return narrowed
+
+    return nonempty
 
 
 def production_selection(
@@ -341,6 +368,8 @@ def command(
                     raise EvalConfigError(f"--max-judge-cost {max_judge_cost}: must be 0 or more")
                 config = config.model_copy(update={"max_judge_cost": max_judge_cost})
             select, selected = production_selection(since, sample, seed, include_evaluated)
+            if select is not None:
+                select = refusing_empty(select, selected)
             if select is not None and run_id is None:
                 all_runs = True  # a production selection spans every run (and none)
             run_id, what = choose_run(store, run_id, all_runs=all_runs)
@@ -354,19 +383,28 @@ def command(
                 return
             for note in notes:
                 console.print(plain(note))
-            outcome = evaluate_and_report(
-                store,
-                config=config,
-                run_id=run_id,
-                llm=llm,
-                base_dir=base_dir,
-                output_dir=out_dir,
-                progress=progress,
-                console=console,
-                junit_path=junit_path,
-                workers=workers,
-                select=select,
-            )
+            try:
+                outcome = evaluate_and_report(
+                    store,
+                    config=config,
+                    run_id=run_id,
+                    llm=llm,
+                    base_dir=base_dir,
+                    output_dir=out_dir,
+                    progress=progress,
+                    console=console,
+                    junit_path=junit_path,
+                    workers=workers,
+                    select=select,
+                )
+            except NothingSelected as nothing:
+                console.print(
+                    plain(
+                        f"selected: {nothing.report.describe()}: nothing to evaluate, no "
+                        "evaluation written (exit code 0)"
+                    )
+                )
+                sys.exit(ExitCode.OK)
             if selected:
                 console.print(plain("selected: " + selected[0].describe()))
     except (EvalConfigError, StoreError, ValueError) as exc:

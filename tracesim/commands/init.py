@@ -69,7 +69,9 @@ def write_project(directory: Path, *, agent_type: str, force: bool = False) -> l
 
 
 @click.command("init")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument(
+    "directory", type=click.Path(file_okay=False, path_type=Path), default=Path("."), required=False
+)
 @click.option(
     "--agent-type",
     type=click.Choice(AGENT_TYPES),
@@ -79,7 +81,8 @@ def write_project(directory: Path, *, agent_type: str, force: bool = False) -> l
 )
 @click.option("--force", is_flag=True, help="Overwrite files that exist.")
 def command(directory: Path, agent_type: str, force: bool) -> None:
-    """Write config.yaml and scenarios.json (and agent.py for a custom agent) into DIRECTORY."""
+    """Write config.yaml and scenarios.json (and agent.py for a custom agent) into DIRECTORY
+    (default: the current folder, as `arksim init`)."""
     for path in write_project(directory, agent_type=agent_type, force=force):
         click.echo(f"wrote {path}")
     config = directory / "config.yaml"

@@ -25,12 +25,16 @@ __all__ = ["command"]
 @click.option("--eval-id", default=None, help="The evaluation to report (default: the newest).")
 def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
     """Write the HTML report: summary, gates, charts, failures, conversations with tool calls."""
+    from tracesim.evaluate_in_progress import in_progress_note
     from tracesim.evaluator.report import write_report
     from tracesim.evaluator.store import StoreError, open_store
     from tracesim.paths import PathProblem, check_writable_file
 
     try:
         with open_store(db_path, read_only=True) as store:
+            note = in_progress_note(store)
+            if note is not None:
+                click.echo(note, err=True)
             if out_path is None:  # where `tracesim evaluate` put its results.json
                 path_of = getattr(store, "path", None)
                 out_path = str(

@@ -152,7 +152,7 @@ def record(variant: str, *, reuse: bool) -> Path:
         **model.totals(),
         "notes": expected.get("notes", ""),
     }
-    for key in ("expected_gaps", "tokens_absent"):
+    for key in ("expected_gaps", "expected_unexplained", "tokens_absent"):
         if key in expected:
             truth[key] = expected[key]
     if expected.get("tokens_absent"):

@@ -54,6 +54,7 @@ def _instrument() -> None:
         module = {
             "anthropic": "opentelemetry.instrumentation.anthropic:AnthropicInstrumentor",
             "bedrock": "opentelemetry.instrumentation.bedrock:BedrockInstrumentor",
+            "gemini": "opentelemetry.instrumentation.google_generativeai:GoogleGenerativeAiInstrumentor",
         }[API]
     else:
         module = {

@@ -1,9 +1,10 @@
 """A manual tool loop on a second set of provider SDKs (Groq, Mistral, Cohere v2, Ollama,
-Anthropic, OpenAI), traced only by that provider's instrumentation: no framework.
+Anthropic, OpenAI chat completions, the OpenAI Responses API, Bedrock Converse), traced only
+by that provider's instrumentation: no framework.
 
-Chosen by env: TSREC_API (groq | mistral | cohere | ollama | anthropic | openai),
-TSREC_INSTR (openinference | openllmetry | openlit | logfire), TSREC_STREAM=1 for streamed
-replies. The loop runs inside one application span carrying the conversation id
+Chosen by env: TSREC_API (groq | mistral | cohere | ollama | anthropic | openai | responses |
+bedrock), TSREC_INSTR (openinference | openllmetry | otel | openlit | logfire), TSREC_STREAM=1
+for streamed replies. The loop runs inside one application span carrying the conversation id
 (OpenInference: its session; others: gen_ai.conversation.id on the root). A tool's failure
 goes back to the model as the tool message's text ("Error: ...").
 """
@@ -16,6 +17,7 @@ INSTR = os.environ["TSREC_INSTR"]
 STREAM = os.environ.get("TSREC_STREAM") == "1"
 QUESTION = "Weather in Paris twice, then order A1?"
 ROOT_URL = os.environ["MODEL_ROOT_URL"]
+SDK = {"responses": "openai"}  # the SDK an API is called through, when it is not its name
 
 
 def _setup():
@@ -27,7 +29,7 @@ def _setup():
         logfire.configure(
             send_to_logfire=False, service_name=os.environ["TSREC_VARIANT"], console=False
         )
-        getattr(logfire, f"instrument_{API}")()
+        getattr(logfire, f"instrument_{SDK.get(API, API)}")()
         return logfire.force_flush
     if INSTR == "openlit":
         import openlit
@@ -58,6 +60,13 @@ def _setup():
     logs = LoggerProvider(resource=resource)
     logs.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
     set_logger_provider(logs)
+    try:  # the contrib GenAI instrumentations emit their events through the event API
+        from opentelemetry._events import set_event_logger_provider
+        from opentelemetry.sdk._events import EventLoggerProvider
+
+        set_event_logger_provider(EventLoggerProvider(logs))
+    except ImportError:
+        pass
     module = {
         ("openinference", "groq"): "openinference.instrumentation.groq:GroqInstrumentor",
         ("openinference", "mistral"): "openinference.instrumentation.mistralai:MistralAIInstrumentor",
@@ -65,6 +74,9 @@ def _setup():
         ("openllmetry", "mistral"): "opentelemetry.instrumentation.mistralai:MistralAiInstrumentor",
         ("openllmetry", "cohere"): "opentelemetry.instrumentation.cohere:CohereInstrumentor",
         ("openllmetry", "ollama"): "opentelemetry.instrumentation.ollama:OllamaInstrumentor",
+        ("openinference", "responses"): "openinference.instrumentation.openai:OpenAIInstrumentor",
+        ("openllmetry", "responses"): "opentelemetry.instrumentation.openai:OpenAIInstrumentor",
+        ("otel", "responses"): "opentelemetry.instrumentation.openai_v2:OpenAIInstrumentor",
     }[(INSTR, API)]
     path, name = module.split(":")
     getattr(__import__(path, fromlist=[name]), name)().instrument()
@@ -232,6 +244,72 @@ def run_ollama():
         for call in calls:
             result = _run(call.function.name, dict(call.function.arguments))
             messages.append({"role": "tool", "tool_name": call.function.name, "content": result})
+
+
+def run_responses():
+    """The OpenAI Responses API: function_call output items, function_call_output inputs."""
+    import openai
+
+    client = openai.OpenAI()
+    tools = [
+        {"type": "function", "name": n, "description": n, "parameters": s}
+        for n, s in SCHEMAS.items()
+    ]
+    items = [{"role": "user", "content": QUESTION}]
+    while True:
+        kwargs = dict(model="scripted", input=items, tools=tools)
+        if STREAM:
+            reply = None
+            for event in client.responses.create(stream=True, **kwargs):
+                if event.type == "response.completed":
+                    reply = event.response
+        else:
+            reply = client.responses.create(**kwargs)
+        calls = [item for item in reply.output if item.type == "function_call"]
+        if not calls:
+            return reply.output_text
+        for call in calls:
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+            )
+            output = _run(call.name, json.loads(call.arguments))
+            items.append({"type": "function_call_output", "call_id": call.call_id, "output": output})
+
+
+def run_bedrock():
+    """Bedrock Converse: toolUse blocks, toolResult blocks with status error on failure."""
+    import boto3
+
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    tool_config = {
+        "tools": [
+            {"toolSpec": {"name": n, "description": n, "inputSchema": {"json": s}}}
+            for n, s in SCHEMAS.items()
+        ]
+    }
+    messages = [{"role": "user", "content": [{"text": QUESTION}]}]
+    while True:
+        reply = client.converse(
+            modelId="anthropic.claude-scripted-v1:0", messages=messages, toolConfig=tool_config
+        )
+        message = reply["output"]["message"]
+        messages.append(message)
+        uses = [b["toolUse"] for b in message["content"] if "toolUse" in b]
+        if not uses:
+            return message["content"][0]["text"]
+        results = []
+        for use in uses:
+            text = _run(use["name"], use["input"])
+            block = {"toolUseId": use["toolUseId"], "content": [{"text": text}]}
+            if text.startswith("Error: "):
+                block["status"] = "error"
+            results.append({"toolResult": block})
+        messages.append({"role": "user", "content": results})
 
 
 def run_anthropic():

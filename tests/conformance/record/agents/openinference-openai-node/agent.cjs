@@ -3,7 +3,9 @@
 // TSREC_INSTR = oi-openai (@arizeai/openinference-instrumentation-openai),
 //   otel-openai (@opentelemetry/instrumentation-openai, GenAI semconv + log events),
 //   oi-anthropic (@arizeai/openinference-instrumentation-anthropic),
-//   traceloop-anthropic (@traceloop/instrumentation-anthropic);
+//   traceloop-anthropic (@traceloop/instrumentation-anthropic),
+//   traceloop-openai (@traceloop/instrumentation-openai);
+// TSREC_API=responses calls the OpenAI Responses API instead of chat completions;
 // TSREC_STREAM=1 streams the replies. The loop runs inside one application span; the
 // conversation id is OpenInference's session (setSession) for oi-*, else the root span's
 // gen_ai.conversation.id. CommonJS, so that require hooks see the SDKs.
@@ -16,6 +18,7 @@ const api = require("@opentelemetry/api");
 
 const INSTR = process.env.TSREC_INSTR;
 const STREAM = process.env.TSREC_STREAM === "1";
+const RESPONSES = process.env.TSREC_API === "responses";
 const QUESTION = "Weather in Paris twice, then order A1?";
 
 const instrumentations = [];
@@ -32,6 +35,9 @@ if (INSTR === "oi-openai") {
 } else if (INSTR === "traceloop-anthropic") {
   const { AnthropicInstrumentation } = require("@traceloop/instrumentation-anthropic");
   manual = new AnthropicInstrumentation({ traceContent: true });
+} else if (INSTR === "traceloop-openai") {
+  const { OpenAIInstrumentation } = require("@traceloop/instrumentation-openai");
+  manual = new OpenAIInstrumentation({ traceContent: true });
 } else {
   throw new Error(`TSREC_INSTR ${INSTR}?`);
 }
@@ -45,6 +51,9 @@ const sdk = new NodeSDK({
   instrumentations,
 });
 sdk.start();
+// An instrumentation bundling an older @opentelemetry/api (OpenLLMetry's) sees no global
+// provider of a newer one: hand it the SDK's provider.
+if (manual) manual.setTracerProvider(api.trace.getTracerProvider());
 
 const impl = {
   get_weather: ({ city }) => "Sunny, 21 C in " + city,
@@ -65,9 +74,15 @@ function run(name, args) {
   }
 }
 
+// OpenLLMetry patches the client class's static resources (Chat, Responses), OpenInference
+// the module.
+function instrumentOpenAI(OpenAI) {
+  if (manual) manual.manuallyInstrument(INSTR.startsWith("traceloop") ? OpenAI.OpenAI : OpenAI);
+}
+
 async function openaiLoop() {
   const OpenAI = require("openai");
-  if (manual) manual.manuallyInstrument(OpenAI);
+  instrumentOpenAI(OpenAI);
   const client = new OpenAI({ baseURL: process.env.MODEL_BASE_URL, apiKey: "sk-local" });
   const tools = Object.entries(SCHEMAS).map(([name, parameters]) => ({
     type: "function",
@@ -101,6 +116,34 @@ async function openaiLoop() {
     for (const call of message.tool_calls) {
       const { result, error } = run(call.function.name, JSON.parse(call.function.arguments));
       messages.push({ role: "tool", tool_call_id: call.id, content: result ?? `Error: ${error}` });
+    }
+  }
+}
+
+async function responsesLoop() {
+  const OpenAI = require("openai");
+  instrumentOpenAI(OpenAI);
+  const client = new OpenAI({ baseURL: process.env.MODEL_BASE_URL, apiKey: "sk-local" });
+  const tools = Object.entries(SCHEMAS).map(([name, parameters]) => ({
+    type: "function", name, description: name, parameters,
+  }));
+  const input = [{ role: "user", content: QUESTION }];
+  for (;;) {
+    let reply;
+    if (STREAM) {
+      const stream = await client.responses.create({ model: "scripted", input, tools, stream: true });
+      for await (const event of stream) {
+        if (event.type === "response.completed") reply = event.response;
+      }
+    } else {
+      reply = await client.responses.create({ model: "scripted", input, tools });
+    }
+    const calls = reply.output.filter((item) => item.type === "function_call");
+    if (calls.length === 0) return reply.output_text ?? reply.output[0].content[0].text;
+    for (const call of calls) {
+      input.push({ type: "function_call", call_id: call.call_id, name: call.name, arguments: call.arguments });
+      const { result, error } = run(call.name, JSON.parse(call.arguments));
+      input.push({ type: "function_call_output", call_id: call.call_id, output: result ?? `Error: ${error}` });
     }
   }
 }
@@ -150,7 +193,7 @@ async function anthropicLoop() {
 }
 
 async function main() {
-  const loop = INSTR.endsWith("anthropic") ? anthropicLoop : openaiLoop;
+  const loop = INSTR.endsWith("anthropic") ? anthropicLoop : RESPONSES ? responsesLoop : openaiLoop;
   const tracer = api.trace.getTracer("conformance.agent");
   let ctx = api.context.active();
   const attributes = {};

@@ -1,0 +1,95 @@
+"""An agent's answer tool is not a tool call (SPEC §5, `extract.answer_tools`): the turn's last
+call whose one text argument is what the turn answered, whatever the tool's name; DSPy's
+`finish` by its own signature (specific). Each is listed as ignored, never dropped silently."""
+
+from __future__ import annotations
+
+import json
+
+from tracesim.evaluator.extract import extract_tool_calls
+from tracesim.evaluator.extract.audit import IGNORED_SPAN, UNANSWERED_REQUEST, Unexplained
+
+from tests.evaluator.rule_rows import model_row, rule_row
+
+ANSWER = "It is sunny in Paris, and order A1 was not found."
+
+
+def _agent(n: int, output: str = ANSWER) -> dict:
+    return rule_row(n, "agent", {"openinference.span.kind": "AGENT", "output.value": output})
+
+
+def _tool(n: int, name: str, arguments: dict, output: str = "ok", **attrs) -> dict:
+    return rule_row(
+        n,
+        name,
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": name,
+            "input.value": json.dumps(arguments),
+            "output.value": output,
+            **attrs,
+        },
+    )
+
+
+def _extract(rows: list[dict]) -> tuple[list, list[Unexplained]]:
+    audit: list[Unexplained] = []
+    calls = extract_tool_calls(rows, audit=audit)
+    return [c.name for c in calls], audit
+
+
+def test_the_last_call_carrying_the_turns_answer_is_the_answer_not_a_call() -> None:
+    for name in ("final_answer", "reply_to_user"):  # the name plays no part
+        rows = [
+            _agent(0),
+            model_row(1, [("c1", "get_weather", {"city": "Paris"})]),
+            _tool(2, "get_weather", {"city": "Paris"}, "Sunny", **{"tool_call.id": "c1"}),
+            model_row(3, [("c2", name, {"response": ANSWER})]),
+            _tool(4, name, {"response": ANSWER}, "Message has been sent"),
+        ]
+        names, audit = _extract(rows)
+        assert names == ["get_weather"]
+        assert [(i.kind, i.name, i.span_id) for i in audit] == [
+            (IGNORED_SPAN, name, format(4, "016x"))
+        ]  # listed; its model request is explained by it, not left unanswered
+
+
+def test_a_model_reply_is_the_turns_answer_too() -> None:
+    reply = rule_row(
+        5,
+        "chat m",
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}]
+            ),
+        },
+    )
+    names, audit = _extract([_tool(1, "say", {"text": f"  {ANSWER} "}), reply])
+    assert names == [] and [i.kind for i in audit] == [IGNORED_SPAN]
+
+
+def test_calls_that_only_look_like_answers_stay_calls() -> None:
+    # one text argument that is not the answer
+    names, _ = _extract([_agent(0), _tool(1, "lookup", {"q": "Paris"})])
+    assert names == ["lookup"]
+    # the answer as an argument, but not the turn's last call
+    names, _ = _extract(
+        [_agent(0), _tool(1, "notify", {"text": ANSWER}), _tool(2, "log", {"k": 1})]
+    )
+    assert names == ["notify", "log"]
+    # the answer among other arguments
+    names, _ = _extract([_agent(0), _tool(1, "send", {"to": "me", "body": ANSWER})])
+    assert names == ["send"]
+    # no answer anywhere else in the turn
+    names, _ = _extract([_tool(1, "final_answer", {"answer": ANSWER}, ANSWER)])
+    assert names == ["final_answer"]
+
+
+def test_dspy_finish_by_its_signature_only() -> None:
+    rows = [_tool(1, "get_weather", {"city": "Paris"}), _tool(2, "finish", {}, '"Completed."')]
+    names, audit = _extract(rows)
+    assert names == ["get_weather"]
+    assert [(i.kind, i.name) for i in audit] == [(IGNORED_SPAN, "finish")]
+    names, audit = _extract([_tool(1, "finish", {"task": "x"}, "Completed.")])
+    assert names == ["finish"] and UNANSWERED_REQUEST not in [i.kind for i in audit]
