@@ -52,7 +52,7 @@ def extract_tool_calls(
     warning. `context` (the conversation's spans) is where ids, arguments and
     results are recovered from when the calls' own traces lack them; in a
     conversation without any tool span, the calls the model requested are the
-    calls (`messages`). Pass one `ConversationSpans` for every turn of a
+    calls (`request_calls`). Pass one `ConversationSpans` for every turn of a
     conversation: its spans are then viewed and parsed once, not once per turn.
     `audit`, when given, receives the turn's evidence no call explains (`extract.audit`).
     """
