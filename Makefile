@@ -8,7 +8,7 @@ PYTEST_ARGS ?= -q
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml setup.py collector/decode/_otlp_wire.c
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard collector/decode/_otlp_*.[ch])
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'

@@ -21,7 +21,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from tracesim.collector.decode.decode import check_spans
+from tracesim.collector.decode.decode import check_spans, check_spans_bytes
 from tracesim.collector.decode.decode_json import logs_request_from_json, traces_request_from_json
 from tracesim.collector.decode.decode_logs import check_logs
 from tracesim.collector.errors import Busy, InvalidRequest
@@ -65,6 +65,10 @@ class Ingest:
     def export_traces(self, payload: bytes) -> tuple[int, str]:
         """Store a protobuf ExportTraceServiceRequest; returns (rejected spans, message)."""
         self._admit(len(payload))
+        if self._redactor is None and self._writer.takes_payload(KIND_TRACES):
+            checked = check_spans_bytes(payload)  # nothing needs the parsed message
+            if checked is not None:
+                return self._submit(KIND_TRACES, payload, None, checked)
         request = _parse(ExportTraceServiceRequest, payload)
         if self._redactor is not None and redact_traces(request, self._redactor):
             payload = request.SerializeToString()  # only redacted bytes reach the spool

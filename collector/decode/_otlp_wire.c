@@ -14,90 +14,11 @@
  * attributes, events, links); events [(name, time_unix_nano, attributes)], links
  * [(trace_id, span_id, attributes)].
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <string.h>
+#include "_otlp_wire.h"
 
-static PyObject *Unsupported;
+PyObject *otlp_unsupported;
 static PyObject *EmptyBytes;
 static PyObject *EmptyStr;
-
-typedef struct {
-    const uint8_t *p;
-    const uint8_t *end;
-} Reader;
-
-static int unsupported(const char *what) {
-    PyErr_SetString(Unsupported, what);
-    return -1;
-}
-
-static int read_varint(Reader *r, uint64_t *out) {
-    uint64_t value = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (r->p >= r->end) return unsupported("truncated varint");
-        uint8_t byte = *r->p++;
-        if (shift == 63 && (byte & 0x7e)) return unsupported("varint past 64 bits");
-        value |= (uint64_t)(byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            *out = value;
-            return 0;
-        }
-    }
-    return unsupported("varint longer than 10 bytes");
-}
-
-static int read_fixed64(Reader *r, uint64_t *out) {
-    if (r->end - r->p < 8) return unsupported("truncated fixed64");
-    uint64_t value = 0;
-    for (int i = 7; i >= 0; i--) value = (value << 8) | r->p[i];
-    r->p += 8;
-    *out = value;
-    return 0;
-}
-
-/* One tag: field number and wire type; 0 at the end of the message. */
-static int read_tag(Reader *r, uint32_t *field, int *wire) {
-    uint64_t tag;
-    if (read_varint(r, &tag) < 0) return -1;
-    if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return unsupported("bad field number");
-    *field = (uint32_t)(tag >> 3);
-    *wire = (int)(tag & 7);
-    return 1;
-}
-
-static int read_len(Reader *r, Reader *sub) {
-    uint64_t length;
-    if (read_varint(r, &length) < 0) return -1;
-    if (length > (uint64_t)(r->end - r->p)) return unsupported("truncated field");
-    sub->p = r->p;
-    sub->end = r->p + length;
-    r->p += length;
-    return 0;
-}
-
-static int skip(Reader *r, int wire) {
-    uint64_t ignored;
-    Reader sub;
-    switch (wire) {
-    case 0: return read_varint(r, &ignored);
-    case 1:
-        if (r->end - r->p < 8) return unsupported("truncated fixed64");
-        r->p += 8;
-        return 0;
-    case 2: return read_len(r, &sub);
-    case 5:
-        if (r->end - r->p < 4) return unsupported("truncated fixed32");
-        r->p += 4;
-        return 0;
-    default: return unsupported("group or unknown wire type");
-    }
-}
-
-static int expect(int wire, int wanted) {
-    return wire == wanted ? 0 : unsupported("known field with another wire type");
-}
 
 static PyObject *text_of(Reader *sub) {
     Py_ssize_t size = sub->end - sub->p;
@@ -107,6 +28,33 @@ static PyObject *text_of(Reader *sub) {
         PyErr_Clear();
         unsupported("invalid UTF-8");
     }
+    return text;
+}
+
+/* Short ASCII texts seen again (attribute keys, operation and model names, ...) come back
+ * as the same str object: no allocation, and its hash is already known to the dict. */
+#define CACHE_SLOTS 1024
+#define CACHE_MAX_LEN 48
+static PyObject *cache[CACHE_SLOTS];
+
+static PyObject *cached_text(Reader *sub) {
+    Py_ssize_t size = sub->end - sub->p;
+    if (size == 0) return Py_NewRef(EmptyStr);
+    if (size > CACHE_MAX_LEN) return text_of(sub);
+    uint32_t hash = 2166136261u;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        uint8_t byte = sub->p[i];
+        if (byte & 0x80) return text_of(sub); /* ASCII only: compared byte for byte */
+        hash = (hash ^ byte) * 16777619u;
+    }
+    PyObject **slot = &cache[(hash ^ (hash >> 16)) & (CACHE_SLOTS - 1)];
+    PyObject *found = *slot;
+    if (found != NULL && PyUnicode_GET_LENGTH(found) == size &&
+        memcmp(PyUnicode_1BYTE_DATA(found), sub->p, size) == 0)
+        return Py_NewRef(found);
+    PyObject *text = PyUnicode_DecodeASCII((const char *)sub->p, size, NULL);
+    if (text == NULL) return NULL;
+    Py_XSETREF(*slot, Py_NewRef(text));
     return text;
 }
 
@@ -164,7 +112,7 @@ static PyObject *any_value(Reader *r, int depth) {
     uint64_t number;
     while (r->p < r->end) {
         if ((more = read_tag(r, &field, &wire)) < 0) goto fail;
-        if (field >= 1 && field <= 7) {
+        if (field >= 1 && field <= 8) {
             if (seen) { /* upb merges a repeated message member: leave it to upb */
                 unsupported("AnyValue with more than one value");
                 goto fail;
@@ -174,7 +122,7 @@ static PyObject *any_value(Reader *r, int depth) {
         switch (field) {
         case 1:
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&value, text_of(&sub));
+            put(&value, cached_text(&sub));
             break;
         case 2:
             if (expect(wire, 0) < 0 || read_varint(r, &number) < 0) goto fail;
@@ -221,6 +169,10 @@ static PyObject *any_value(Reader *r, int depth) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             put(&value, base64_of(&sub));
             break;
+        case 8: /* string_value_strindex: a member the Python reader turns into None */
+            if (expect(wire, 0) < 0 || read_varint(r, &number) < 0) goto fail;
+            put(&value, Py_NewRef(Py_None));
+            break;
         default:
             if (skip(r, wire) < 0) goto fail;
             continue;
@@ -245,7 +197,7 @@ static int key_value(Reader *r, PyObject *out, int depth) {
         if (read_tag(r, &field, &wire) < 0) goto fail;
         if (field == 1) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&key, text_of(&sub));
+            put(&key, cached_text(&sub));
             if (key == NULL) goto fail;
         } else if (field == 2) {
             if (has_value) {
@@ -430,7 +382,7 @@ static PyObject *span(Reader *r) {
         }
         case 5:
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            put(&name, text_of(&sub));
+            put(&name, cached_text(&sub));
             if (name == NULL) goto fail;
             break;
         case 6:
@@ -574,6 +526,9 @@ static PyObject *resource(Reader *r) {
         if (field == 1) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             if (attributes_into(attrs, &sub, 0) < 0) goto fail;
+        } else if (field == 3) { /* entity_refs: texts upb checks; rare, left to upb */
+            unsupported("resource entity references");
+            goto fail;
         } else if (skip(r, wire) < 0) {
             goto fail;
         }
@@ -649,6 +604,10 @@ static PyMethodDef methods[] = {
     {"decode_traces", decode_traces, METH_O,
      "ExportTraceServiceRequest bytes -> [(resource attributes, [(scope name, [span])])]; "
      "Unsupported when upb must decide."},
+    {"check_traces", otlp_check_traces, METH_O,
+     "ExportTraceServiceRequest bytes -> (valid spans, rejected spans, first rejected span "
+     "as (name, trace_id length, span_id length, parent_span_id length) or None), without "
+     "building the values; Unsupported when upb must decide."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -660,11 +619,11 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__otlp_wire(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    Unsupported = PyErr_NewException("_otlp_wire.Unsupported", PyExc_ValueError, NULL);
+    otlp_unsupported = PyErr_NewException("_otlp_wire.Unsupported", PyExc_ValueError, NULL);
     EmptyBytes = PyBytes_FromStringAndSize("", 0);
     EmptyStr = PyUnicode_FromStringAndSize("", 0);
-    if (Unsupported == NULL || EmptyBytes == NULL || EmptyStr == NULL ||
-        PyModule_AddObjectRef(m, "Unsupported", Unsupported) < 0) {
+    if (otlp_unsupported == NULL || EmptyBytes == NULL || EmptyStr == NULL ||
+        PyModule_AddObjectRef(m, "Unsupported", otlp_unsupported) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from tracesim.collector.decode.spans_tree import Tree, tree_of_request
+from tracesim.collector.decode.spans_tree import Tree, check_request, tree_of_request
 from tracesim.collector.decode.values import iso_time
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.hot_fields import hot_fields
@@ -34,6 +34,7 @@ __all__ = [
     "SPAN_FIELDS",
     "SpanBatch",
     "check_spans",
+    "check_spans_bytes",
     "decode_traces",
     "decode_tree",
     "span_is_valid",
@@ -82,7 +83,7 @@ def span_is_valid(pb2_span: Any) -> bool:
 def check_spans(request: Any) -> tuple[int, int, str]:
     """Count (valid, rejected) spans of an ExportTraceServiceRequest; message names the first bad one."""
     valid = rejected = 0
-    message = ""
+    first: tuple[str, int, int, int] | None = None
     for resource_spans in request.resource_spans:
         for scope_spans in resource_spans.scope_spans:
             for pb2_span in scope_spans.spans:
@@ -90,15 +91,37 @@ def check_spans(request: Any) -> tuple[int, int, str]:
                     valid += 1
                     continue
                 rejected += 1
-                if not message:
-                    message = (
-                        f"span {pb2_span.name!r}: trace_id must be 16 bytes and span_id 8 bytes "
-                        f"(non-zero), got {len(pb2_span.trace_id)} and {len(pb2_span.span_id)}"
-                        f" (parent_span_id {len(pb2_span.parent_span_id)})"
+                if first is None:
+                    first = (
+                        pb2_span.name,
+                        len(pb2_span.trace_id),
+                        len(pb2_span.span_id),
+                        len(pb2_span.parent_span_id),
                     )
-    if rejected:
-        message = f"{rejected} invalid span(s) rejected; first: {message}"
-    return valid, rejected, message
+    return valid, rejected, _rejection(rejected, first)
+
+
+def check_spans_bytes(payload: bytes | memoryview) -> tuple[int, int, str] | None:
+    """`check_spans` of a serialized request without parsing it into messages (the native
+    reader, ~10x less CPU); None when that reader is not built or leaves the request to
+    upb (parse it then: it may not be a valid request at all)."""
+    counts = check_request(payload)
+    if counts is None:
+        return None
+    valid, rejected, first = counts
+    return valid, rejected, _rejection(rejected, first)
+
+
+def _rejection(rejected: int, first: tuple[str, int, int, int] | None) -> str:
+    """The partial-success message: how many spans were rejected, and the first one."""
+    if first is None:
+        return ""
+    name, trace_len, span_len, parent_len = first
+    return (
+        f"{rejected} invalid span(s) rejected; first: span {name!r}: trace_id must be 16 "
+        f"bytes and span_id 8 bytes (non-zero), got {trace_len} and {span_len}"
+        f" (parent_span_id {parent_len})"
+    )
 
 
 AttrsFn = Callable[[dict[str, Any]], dict[str, Any]]

@@ -24,7 +24,7 @@ try:  # built by setup.py when a C compiler is there; optional
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
-__all__ = ["NATIVE", "SpanTuple", "Tree", "tree_of_bytes", "tree_of_request"]
+__all__ = ["NATIVE", "SpanTuple", "Tree", "check_request", "tree_of_bytes", "tree_of_request"]
 
 NATIVE: bool = _native is not None
 """True when the native reader is built (else every request goes through upb)."""
@@ -83,3 +83,16 @@ def tree_of_bytes(payload: bytes | memoryview, *, native: bool = True) -> Tree:
         except _native.Unsupported:
             pass
     return tree_of_request(ExportTraceServiceRequest.FromString(payload))
+
+
+def check_request(payload: bytes | memoryview) -> tuple[int, int, Any] | None:
+    """(valid spans, rejected spans, first rejected span as (name, trace_id length,
+    span_id length, parent_span_id length) or None) of a serialized request, read natively
+    without building its values; None when the native reader is not built or leaves the
+    request to upb (then parse it: it may not be a request at all)."""
+    if _native is None:
+        return None
+    try:
+        return _native.check_traces(payload)
+    except _native.Unsupported:
+        return None

@@ -162,6 +162,9 @@ def print_summary(
             ")",
         )
     )
+    means = metric_means_line(report)
+    if means:
+        console.print(Text(means), soft_wrap=True)
     if report.gates:
         gates = Table(title="Gates", title_justify="left")
         for column in ("metric", "bound", "observed", "result"):
@@ -205,6 +208,31 @@ def print_summary(
         ),
         soft_wrap=True,
     )
+
+
+_SHOWN_ELSEWHERE = frozenset({"final_score", "turn_success", "turn_success_ratio"})
+_COUNTS = (
+    "agent_input_tokens",
+    "agent_output_tokens",
+    "agent_tokens",
+    "agent_cost_usd",
+    "run_agent_",
+    "num_",
+)  # tokens, cost and counts: not 0..1 scores
+
+
+def metric_means_line(report: EvaluationReport) -> str | None:
+    """`metric means: coherence 0.75, goal_completion 1.00, ...`: every graded metric's mean
+    (judges, checks, custom metrics), as arksim prints per-metric scores; None when none."""
+    means = {
+        name: value
+        for name, value in report.summary.metric_means.items()
+        if value is not None and name not in _SHOWN_ELSEWHERE and not name.startswith(_COUNTS)
+    }
+    if not means:
+        return None
+    shown = ", ".join(f"{name} {value:.2f}" for name, value in sorted(means.items()))
+    return f"metric means: {shown} (graded values only; per conversation in the report)"
 
 
 def trial_lines(report: EvaluationReport) -> list[str]:

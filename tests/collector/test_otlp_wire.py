@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from tracesim.collector.decode import spans_tree
+from tracesim.collector.decode.decode import check_spans, check_spans_bytes
 from tracesim.collector.decode.decode_json import traces_request_from_json
 
 from tests.collector.otlp import span, trace_request
@@ -104,6 +105,40 @@ def test_recordings_and_hostile_values_read_the_same() -> None:
     assert len(payloads) > 20
     for payload in payloads:
         assert repr(_native(payload)) == repr(_upb(payload))  # natively: no fallback
+        request = ExportTraceServiceRequest.FromString(payload)
+        assert check_spans_bytes(payload) == check_spans(request)
+    assert check_spans_bytes(_hostile())[1] == 1  # the span with a zero id, named
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"\xc0\xaf",  # overlong
+        b"\xe0\x80\xaf",  # overlong
+        b"\xed\xa0\x80",  # a surrogate
+        b"\xf4\x90\x80\x80",  # past U+10FFFF
+        b"\xf8\x88\x80\x80\x80",
+        b"ok\xe2\x82",  # cut short
+        b"abcdefgh\x80",
+    ],
+)
+def test_texts_upb_refuses_are_never_accepted(text: bytes) -> None:
+    for span_body in (
+        _IDS + _field(5, 2, text),
+        _IDS + _field(9, 2, _field(1, 2, text)),
+        _IDS + _field(9, 2, _field(1, 2, b"k") + _field(2, 2, _field(1, 2, text))),
+    ):
+        payload = _request_with_span(span_body)
+        with pytest.raises(DecodeError):
+            ExportTraceServiceRequest.FromString(payload)
+        assert check_spans_bytes(payload) is None
+        _agrees_or_defers(payload)
+
+
+def test_valid_multibyte_texts_are_checked_natively() -> None:
+    text = "é\u2028\U0001f600\x00ascii-run-of-text".encode()
+    payload = _request_with_span(_IDS + _field(5, 2, text) + _field(9, 2, _field(1, 2, text)))
+    assert check_spans_bytes(payload) == (1, 0, "")
 
 
 def test_tree_of_bytes_matches_with_and_without_the_native_reader() -> None:
@@ -148,6 +183,7 @@ _IDS = _field(1, 2, bytes(range(1, 17))) + _field(2, 2, bytes(range(1, 9)))
         _IDS + _field(5, 0, b"\x01"),  # a known field with another wire type
         _IDS + _field(20, 3, b"") + _field(20, 4, b""),  # a group
         _IDS + _field(5, 2, b"\xff\xfe"),  # invalid UTF-8: upb refuses the request
+        _IDS + _field(9, 2, _field(2, 2, _field(1, 2, b"s") + _field(8, 0, b"\x01"))),
         # read natively, the same values
         _IDS + _field(99, 0, b"\x01") + _field(98, 5, b"abcd") + _field(97, 1, b"12345678"),
         _IDS + _field(6, 0, _varint(-3)) + _field(5, 2, b"a") + _field(5, 2, b"b"),
@@ -159,12 +195,66 @@ def test_wire_shapes_agree_or_are_left_to_upb(span_body: bytes) -> None:
     _agrees_or_defers(_request_with_span(span_body))
 
 
+def test_resource_entity_references_are_left_to_upb() -> None:
+    entity = _field(1, 2, b"\xff") + _field(2, 2, b"service")  # not UTF-8: upb refuses
+    payload = _field(1, 2, _field(1, 2, _field(3, 2, entity)))
+    with pytest.raises(spans_tree._native.Unsupported):
+        _native(payload)
+    _agrees_or_defers(payload)
+
+
+def test_a_string_index_value_reads_as_none() -> None:
+    value = _field(8, 0, b"\x03")
+    payload = _request_with_span(_IDS + _field(9, 2, _field(1, 2, b"k") + _field(2, 2, value)))
+    assert repr(_native(payload)) == repr(_upb(payload))
+    assert _native(payload)[0][1][0][1][0][9] == {"k": None}
+
+
+_KNOWN_FIELDS = {
+    "ExportTraceServiceRequest": {1},
+    "ResourceSpans": {1, 2, 3},
+    "Resource": {1, 2, 3},
+    "KeyValue": {1, 2, 3},
+    "AnyValue": {1, 2, 3, 4, 5, 6, 7, 8},
+    "ArrayValue": {1},
+    "KeyValueList": {1},
+    "EntityRef": {1, 2, 3, 4},
+    "ScopeSpans": {1, 2, 3},
+    "InstrumentationScope": {1, 2, 3, 4},
+    "Span": set(range(1, 17)),
+    "Event": {1, 2, 3, 4},
+    "Link": {1, 2, 3, 4, 5, 6},
+    "Status": {2, 3},
+}
+
+
+def test_the_reader_knows_every_field_of_the_installed_protocol() -> None:
+    """A new OTLP field (a new text upb checks, a new oneof member) must be taught to
+    `_otlp_wire.c` (or left to upb there) before this list is updated."""
+    found: dict[str, set[int]] = {}
+    todo = [ExportTraceServiceRequest.DESCRIPTOR]
+    while todo:
+        descriptor = todo.pop()
+        if descriptor.name in found:
+            continue
+        found[descriptor.name] = {field.number for field in descriptor.fields}
+        todo.extend(f.message_type for f in descriptor.fields if f.message_type is not None)
+    assert found == _KNOWN_FIELDS
+
+
 def _agrees_or_defers(payload: bytes) -> None:
-    """The native reader gives upb's tree, or refuses (Unsupported) and upb decides."""
+    """The native reader gives upb's tree, or refuses (Unsupported) and upb decides; the
+    native check gives `check_spans` of upb's message, or None (then upb decides)."""
     try:
-        expected: Any = repr(_upb(payload))
+        request = ExportTraceServiceRequest.FromString(payload)
+        expected: Any = repr(spans_tree.tree_of_request(request))
+        checked: Any = check_spans(request)
     except (DecodeError, RuntimeError, ValueError) as error:
-        expected = error
+        expected = checked = error
+    counted = check_spans_bytes(payload)
+    if counted is not None:
+        assert not isinstance(checked, Exception), f"upb refuses what was checked: {checked}"
+        assert counted == checked
     try:
         got = repr(_native(payload))
     except spans_tree._native.Unsupported:

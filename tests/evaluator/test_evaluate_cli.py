@@ -54,6 +54,10 @@ def test_judges_through_config_llm(tmp_path: Path) -> None:
     # caps its formula's 0.75 at 0.0 (issue 23 item 2)
     assert result.exit_code == 0, result.output
     assert "20 request(s)" in result.output
+    # every graded metric's mean in one line, judges included (arksim prints them too)
+    (means,) = [line for line in result.output.splitlines() if line.startswith("metric means: ")]
+    assert "goal_completion " in means and "helpfulness " in means and "final_score" not in means
+    assert "agent_behavior_failure " in means
 
 
 def test_bad_config_key_exits_2_naming_file_and_key(tmp_path: Path) -> None:
