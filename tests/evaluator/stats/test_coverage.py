@@ -30,3 +30,14 @@ def test_few_scenarios_give_a_wide_interval_not_a_confident_one() -> None:
     mean, (low, high) = paired_change_ci([1.0] * 6, [0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
     assert mean == pytest.approx(-0.5)
     assert low <= -0.9 and high >= -0.1
+
+
+@pytest.mark.parametrize(
+    ("df", "expected"), [(1, 12.7062), (2, 4.3027), (5, 2.5706), (10, 2.2281), (30, 2.0423)]
+)
+def test_the_t_quantile_matches_the_printed_tables(df: int, expected: float) -> None:
+    from tracesim.evaluator.stats.student_t import t_cdf, t_quantile
+
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
+    assert t_quantile(0.025, df) == pytest.approx(-expected, abs=1e-4)
+    assert t_cdf(0.0, df) == 0.5
