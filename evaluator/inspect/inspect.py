@@ -23,8 +23,8 @@ from tracesim.evaluator.extract.audit import (
     count_kinds,
     settle,
 )
-from tracesim.evaluator.extract.fields import is_tool_span
-from tracesim.evaluator.extract.outcome import unanswered_calls
+from tracesim.evaluator.extract.fields import is_tool_span, tool_result
+from tracesim.evaluator.extract.outcome import disagreeing_answers, unanswered_calls
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.extract.unread import unread_turns
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
@@ -254,10 +254,22 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
             found = extract_tool_calls(rows, context=context, audit=audit)
             calls.extend((by_span, call) for call in found)
         unexplained.extend(settle(audit, (call for _, call in calls)))
-        if any(call.result is None and call.error is None for _, call in calls):
+        if calls:
             turns_rows = {id(by_span): by_span for by_span, _ in calls}.values()
-            traces = {k: row["trace_id"] for rows in turns_rows for k, row in rows.items()}
+            traces = {k: row["trace_id"] for spans in turns_rows for k, row in spans.items()}
             unexplained.extend(unanswered_calls((call for _, call in calls), traces))
+            # what the model was told against what the tool span says (inspect only: it
+            # reads every model input's answers, which evaluate need not parse)
+            responses = turns[0][1].responses()
+            by_id = {k: row for spans in turns_rows for k, row in spans.items()}
+            unexplained.extend(
+                disagreeing_answers(
+                    (call for _, call in calls),
+                    responses,
+                    traces,
+                    lambda span_id, by_id=by_id: _span_output(by_id.get(span_id)),
+                )
+            )
         for by_span, call in calls:
             row = by_span.get(call.span_id or "")
             if row is None:
@@ -293,6 +305,16 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
     order = {kind: index for index, kind in enumerate(KINDS)}
     unexplained.sort(key=lambda item: (order.get(item.kind, len(order)), item.trace_id))
     return Inspection(sorted(groups.values(), key=_order), unkeyed, unexplained, traces)
+
+
+def _span_output(row: dict[str, Any] | None) -> str | None:
+    """The result text a tool span's row holds, if any (None for an unreadable span)."""
+    if row is None:
+        return None
+    try:
+        return tool_result(view_of(row).attributes)
+    except Exception:  # noqa: BLE001 - an unreadable span has no output to compare
+        return None
 
 
 def _conversations(

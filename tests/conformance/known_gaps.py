@@ -143,6 +143,16 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not "
         "found' (the failure_error_function's text). " + WRAPPER_ERROR
     ),
+    ("openai-agents-openlit", "explained"): (
+        "1 conflict: the failing span's error (the SDK's wrapper message) differs from its "
+        "own gen_ai.tool.call.result (the handler's 'error: <cause>'); warned about by "
+        "inspect"
+    ),
+    ("agno-team-openlit", "explained"): (
+        "2 conflicts: the tool spans' result (a repr) and error (the wrapper's text) differ "
+        "from the answers the leader's next model input carried (see tool_calls); warned "
+        "about by inspect"
+    ),
     ("agno-team-openlit", "tool_calls"): (
         "the delegate's result is '<generator object ...>' (gen_ai.tool.call.result is a "
         "Python repr; the member's answer is in the leader's next model input) and "

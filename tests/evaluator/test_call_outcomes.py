@@ -1,7 +1,8 @@
-"""Never silent on a call whose outcome is nowhere (SPEC §5): a call known only from the
-model's request, with no result and no error from any evidence, is an `unanswered_request`,
-listed by `tracesim inspect` and counted by `evaluate`. A call a tool span ran stays quiet
-(a tool may return nothing), and so does an answered one. Files written by a real
+"""Never silent on a call's outcome (SPEC §5): a call known only from the model's request,
+with no result and no error from any evidence, is an `unanswered_request`, listed by
+`tracesim inspect` and counted by `evaluate`. A call a tool span ran stays quiet (a tool
+may return nothing), and so does an answered one. A tool span's result or error that the
+model input's answer of its id contradicts is a `conflict` (listed by inspect). Files written by a real
 collector; the model spans follow the GenAI semantic conventions (messages as parts)."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from pathlib import Path
 import duckdb
 from click.testing import CliRunner
 from tracesim.collector import Collector
-from tracesim.evaluator.extract.audit import UNANSWERED_REQUEST
-from tracesim.evaluator.extract.outcome import NO_ANSWER, unanswered_calls
+from tracesim.evaluator.extract.audit import CONFLICT, UNANSWERED_REQUEST
+from tracesim.evaluator.extract.outcome import NO_ANSWER, disagreeing_answers, unanswered_calls
 from tracesim.evaluator.inspect.inspect import format_inspection, inspect_db
 from tracesim.schemas import ToolCall
 
@@ -52,7 +53,9 @@ def _capture(path: Path, *, answered: bool) -> Path:
         history = [user, request[0], {"role": "tool", "parts": [answer]}]
     final = [{"role": "assistant", "parts": [{"type": "text", "content": "Sunny."}]}]
     spans = [
-        span("agent", trace_id=trace, span_id=root, start=T0, attrs={"gen_ai.conversation.id": "c1"}),
+        span(
+            "agent", trace_id=trace, span_id=root, start=T0, attrs={"gen_ai.conversation.id": "c1"}
+        ),
         _chat(trace, root, 0, [user], request),
         _chat(trace, root, 1, history, final),
     ]
@@ -117,3 +120,34 @@ def test_only_calls_known_from_the_model_alone_count() -> None:
         ("t1", "s1", "t", f"a: {NO_ANSWER}"),
         ("", "s4", "u", NO_ANSWER),
     ]
+
+
+def test_a_tool_span_outcome_the_model_input_contradicts_is_a_conflict() -> None:
+    calls = [
+        # a repr where the model got the member's answer (Agno under OpenLIT)
+        ToolCall(id="a", name="delegate", span_id="s1", result="<generator object f at 0x7f>"),
+        # a wrapper message where the model got the cause
+        ToolCall(id="b", name="lookup", span_id="s2", error="Tool execution failed"),
+        # agreeing, loosely: JSON by value, one text inside the other, quotes
+        ToolCall(id="c", name="t", result='{"b": 1, "a": 2}'),
+        ToolCall(id="d", name="t", error="order A1 not found"),
+        ToolCall(id="e", name="t", result='"Sunny"'),
+        # no answer for the id, no id, or the result came from the model input itself
+        ToolCall(id="f", name="t", result="x"),
+        ToolCall(name="t", result="x"),
+        ToolCall(id="g", name="t", result="y", provenance={"result": "model_input_position"}),
+    ]
+    responses = {
+        "a": "Sunny, 21 C in Paris",
+        "b": "order A1 not found",
+        "c": '{"a":2,"b":1}',
+        "d": "error: order A1 not found",
+        "e": "Sunny",
+        "g": "z",
+    }
+    found = disagreeing_answers(calls, responses, {"s1": "t1"})
+    assert [(i.kind, i.trace_id, i.span_id, i.name) for i in found] == [
+        (CONFLICT, "t1", "s1", "delegate"),
+        (CONFLICT, "", "s2", "lookup"),
+    ]
+    assert found[1].detail.startswith("b: error 'Tool execution failed' kept")
