@@ -28,7 +28,11 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("stub checks", "tracesim.evaluator.pipeline.chunk", "stub_checks"),
     ("score", "tracesim.evaluator.pipeline.chunk", "score_conversation"),
     ("results entries", "tracesim.evaluator.pipeline.chunk", "encode_entry"),
+    ("judges (not run)", "tracesim.evaluator.pipeline.judging", "JudgeStage.run"),
     ("write", "tracesim.evaluator.store.duckdb_store", "DuckDBStore.write_chunk"),
+    ("file evidence", "tracesim.evaluator.store.duckdb_store", "DuckDBStore.file_evidence"),
+    ("open, plan", "tracesim.evaluator.pipeline.pipeline", "open_store"),
+    ("results.json", "tracesim.evaluator.output.results_file", "ResultsWriter.finish"),
     ("trials", "tracesim.evaluator.pipeline.pipeline", "scenario_results"),
 )
 """(stage, module, attribute): the functions timed, as the module that calls them sees them."""

@@ -455,6 +455,8 @@ class Collector(QueryServing):
             spool_bytes=spool.disk_bytes() if spool else 0,
             dead_letters=self.dead_letter.count,
             nulled_values=writer.stats.nulled_values if writer else 0,
+            duplicate_items=(writer.stats.duplicates if writer else 0)
+            + (self._store.duplicates_skipped if self._store else 0),
             unreadable_items=writer.stats.unreadable_items if writer else 0,
             quarantined_ranges=spool.quarantined_ranges if spool else 0,
             quarantined_bytes=spool.quarantined_bytes if spool else 0,

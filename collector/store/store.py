@@ -35,8 +35,10 @@ from tracesim.schemas.duckdb_file import looks_like_duckdb, not_a_file
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",
     "DEFAULT_MEMORY_LIMIT",
+    "COUNT_FIELDS",
     "PreparedBatch",
     "Store",
+    "TABLE_FIELDS",
     "check_size",
     "prepare",
 ]
@@ -129,13 +131,14 @@ class PreparedBatch:
     session_backfill: pa.Table | None = None
     nulled: int = 0
     """Values stored as NULL because they did not fit their column (`collector.store.columns`)."""
+    duplicates: int = 0
+    """Spans and log records left out because the batch held their id already (the first
+    is kept): counted, as an id reused with other content would otherwise vanish unsaid."""
 
     def tables(self) -> list[tuple[str, pa.Table]]:
         """(field name, table) of the tables present, in the order `Store.write` runs them."""
         return [
-            (field.name, getattr(self, field.name))
-            for field in fields(self)
-            if field.name != "nulled" and getattr(self, field.name) is not None
+            (name, getattr(self, name)) for name in TABLE_FIELDS if getattr(self, name) is not None
         ]
 
     def split(self) -> list[PreparedBatch]:
@@ -152,6 +155,12 @@ class PreparedBatch:
             PreparedBatch(**{name: table.slice(0, half)}),
             PreparedBatch(**{name: table.slice(half)}),
         ]
+
+
+COUNT_FIELDS = ("nulled", "duplicates")
+"""The fields of `PreparedBatch` that are counts, not tables."""
+TABLE_FIELDS = tuple(f.name for f in fields(PreparedBatch) if f.name not in COUNT_FIELDS)
+"""The table fields of `PreparedBatch`, in write order."""
 
 
 def _latest(
@@ -176,11 +185,11 @@ def prepare(
     if len(spans):
         cols = spans.columns
         keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-        batch.spans, nulled[0] = table_of(
-            _select(cols, keep), SPAN_FIELDS, json_columns=_SPAN_JSON
-        )
+        batch.duplicates += len(spans) - len(keep) if keep is not None else 0
+        batch.spans, nulled[0] = table_of(_select(cols, keep), SPAN_FIELDS, json_columns=_SPAN_JSON)
     if len(logs):
         keep = _keep_first(logs.columns["log_id"])
+        batch.duplicates += len(logs) - len(keep) if keep is not None else 0
         batch.logs, nulled[1] = table_of(
             _select(logs.columns, keep), LOG_FIELDS, json_columns=_LOG_JSON
         )
@@ -242,6 +251,8 @@ class Store:
         memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
+        self.duplicates_skipped = 0
+        """Spans and log records not inserted because their id was stored already."""
         config = {
             "threads": 1,
             "checkpoint_threshold": checkpoint_threshold,
@@ -413,6 +424,9 @@ class Store:
                 except duckdb.Error:
                     pass
             raise
+        if conflicts:  # rows whose id was stored already: a resent request, or a reused id
+            for table, stored in ((batch.spans, stored_spans), (batch.logs, stored_logs)):
+                self.duplicates_skipped += table.num_rows - stored if table is not None else 0
         return stored_spans, stored_logs
 
     def _run_with(self, table: pa.Table, name: str, sql: str) -> None:

@@ -7,7 +7,7 @@ import duckdb
 import pyarrow as pa
 from tracesim.collector.decode.decode import SpanBatch
 from tracesim.collector.decode.decode_logs import LogBatch
-from tracesim.collector.store.store import PreparedBatch
+from tracesim.collector.store.store import TABLE_FIELDS, PreparedBatch
 
 __all__ = ["DATA_ERRORS", "concat", "marks", "rollback"]
 
@@ -27,8 +27,10 @@ failure (disk full, out of memory) is the machine's: the batch stays in the spoo
 
 def concat(first: PreparedBatch, second: PreparedBatch) -> PreparedBatch:
     """Both batches' rows in one (tables concatenated, `second` after `first`)."""
-    merged = PreparedBatch(nulled=first.nulled + second.nulled)
-    for name in ("spans", "logs", "turns", "conversations", "backfill"):
+    merged = PreparedBatch(
+        nulled=first.nulled + second.nulled, duplicates=first.duplicates + second.duplicates
+    )
+    for name in TABLE_FIELDS:  # every table: a name left out here was dropped silently
         a, b = getattr(first, name), getattr(second, name)
         both = [t for t in (a, b) if t is not None]
         setattr(merged, name, pa.concat_tables(both) if len(both) > 1 else (both or [None])[0])

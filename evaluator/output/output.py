@@ -240,23 +240,35 @@ class ScoreColumns:
         self, run_id: str | None, chat_id: str, turn_id: int | None, result: MetricResult
     ) -> None:
         """Append one result."""
-        rows = self._rows
-        if type(result) is SharedResult:
-            position = self._shared.get(id(result))
-            if position is None:
-                row = result._row
-                if row is None:
-                    row = result._row = _result_row(result)
-                position = self._shared[id(result)] = len(rows)
-                rows.append(row)
-                self._held.append(result)
-        else:
-            position = len(rows)
-            rows.append(_result_row(result))
-        self._run_ids.append(run_id)
-        self._chat_ids.append(chat_id)
-        self._turn_ids.append(turn_id)
-        self._positions.append(position)
+        self.add_all(run_id, chat_id, turn_id, (result,))
+
+    def add_all(
+        self,
+        run_id: str | None,
+        chat_id: str,
+        turn_id: int | None,
+        results: Sequence[MetricResult],
+    ) -> None:
+        """Append several results of one turn (or of the conversation: `turn_id` None)."""
+        rows, shared, positions = self._rows, self._shared, self._positions
+        for result in results:
+            if type(result) is SharedResult:
+                position = shared.get(id(result))
+                if position is None:
+                    row = result._row
+                    if row is None:
+                        row = result._row = _result_row(result)
+                    position = shared[id(result)] = len(rows)
+                    rows.append(row)
+                    self._held.append(result)
+            else:
+                position = len(rows)
+                rows.append(_result_row(result))
+            positions.append(position)
+        n = len(results)
+        self._run_ids.extend([run_id] * n)
+        self._chat_ids.extend([chat_id] * n)
+        self._turn_ids.extend([turn_id] * n)
 
     def arrays(self) -> dict[str, pa.Array]:
         """The columns (all but eval_id and created_at) as Arrow arrays."""

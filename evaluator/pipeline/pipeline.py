@@ -236,6 +236,8 @@ def evaluate_db(
                 n_workers = worker_count(
                     workers, plan=plan, main_only=judges.active or bool(custom)
                 )
+                if n_workers > 1:
+                    store.share_cores()
                 read = store.raw_chunks if n_workers > 1 else store.chunks
                 chunks = gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
                 if n_workers > 1:

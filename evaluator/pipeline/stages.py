@@ -303,14 +303,16 @@ def _record(
     """Append `results` to `scores` and `tally`; return their summaries (without `skip`) and
     the (passed, total) count of graded tool checks among them."""
     run_id, chat_id = keys
+    scores.add_all(run_id, chat_id, turn_id, results)
     summaries = []
     passed = total = 0
+    add, add_label = tally.add, tally.add_label
     for result in results:
-        scores.add(run_id, chat_id, turn_id, result)
         value = result.value
         if value is not None:
-            tally.add(result.name, value)
-            tally.add_label(result.name, result.label)
+            name = result.name
+            add(name, value)
+            add_label(name, result.label)
             if result.passed is not None and result.details.get("kind") == "check":
                 total += 1
                 passed += bool(result.passed)

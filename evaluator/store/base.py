@@ -75,6 +75,11 @@ class EvalStore(ABC):
         (`evaluator.pipeline.workers`): tables pickle as buffers, conversations value by value."""
         return self.chunks(plan, run_id=run_id, span_columns=span_columns)
 
+    def share_cores(self) -> None:
+        """Worker processes use every core: keep the store's own threads to one (CPU spent
+        coordinating threads would come out of the workers' share). Default: nothing."""
+        return None
+
     @abstractmethod
     def single_run_id(self) -> str | None:
         """The store's run_id when it holds exactly one run, else None."""

@@ -18,7 +18,7 @@ from agents import Agent, RunConfig, Runner
 from local_model import LocalModel
 from tools import TOOLS
 
-from tracesim import AgentResponse, BaseAgent, ToolCall, instrument
+from tracesim import AgentResponse, BaseAgent, ToolCall, instrument, stub_function_tools
 
 instrument(service_name="customer-service-agent")
 
@@ -72,7 +72,7 @@ class CustomerServiceAgent(BaseAgent):
         self._agent = Agent(
             name="customer_service",
             instructions=INSTRUCTIONS,
-            tools=TOOLS,
+            tools=stub_function_tools(TOOLS),  # a replay's tool_stubs answer; else the tools run
             model=model or self._local,
         )
         self._report_tool_calls = report_tool_calls
