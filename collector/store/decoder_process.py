@@ -31,6 +31,7 @@ from typing import Any
 from tracesim.collector.malloc_tuning import malloc_trim
 from tracesim.collector.routing.routing import Router
 from tracesim.collector.store.decoder_transport import (
+    MemfdUnavailable,
     read_prepared,
     read_requests,
     shared_memory_works,
@@ -39,7 +40,7 @@ from tracesim.collector.store.decoder_transport import (
 )
 from tracesim.collector.store.prepare_items import Prepared, prepare_items
 
-__all__ = ["ANSWER_TIMEOUT", "DecoderDied", "DecoderProcess", "child_main"]
+__all__ = ["ANSWER_TIMEOUT", "DecoderDied", "DecoderProcess", "DecoderUnreachable", "child_main"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,11 @@ never waits forever. A batch takes well under a second of CPU; this is minutes."
 
 class DecoderDied(RuntimeError):
     """The decoder process is gone (killed, crashed) or could not be started."""
+
+
+class DecoderUnreachable(DecoderDied):
+    """A batch could not be handed to the child for want of a resource of this process
+    (a memfd: file descriptors or memory exhausted); the child is not at fault."""
 
 
 class DecoderProcess:
@@ -129,13 +135,18 @@ class DecoderProcess:
         if conn is None:
             raise DecoderDied("the decoder process is not running")
         try:
-            write_requests(conn, self._process.pid, items)
+            try:
+                write_requests(conn, self._process.pid, items)
+            except MemfdUnavailable as error:
+                raise DecoderUnreachable(f"{error.strerror} ({error!r})") from None
             if not conn.poll(ANSWER_TIMEOUT):
                 self._process.kill()
                 raise RuntimeError(f"no answer in {ANSWER_TIMEOUT:g} s: killed as hung")
             status, result, records = conn.recv()
             if status == "done":
                 result = read_prepared(conn, result)
+        except DecoderUnreachable:
+            raise
         except (OSError, EOFError, RuntimeError) as error:
             code = None
             if self._process is not None:

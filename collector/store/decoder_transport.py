@@ -19,9 +19,10 @@ from typing import Any
 
 import pyarrow as pa
 from tracesim.collector.store.prepare_items import Prepared
-from tracesim.collector.store.store import TABLE_FIELDS, PreparedBatch
+from tracesim.collector.store.prepared import TABLE_FIELDS, PreparedBatch
 
 __all__ = [
+    "MemfdUnavailable",
     "read_prepared",
     "read_requests",
     "shared_memory_works",
@@ -45,11 +46,23 @@ def _write_all(fd: int, parts: Sequence[Any]) -> None:
             view = view[os.write(fd, view) :]
 
 
+class MemfdUnavailable(OSError):
+    """This process could not put a batch in a memfd (file descriptors or memory
+    exhausted): a fault of the machine, not of the child nor of the data."""
+
+
 def write_requests(conn: Connection, pid: int, items: Sequence[tuple[int, int, bytes]]) -> None:
-    """Send (seq, kind, request bytes) to the child: bytes in a memfd, the rest pickled."""
-    fd = os.memfd_create("tracesim-requests", os.MFD_CLOEXEC)
+    """Send (seq, kind, request bytes) to the child: bytes in a memfd, the rest pickled.
+    MemfdUnavailable when the memfd cannot be made or filled (nothing was sent then)."""
     try:
-        _write_all(fd, [payload for _seq, _kind, payload in items])
+        fd = os.memfd_create("tracesim-requests", os.MFD_CLOEXEC)
+    except OSError as error:
+        raise MemfdUnavailable(error.errno, f"no memfd for a batch: {error.strerror}") from None
+    try:
+        try:
+            _write_all(fd, [payload for _seq, _kind, payload in items])
+        except OSError as error:
+            raise MemfdUnavailable(error.errno, f"a batch's memfd: {error.strerror}") from None
         conn.send(("prepare", [(seq, kind, len(payload)) for seq, kind, payload in items]))
         send_handle(conn, fd, pid)
     finally:
