@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 from tracesim.collector.store.prepare_items import Prepared
-from tracesim.collector.store.store import TABLE_FIELDS, PreparedBatch
+from tracesim.collector.store.prepared import TABLE_FIELDS, PreparedBatch
 
 __all__ = [
     "MemfdUnavailable",
