@@ -35,6 +35,7 @@ from tracesim.evaluator.extract.provenance import INPUT, INPUT_POSITION
 from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall
+from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import PROVIDER
 
 __all__ = [
@@ -311,12 +312,12 @@ def _unnamed(view: SpanView) -> dict[tuple[int, ...], Answer]:
             if role != "tool" or not key.startswith(prefix) or not key.endswith(suffix):
                 continue
             head = key[: -len("role")]
-            index = key[len(prefix) :].partition(".")[0]
-            if not index.isdigit() or attributes.get(head + "tool_call_id"):
+            index = ascii_index(key[len(prefix) :].partition(".")[0])
+            if index is None or attributes.get(head + "tool_call_id"):
                 continue
             name = str(attributes.get(head + "name") or "")
             content = attributes.get(head + "content")
-            found.setdefault((source, int(index)), _answer("", name, content))
+            found.setdefault((source, index), _answer("", name, content))
     if view.may_hold_text(f'"{GENAI.INPUT_MESSAGES}"'):
         messages = view.attributes.get(GENAI.INPUT_MESSAGES)
         if messages:

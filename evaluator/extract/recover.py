@@ -45,6 +45,7 @@ from tracesim.evaluator.extract.fields import parse_arguments
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import (
     HAYSTACK,
     LANGCHAIN_MESSAGE,
@@ -299,9 +300,10 @@ def _from_indexed(
         head, _, tail = key[len(prefix) :].partition(infix)
         index_j, _, field = tail.partition(".")
         target = fields.get(field)
-        if target is None or not head.isdigit() or not index_j.isdigit():
+        i, j = ascii_index(head), ascii_index(index_j)
+        if target is None or i is None or j is None:
             continue
-        calls.setdefault((int(head), int(index_j)), {})[target] = value
+        calls.setdefault((i, j), {})[target] = value
     return [calls[k] for k in sorted(calls)]
 
 
@@ -314,8 +316,9 @@ def _from_function_calls(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not key.startswith(GENAI.COMPLETION_PREFIX) or _FUNCTION_CALL not in key:
             continue
         head, _, field = key[len(GENAI.COMPLETION_PREFIX) :].partition(_FUNCTION_CALL)
-        if head.isdigit() and field in ("name", "arguments"):
-            calls.setdefault(int(head), {"id": None})[field] = value
+        index = ascii_index(head)
+        if index is not None and field in ("name", "arguments"):
+            calls.setdefault(index, {"id": None})[field] = value
     return [calls[i] for i in sorted(calls)]
 
 

@@ -18,6 +18,8 @@ import orjson
 from tracesim.evaluator.extract.genkit import MARKER as GENKIT_MARKER
 from tracesim.evaluator.extract.genkit import genkit_as_genai
 from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
+from tracesim.evaluator.extract.responses_items import MARKER as RESPONSES_MARKER
+from tracesim.evaluator.extract.responses_items import responses_items_as_genai
 from tracesim.schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 from tracesim.schemas.conventions import (
     AI_SDK,
@@ -207,6 +209,10 @@ class SpanView:
                 decoded = llama_index_tool_call_as_genai(decoded)
             elif GENKIT.SUBTYPE in decoded:
                 decoded = genkit_as_genai(decoded)
+            else:
+                messages = decoded.get(GENAI.INPUT_MESSAGES)
+                if type(messages) is str and RESPONSES_MARKER in messages:
+                    decoded = responses_items_as_genai(decoded)  # items serialised as text
             self._attributes = decoded
         return self._attributes
 

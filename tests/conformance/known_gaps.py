@@ -113,19 +113,6 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "calls without an answer are now reported: unanswered_request). Class: one call "
         "under two ids"
     ),
-    ("openai-responses-openllmetry-node", "tool_calls"): (
-        "no call, and nothing said: the Responses API recorded as chat, the request's whole "
-        "`input` array (function_call / function_call_output items) serialised as the TEXT "
-        "of one user message, a tool-call reply recorded as text '' with finish_reason "
-        "stop. Class: a request body serialised into a message's text (the calls and "
-        "results only in the history's input items; no longer silent: unread_request)"
-    ),
-    ("openai-responses-openllmetry-node", "explained"): (
-        "3 model calls whose input holds tool calls as JSON text (unread_request): the "
-        "calls are there, in no shape read (see tool_calls); warned about"
-    ),
-    ("openai-responses-openllmetry-node", "keyed"): "no call found (see tool_calls)",
-    ("openai-responses-openllmetry-node", "screening"): "no call found (see tool_calls)",
     ("openlit-bedrock-converse", "tool_calls"): (
         "no call: OpenLIT's bedrock instrumentation records a tool-use reply as output "
         "parts [] and keeps only the user's text as input; the calls and results are in "
