@@ -21,7 +21,11 @@ for folder in FOLDERS:
 # the collector decodes through protobuf (upb) alone, with the same rows.
 OTLP_WIRE = Extension(
     "tracesim.collector.decode._otlp_wire",
-    ["collector/decode/_otlp_wire.c", "collector/decode/_otlp_check.c"],
+    [
+        "collector/decode/_otlp_wire.c",
+        "collector/decode/_otlp_values.c",
+        "collector/decode/_otlp_check.c",
+    ],
     depends=["collector/decode/_otlp_wire.h"],
     optional=True,
 )

@@ -270,7 +270,7 @@ def raw_client(
     ready: Any,
     go: Any,
     results: Any,
-    deadline: float | None,
+    seconds: float | None,
 ) -> None:
     """Send pre-serialized requests one at a time; retry UNAVAILABLE; report latencies."""
     import grpc
@@ -281,6 +281,7 @@ def raw_client(
     latencies, busy = [], 0
     ready.put(client)
     go.wait()
+    deadline = None if seconds is None else time.time() + seconds  # from the start signal
     index = 0
     while index < len(requests):
         if deadline is not None and time.time() > deadline:
@@ -476,13 +477,15 @@ def main() -> None:
                 flush=True,
             )
         if args.overload_seconds:
-            deadline = time.time() + 30 + args.overload_seconds  # after spans are built
             clients = args.clients * 3
             print(
                 run(
                     "overload",
                     workdir,
-                    [(raw_client, (c, 20_000, args.batch, deadline)) for c in range(clients)],
+                    [
+                        (raw_client, (c, 20_000, args.batch, args.overload_seconds))
+                        for c in range(clients)
+                    ],
                     max_pending_mb=8,
                     repo=args.repo.resolve(),
                 ),

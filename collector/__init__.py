@@ -8,27 +8,37 @@ fsync, acknowledge) -> writer thread (decode, redact, route, batch; under `trace
 collect` decoding and routing run in a child process, `store.decoder_process`) -> store
 (DuckDB).
 Imports `schemas` only; never `simulator` or `evaluator`.
+
+Public names are imported on first use: the decoder process imports one module of this
+package without loading the receivers, DuckDB and the query engine.
 """
 
-from tracesim.collector.collector import Collector, CollectorStats
-from tracesim.collector.errors import (
-    Busy,
-    CollectorError,
-    InvalidRequest,
-    NotADuckDBFile,
-    StoreLocked,
-    TooLarge,
-)
-from tracesim.collector.query.query import QueryAnswer
-from tracesim.collector.query.sidecar import read_sidecar, sidecar_path
-from tracesim.collector.query.sql_guard import (
-    ENDPOINT_TABLE_FUNCTIONS,
-    RefusedQuery,
-    check_read_only,
-    check_safe_for_endpoint,
-)
-from tracesim.collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
-from tracesim.collector.redaction.redaction_file import load_redaction_file
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "Collector": "tracesim.collector.collector",
+    "CollectorStats": "tracesim.collector.collector",
+    "Busy": "tracesim.collector.errors",
+    "CollectorError": "tracesim.collector.errors",
+    "InvalidRequest": "tracesim.collector.errors",
+    "NotADuckDBFile": "tracesim.collector.errors",
+    "StoreLocked": "tracesim.collector.errors",
+    "TooLarge": "tracesim.collector.errors",
+    "QueryAnswer": "tracesim.collector.query.query",
+    "read_sidecar": "tracesim.collector.query.sidecar",
+    "sidecar_path": "tracesim.collector.query.sidecar",
+    "ENDPOINT_TABLE_FUNCTIONS": "tracesim.collector.query.sql_guard",
+    "RefusedQuery": "tracesim.collector.query.sql_guard",
+    "check_read_only": "tracesim.collector.query.sql_guard",
+    "check_safe_for_endpoint": "tracesim.collector.query.sql_guard",
+    "InvalidRedactionRule": "tracesim.collector.redaction.redaction",
+    "RedactionRule": "tracesim.collector.redaction.redaction",
+    "Redactor": "tracesim.collector.redaction.redaction",
+    "load_redaction_file": "tracesim.collector.redaction.redaction_file",
+}
 
 __all__ = [
     "ENDPOINT_TABLE_FUNCTIONS",
@@ -51,3 +61,16 @@ __all__ = [
     "read_sidecar",
     "sidecar_path",
 ]
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

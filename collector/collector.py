@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from tracesim.collector.decode.spans_tree import NATIVE
 from tracesim.collector.errors import Busy
 from tracesim.collector.ingest import Ingest
 from tracesim.collector.query.query_memory import DEFAULT_QUERY_MEMORY, MemoryWatch
@@ -180,6 +181,12 @@ class Collector(QueryServing):
     def _open(self) -> None:
         """The steps of `start` (any failure is cleaned up by `shutdown`)."""
         self._store = Store(self.db_path, **self._duckdb_settings)
+        if not NATIVE:
+            log.warning(
+                "the native OTLP reader (tracesim.collector.decode._otlp_wire) is not built, "
+                "so trace requests are decoded through protobuf alone (the same rows, about "
+                "twice the CPU); reinstall tracesim where a C compiler is available"
+            )
         if self.redactor:  # the same pseudonyms for this database across restarts and runs
             self.redactor.pseudonyms.use_key(load_or_create_key(f"{self.db_path}.pseudonym-key"))
         router = self._preloaded_router()
@@ -455,6 +462,8 @@ class Collector(QueryServing):
             spool_bytes=spool.disk_bytes() if spool else 0,
             dead_letters=self.dead_letter.count,
             nulled_values=writer.stats.nulled_values if writer else 0,
+            duplicate_items=(writer.stats.duplicates if writer else 0)
+            + (self._store.duplicates_skipped if self._store else 0),
             unreadable_items=writer.stats.unreadable_items if writer else 0,
             quarantined_ranges=spool.quarantined_ranges if spool else 0,
             quarantined_bytes=spool.quarantined_bytes if spool else 0,

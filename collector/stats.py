@@ -24,6 +24,9 @@ class CollectorStats:
     """Requests and rows that could not be stored, kept in `<db>.deadletter.jsonl`."""
     nulled_values: int = 0
     """Values stored as NULL because they did not fit their column (int64 overflow, ...)."""
+    duplicate_items: int = 0
+    """Spans and log records not stored because one with the same id was (a resent or
+    replayed request, or an id reused with other content: the first stored is kept)."""
     unreadable_items: int = 0
     """Spans and log records stored with their derived fields (keys, hot columns) NULL: an
     attribute had a shape its convention reader could not read."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from tracesim.schemas.scenario import Scenario
+from tracesim.schemas.text_file import TextFileError, read_text_file
 
 __all__ = ["ScenarioError", "load_scenarios", "parse_scenarios"]
 
@@ -23,10 +24,12 @@ class ScenarioError(ValueError):
 def load_scenarios(path: str | Path) -> list[Scenario]:
     """Read and validate a scenarios file."""
     path = Path(path)
-    if not path.is_file():
-        raise ScenarioError(f"{path}: scenario file not found (scenario_file_path)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_file(path))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: scenario file not found (scenario_file_path)") from None
+    except TextFileError as exc:
+        raise ScenarioError(f"{path}: {exc} (scenario_file_path)") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
     except UnicodeDecodeError as exc:

@@ -66,6 +66,12 @@ def test_llm_user_and_judges_through_tracesim_run(tmp_path: Path) -> None:
     user_requests = [r for r in requests if "response_format" not in r]
     judge_requests = [r for r in requests if "response_format" in r]
     assert len(user_requests) == 2  # the opening message, then the stop token
+    # the simulated user's model use is counted (and priced: the stand-in has no price)
+    summary = json.loads(Path(outcome.summary_path).read_text())
+    assert summary["user_llm_usage"] == {
+        "model": "stand-in", "requests": 2, "input_tokens": 20, "output_tokens": 10,
+        "cost_usd": None,
+    }  # fmt: skip
     assert "A1001" in user_requests[0]["messages"][0]["content"]  # knowledge in its prompt
     assert {r["response_format"]["json_schema"]["name"] for r in judge_requests} == set(
         config["evaluation"]["metrics"]

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from tracesim.arksim_config import translate_arksim_config
 from tracesim.schemas.config import RunConfig
+from tracesim.schemas.text_file import TextFileError, read_text_file
 from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
 
 __all__ = [
@@ -52,11 +53,11 @@ class LoadedConfig(typing.NamedTuple):
 def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None) -> LoadedConfig:
     """Read, override, validate and resolve paths of `path`."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"))
-    except YamlTooLarge as exc:
+        raw = load_yaml(read_text_file(path))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (YamlTooLarge, TextFileError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

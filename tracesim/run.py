@@ -47,6 +47,7 @@ from tracesim.run_summary import (
     missing_conversations,
     print_run_summary,
     run_failure_lines,
+    user_llm_usage,
     write_run_summary,
 )
 from tracesim.scenario_notes import ignored_args_note
@@ -337,6 +338,7 @@ async def _capture(
         tool_spans=tool_spans,
     )
     outcome.extra["earlier_runs"] = earlier_runs
+    outcome.extra["user_llm_usage"] = user_llm_usage(users.usage, config.llm)
     outcome.summary_path = write_run_summary(outcome, started=started)
     print_run_summary(console, outcome)
     if missing:

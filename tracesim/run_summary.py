@@ -28,6 +28,7 @@ __all__ = [
     "missing_conversations",
     "print_run_summary",
     "run_failure_lines",
+    "user_llm_usage",
     "write_run_summary",
 ]
 
@@ -86,6 +87,24 @@ def count_earlier_runs(collector: Any, run_id: str) -> int | None:
         return None
 
 
+def user_llm_usage(usage: Any, llm: Any) -> dict[str, Any] | None:
+    """The LLM simulated users' requests, tokens and cost (None when no LLM user ran): priced
+    like the judges (`llm.input/output_cost_per_mtok`, else the built-in table); a model
+    with no price has `cost_usd` None, never 0."""
+    if usage is None or not usage.requests:
+        return None
+    from tracesim.evaluator.llm.llm_client import judge_price
+
+    price = judge_price(llm)
+    return {
+        "model": llm.model,
+        "requests": usage.requests,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": None if price is None else price.cost(usage.input_tokens, usage.output_tokens),
+    }
+
+
 def write_run_summary(outcome: RunOutcome, *, started: float) -> Path:
     """Write `run_summary.json` (what the simulator did, counts, config) to the output dir."""
     assert outcome.output_dir is not None and outcome.result is not None
@@ -104,6 +123,7 @@ def write_run_summary(outcome: RunOutcome, *, started: float) -> Path:
             "spans_stored": outcome.spans_stored,
             "tool_spans": outcome.tool_spans,
         },
+        "user_llm_usage": outcome.extra.get("user_llm_usage"),
         "conversations": [c.summary() for c in result.conversations],
         "config": outcome.config.model_dump(mode="json") if outcome.config else None,
     }
@@ -143,6 +163,16 @@ def print_run_summary(console: Console, outcome: RunOutcome) -> None:
             else ""
         )
         console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
+    usage = outcome.extra.get("user_llm_usage")
+    if usage:
+        cost = usage["cost_usd"]
+        console.print(
+            f"simulated users ({usage['model']}): {usage['requests']} request(s), "
+            f"{usage['input_tokens']}+{usage['output_tokens']} tokens, "
+            + ("cost unknown (set llm.input_cost_per_mtok)" if cost is None else f"${cost:.4f}"),
+            highlight=False,
+            markup=False,
+        )
     console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)
 
 

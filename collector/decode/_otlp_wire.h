@@ -87,6 +87,18 @@ static inline int expect(int wire, int wanted) {
     return wire == wanted ? 0 : unsupported("known field with another wire type");
 }
 
+/* Values (in _otlp_values.c): texts, bytes, attribute maps; EmptyStr / EmptyBytes are
+ * made by the module's init. */
+extern PyObject *EmptyBytes;
+extern PyObject *EmptyStr;
+PyObject *otlp_text_of(Reader *sub);
+PyObject *otlp_cached_text(Reader *sub);
+PyObject *otlp_bytes_of(Reader *sub);
+void otlp_put(PyObject **slot, PyObject *value);
+PyObject *otlp_any_value(Reader *r, int depth);
+PyObject *otlp_attributes(Reader *r, int depth);
+int otlp_attributes_into(PyObject *out, Reader *r, int depth);
+
 /* `check_traces` (in _otlp_check.c). */
 PyObject *otlp_check_traces(PyObject *module, PyObject *arg);
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from re import _parser as _re_parser  # type: ignore[attr-defined] - widths, as `re` knows them
 from typing import Any
 
 try:  # a declared dependency; without it pattern rules are refused, never run on `re`
@@ -27,10 +28,13 @@ except ImportError:  # pragma: no cover - exercised only on a broken install
 __all__ = [
     "ENGINE",
     "LinearRegexError",
+    "MAX_PROGRAM",
+    "MAX_WIDTH",
     "Part",
     "char_at",
     "char_before",
     "compile_linear",
+    "costly_pattern",
     "python_classes",
     "substitute",
 ]
@@ -97,6 +101,40 @@ def compile_linear(pattern: str) -> Any:
             f"{reason}: redaction patterns run on RE2 (linear time whatever the text), which "
             "has no look-arounds or backreferences; match the edges explicitly instead"
         ) from None
+
+
+MAX_PROGRAM = 30_000
+"""RE2 instructions a pattern rule may compile to. RE2 is linear in the text, but its
+constant grows with the program once its DFA cache overflows (then every byte steps every
+live thread): `\\w{100}` (134k instructions, `\\w` being every script's letters) cost
+1.2 CPU s/MB, `\\pL{1000}` 4.3; the presets stay under 5k, `\\w{20,}` is 27k."""
+MAX_WIDTH = 1_000
+"""Characters every match of a pattern rule may at least span: a long mandatory run keeps
+that many threads alive on text repeating it (a 3,000-character literal cost 20 CPU s/MB
+on text of its own letter), however small its program."""
+
+
+def costly_pattern(pattern: str, regex: Any) -> str | None:
+    """Why a pattern rule would scan at a cost far above the presets' (None: it does not)."""
+    size = regex.programsize
+    if size > MAX_PROGRAM:
+        return (
+            f"the pattern compiles to {size:,} RE2 instructions, more than {MAX_PROGRAM:,}: "
+            "on hostile text each byte would cost up to that many steps and stall ingest. "
+            "\\w and \\d match every script's letters and digits (hundreds of instructions "
+            "each): repeat them fewer times, or use ASCII classes such as [A-Za-z0-9_]{48}"
+        )
+    try:
+        shortest = _re_parser.parse(pattern).getwidth()[0]
+    except Exception:  # noqa: BLE001 - RE2 syntax Python's parser lacks (\pL): not measured
+        return None
+    if shortest > MAX_WIDTH:
+        return (
+            f"every match spans at least {shortest:,} characters, more than {MAX_WIDTH:,}: "
+            "text repeating it would cost that many steps a byte and stall ingest; match a "
+            "shorter distinctive prefix instead"
+        )
+    return None
 
 
 def char_before(data: bytes, at: int) -> str:

@@ -32,6 +32,7 @@ from tracesim.collector.redaction.linear_regex import (
     LinearRegexError,
     Part,
     compile_linear,
+    costly_pattern,
     substitute,
 )
 from tracesim.collector.redaction.pseudonym import Pseudonyms
@@ -138,6 +139,9 @@ def _compile(rule: RedactionRule, index: int) -> _Compiled:
                 f"({', '.join(PRESETS)})"
             ) from None
         parts = (Part(rule.pattern),)
+        too_costly = costly_pattern(rule.pattern, regex)
+        if too_costly:
+            raise InvalidRedactionRule(f"{where}: {too_costly}")
         if regex.search("") is not None:
             raise InvalidRedactionRule(
                 f"{where}: the pattern matches the empty string, so it would redact between "

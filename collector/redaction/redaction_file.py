@@ -21,6 +21,7 @@ from pathlib import Path
 
 import yaml
 from tracesim.collector.redaction.redaction import InvalidRedactionRule, RedactionRule, Redactor
+from tracesim.schemas.text_file import TextFileError, read_text_file
 from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
 
 __all__ = ["load_redaction_file"]
@@ -30,8 +31,8 @@ def load_redaction_file(path: str | Path) -> list[RedactionRule]:
     """Read and validate (compile) the rules of one file."""
     path = Path(path)
     try:
-        document = load_yaml(path.read_text(encoding="utf-8"))
-    except YamlTooLarge as error:
+        document = load_yaml(read_text_file(path))
+    except (YamlTooLarge, TextFileError) as error:
         raise InvalidRedactionRule(f"{path}: {error}") from None
     except OSError as error:
         raise InvalidRedactionRule(f"{path}: cannot read: {error.strerror}") from None

@@ -84,11 +84,16 @@ class RedactionRule:
         how = (
             f"preset {self.preset!r}"
             if self.preset
-            else f"pattern {self.pattern!r}"
+            else f"pattern {_shortened(self.pattern)!r}"
             if self.pattern is not None
             else "whole value"
         )
         return f"{how} on {', '.join(self.attributes)}"
+
+
+def _shortened(text: str, limit: int = 80) -> str:
+    """`text`, cut to `limit` characters with the length said (a message stays one line)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
 
 
 def _string_tuple(value: Any, where: str) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracesim.collector.errors import Busy
+from tracesim.schemas.ascii_index import ascii_index
 
 __all__ = ["Spool", "SpoolRecord", "write_all"]
 
@@ -110,10 +111,10 @@ def _segments_in(directory: Path) -> list[tuple[int, Path]]:
     found = []
     for path in directory.iterdir():
         name = path.name
-        number = name[len(_PREFIX) : -len(_SUFFIX)]
-        if name.startswith(_PREFIX) and name.endswith(_SUFFIX) and number.isdigit():
+        number = ascii_index(name[len(_PREFIX) : -len(_SUFFIX)])
+        if name.startswith(_PREFIX) and name.endswith(_SUFFIX) and number is not None:
             if path.is_file():
-                found.append((int(number), path))
+                found.append((number, path))
                 continue
         log.warning("ignoring %s in the spool folder: not a spool segment", path)
     return sorted(found)

@@ -13,16 +13,16 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Sequence
-from dataclasses import fields
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import recv_handle, send_handle
 from typing import Any
 
 import pyarrow as pa
 from tracesim.collector.store.prepare_items import Prepared
-from tracesim.collector.store.store import PreparedBatch
+from tracesim.collector.store.prepared import TABLE_FIELDS, PreparedBatch
 
 __all__ = [
+    "MemfdUnavailable",
     "read_prepared",
     "read_requests",
     "shared_memory_works",
@@ -30,7 +30,7 @@ __all__ = [
     "write_requests",
 ]
 
-_TABLES = tuple(f.name for f in fields(PreparedBatch) if f.name != "nulled")
+_TABLES = TABLE_FIELDS
 
 
 def shared_memory_works() -> bool:
@@ -46,11 +46,23 @@ def _write_all(fd: int, parts: Sequence[Any]) -> None:
             view = view[os.write(fd, view) :]
 
 
+class MemfdUnavailable(OSError):
+    """This process could not put a batch in a memfd (file descriptors or memory
+    exhausted): a fault of the machine, not of the child nor of the data."""
+
+
 def write_requests(conn: Connection, pid: int, items: Sequence[tuple[int, int, bytes]]) -> None:
-    """Send (seq, kind, request bytes) to the child: bytes in a memfd, the rest pickled."""
-    fd = os.memfd_create("tracesim-requests", os.MFD_CLOEXEC)
+    """Send (seq, kind, request bytes) to the child: bytes in a memfd, the rest pickled.
+    MemfdUnavailable when the memfd cannot be made or filled (nothing was sent then)."""
     try:
-        _write_all(fd, [payload for _seq, _kind, payload in items])
+        fd = os.memfd_create("tracesim-requests", os.MFD_CLOEXEC)
+    except OSError as error:
+        raise MemfdUnavailable(error.errno, f"no memfd for a batch: {error.strerror}") from None
+    try:
+        try:
+            _write_all(fd, [payload for _seq, _kind, payload in items])
+        except OSError as error:
+            raise MemfdUnavailable(error.errno, f"a batch's memfd: {error.strerror}") from None
         conn.send(("prepare", [(seq, kind, len(payload)) for seq, kind, payload in items]))
         send_handle(conn, fd, pid)
     finally:
@@ -90,7 +102,8 @@ def write_prepared(conn: Connection, pid: int, prepared: Prepared, records: list
                 with pa.ipc.new_stream(sink, table.schema) as writer:
                     writer.write_table(table)
                 layout.append((name, start, sink.tell() - start))
-        meta = (layout, prepared.batch.nulled, prepared.unreadable, prepared.rejected)
+        batch = prepared.batch
+        meta = (layout, batch.nulled, batch.duplicates, prepared.unreadable, prepared.rejected)
         conn.send(("done", meta, records))
         send_handle(conn, fd, pid)
     finally:
@@ -99,14 +112,14 @@ def write_prepared(conn: Connection, pid: int, prepared: Prepared, records: list
 
 def read_prepared(conn: Connection, meta: tuple) -> Prepared:
     """In the collector: the `Prepared` batch the child wrote, its tables read in place."""
-    layout, nulled, unreadable, rejected = meta
+    layout, nulled, duplicates, unreadable, rejected = meta
     fd = recv_handle(conn)
     try:
         size = os.fstat(fd).st_size
         mapped = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else None
     finally:
         os.close(fd)
-    batch = PreparedBatch(nulled=nulled)
+    batch = PreparedBatch(nulled=nulled, duplicates=duplicates)
     if mapped is not None:
         buffer = pa.py_buffer(mapped)
         for name, start, length in layout:

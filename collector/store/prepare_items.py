@@ -20,8 +20,7 @@ from tracesim.collector.decode.decode_logs import LogBatch, decode_logs
 from tracesim.collector.decode.spans_tree import tree_of_bytes
 from tracesim.collector.redaction.redaction import Redactor
 from tracesim.collector.routing.routing import Router
-from tracesim.collector.store.store import PreparedBatch, prepare
-from tracesim.collector.store.writer_batches import marks, rollback
+from tracesim.collector.store.prepared import PreparedBatch, marks, prepare, rollback
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Prepared", "message_of", "prepare_items"]
 

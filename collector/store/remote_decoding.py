@@ -4,7 +4,8 @@ When the child dies the batch is sent once more to a new child whose router is r
 from the store after every batch already prepared is committed (`wait_idle`), so the
 store then holds all the old router knew. Dying twice on one batch raises DecoderDied:
 the writer then prepares the batch a request at a time, isolating one that kills it.
-When no child can be started, decoding goes on in the collector's own process.
+When no child can be started, or a batch cannot be handed to it (no memfd: file
+descriptors or memory exhausted here), decoding goes on in the collector's own process.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from tracesim.collector.routing.routing import Router
-from tracesim.collector.store.decoder_process import DecoderDied, DecoderProcess
+from tracesim.collector.store.decoder_process import (
+    DecoderDied,
+    DecoderProcess,
+    DecoderUnreachable,
+)
 from tracesim.collector.store.prepare_items import Prepared, prepare_items
 
 __all__ = ["RemoteDecoding"]
@@ -50,10 +55,22 @@ class RemoteDecoding:
                 return prepare_items(payloads, self._router)
             try:
                 return decoder.prepare(payloads)
+            except DecoderUnreachable as error:  # the machine's fault: never the data's
+                log.error("%s; decoding in the collector's own process from now on", error)
+                self._decode_here()
+                continue
             except DecoderDied as error:
                 log.error("%s (attempt %d); starting a new one", error, attempt)
                 self._restart()
         raise DecoderDied("the decoder process died twice preparing one batch")
+
+    def _decode_here(self) -> None:
+        """Stop the child; decode with a router rebuilt from the idle store from now on."""
+        assert self.decoder is not None
+        self._wait_idle()
+        self._router = self._router_factory()
+        self.decoder.close()
+        self.decoder = None
 
     def _restart(self) -> None:
         """A new child with a router rebuilt from the idle store; or decoding here."""

@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
-from tracesim.collector.decode.decode import SPAN_FIELDS, SpanBatch
-from tracesim.collector.decode.decode_logs import LOG_FIELDS, LogBatch
+from tracesim.collector.decode.decode import SPAN_FIELDS
+from tracesim.collector.decode.decode_logs import LOG_FIELDS
 from tracesim.collector.errors import NotADuckDBFile, StoreLocked
-from tracesim.collector.store.columns import table_of
 from tracesim.collector.store.preload_budget import budget_parameters, charge, within_budget
+from tracesim.collector.store.prepared import (
+    CONVERSATION_FIELDS,
+    COUNT_FIELDS,
+    TABLE_FIELDS,
+    TURN_FIELDS,
+    PreparedBatch,
+    prepare,
+)
 from tracesim.collector.store.spans_table import create_spans
 from tracesim.collector.store.sql import (
     backfill_sql,
@@ -35,8 +41,10 @@ from tracesim.schemas.duckdb_file import looks_like_duckdb, not_a_file
 __all__ = [
     "DEFAULT_CHECKPOINT_THRESHOLD",
     "DEFAULT_MEMORY_LIMIT",
+    "COUNT_FIELDS",
     "PreparedBatch",
     "Store",
+    "TABLE_FIELDS",
     "check_size",
     "prepare",
 ]
@@ -58,152 +66,7 @@ def check_size(name: str, value: str) -> str:
     return value.strip()
 
 
-_TURN_FIELDS = (
-    "chat_id",
-    "turn_id",
-    "run_id",
-    "scenario_id",
-    "trace_id",
-    "span_id",
-    "user_message",
-    "agent_message",
-    "explicit_tool_calls",
-    "start_time",
-    "end_time",
-    "duration_ms",
-    "status",
-    "error",
-)
-_CONVERSATION_FIELDS = (
-    "chat_id",
-    "run_id",
-    "scenario_id",
-    "conversation_index",
-    "agent_type",
-    "num_turns",
-    "status",
-    "error",
-    "scenario",
-    "start_time",
-    "end_time",
-    "duration_ms",
-    "trace_id",
-    "span_id",
-)
 _LOADED_KEY = "spool_loaded_seq"
-_SPAN_JSON = ("attributes", "resource_attributes", "events", "links")
-_LOG_JSON = ("body", "attributes", "resource_attributes")
-"""JSON columns that decoding fills with orjson's output only (valid JSON by construction):
-DuckDB need not parse them again (`table_of`)."""
-
-
-def _keep_first(keys: list[Any]) -> list[int] | None:
-    """Indexes of the first occurrence of each key, or None when all keys are distinct."""
-    if len(set(keys)) == len(keys):
-        return None
-    seen: set[Any] = set()
-    keep = []
-    for index, key in enumerate(keys):
-        if key not in seen:
-            seen.add(key)
-            keep.append(index)
-    return keep
-
-
-def _select(columns: dict[str, list[Any]], keep: list[int] | None) -> dict[str, list[Any]]:
-    """The rows at `keep` of every column (all rows when None)."""
-    if keep is None:
-        return columns
-    return {name: [values[i] for i in keep] for name, values in columns.items()}
-
-
-@dataclass
-class PreparedBatch:
-    """Arrow tables of one batch, ready for `Store.write` (None where empty)."""
-
-    spans: pa.Table | None = None
-    logs: pa.Table | None = None
-    turns: pa.Table | None = None
-    conversations: pa.Table | None = None
-    backfill: pa.Table | None = None
-    session_backfill: pa.Table | None = None
-    nulled: int = 0
-    """Values stored as NULL because they did not fit their column (`collector.store.columns`)."""
-
-    def tables(self) -> list[tuple[str, pa.Table]]:
-        """(field name, table) of the tables present, in the order `Store.write` runs them."""
-        return [
-            (field.name, getattr(self, field.name))
-            for field in fields(self)
-            if field.name != "nulled" and getattr(self, field.name) is not None
-        ]
-
-    def split(self) -> list[PreparedBatch]:
-        """Smaller batches holding the same rows, in write order (to isolate a bad row): one
-        per table, or the two halves of a single table. [] for a batch of one row."""
-        tables = self.tables()
-        if len(tables) > 1:
-            return [PreparedBatch(**{name: table}) for name, table in tables]
-        if not tables or tables[0][1].num_rows < 2:
-            return []
-        name, table = tables[0]
-        half = table.num_rows // 2
-        return [
-            PreparedBatch(**{name: table.slice(0, half)}),
-            PreparedBatch(**{name: table.slice(half)}),
-        ]
-
-
-def _latest(
-    rows: list[dict[str, Any]], key: tuple[str, ...], names: tuple[str, ...]
-) -> tuple[pa.Table | None, int]:
-    """Turn / conversation rows as a table, the last row of each key winning."""
-    if not rows:
-        return None, 0
-    latest = {tuple(row[k] for k in key): row for row in rows}
-    return table_of({name: [row[name] for row in latest.values()] for name in names}, names)
-
-
-def prepare(
-    spans: SpanBatch,
-    logs: LogBatch,
-    backfill: list[tuple[str, str, int]],
-    session_backfill: list[tuple[str, str]] | None = None,
-) -> PreparedBatch:
-    """Build the Arrow tables of a decoded, routed batch (deduplicated by primary key). Pure."""
-    batch = PreparedBatch()
-    nulled = [0, 0, 0, 0]
-    if len(spans):
-        cols = spans.columns
-        keep = _keep_first(list(zip(cols["trace_id"], cols["span_id"], strict=True)))
-        batch.spans, nulled[0] = table_of(
-            _select(cols, keep), SPAN_FIELDS, json_columns=_SPAN_JSON
-        )
-    if len(logs):
-        keep = _keep_first(logs.columns["log_id"])
-        batch.logs, nulled[1] = table_of(
-            _select(logs.columns, keep), LOG_FIELDS, json_columns=_LOG_JSON
-        )
-    batch.turns, nulled[2] = _latest(spans.turns, ("chat_id", "turn_id"), _TURN_FIELDS)
-    batch.conversations, nulled[3] = _latest(
-        spans.conversations, ("chat_id",), _CONVERSATION_FIELDS
-    )
-    batch.nulled = sum(nulled)
-    if backfill:
-        trace_ids, chats, turn_ids = (list(c) for c in zip(*backfill, strict=True))
-        batch.backfill = pa.table(
-            {
-                "trace_id": pa.array(trace_ids, pa.string()),
-                "chat_id": pa.array(chats, pa.string()),
-                "turn_id": pa.array(turn_ids, pa.int32()),
-            }
-        )
-    if session_backfill:
-        trace_ids, chats = (list(c) for c in zip(*session_backfill, strict=True))
-        batch.session_backfill = pa.table(
-            {"trace_id": pa.array(trace_ids, pa.string()), "chat_id": pa.array(chats, pa.string())}
-        )
-    return batch
 
 
 def _connect(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
@@ -242,6 +105,8 @@ class Store:
         memory_limit: str = DEFAULT_MEMORY_LIMIT,
     ) -> None:
         self.path = Path(path)
+        self.duplicates_skipped = 0
+        """Spans and log records not inserted because their id was stored already."""
         config = {
             "threads": 1,
             "checkpoint_threshold": checkpoint_threshold,
@@ -272,10 +137,10 @@ class Store:
         self._insert_spans = insert_sql("spans", SPAN_FIELDS, "batch_spans")
         self._insert_logs = insert_sql("logs", LOG_FIELDS, "batch_logs")
         self._upsert_turns = upsert_sql(
-            "turns", _TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
+            "turns", TURN_FIELDS, ("chat_id", "turn_id"), "batch_turns"
         )
         self._upsert_conversations = upsert_sql(
-            "conversations", _CONVERSATION_FIELDS, ("chat_id",), "batch_conversations"
+            "conversations", CONVERSATION_FIELDS, ("chat_id",), "batch_conversations"
         )
 
     def loaded_seq(self) -> int:
@@ -413,6 +278,9 @@ class Store:
                 except duckdb.Error:
                     pass
             raise
+        if conflicts:  # rows whose id was stored already: a resent request, or a reused id
+            for table, stored in ((batch.spans, stored_spans), (batch.logs, stored_logs)):
+                self.duplicates_skipped += table.num_rows - stored if table is not None else 0
         return stored_spans, stored_logs
 
     def _run_with(self, table: pa.Table, name: str, sql: str) -> None:

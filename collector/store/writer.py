@@ -60,6 +60,7 @@ class WriterStats:
     failed_requests: int = 0
     committed_seq: int = 0
     nulled_values: int = 0
+    duplicates: int = 0
     dead_rows: int = 0
     unreadable_items: int = 0
 
@@ -357,6 +358,7 @@ class Writer:
         for seq, reason in prepared.rejected:
             self._reject_item(by_seq[seq], reason)
         self.stats.nulled_values += prepared.batch.nulled
+        self.stats.duplicates += prepared.batch.duplicates
         if prepared.unreadable:
             self.stats.unreadable_items += prepared.unreadable
             log.warning(

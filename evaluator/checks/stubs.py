@@ -63,8 +63,9 @@ def stub_check(
 ) -> MetricResult | None:
     """The turn's `unstubbed_tool_calls` check, or None when the turn ran without stubs.
 
-    `calls` are the turn's merged tool calls: more of them than went through the stubs
-    means some tools were never stubbed (the real tool ran)."""
+    `calls` are the turn's merged calls of the tools the scenario stubs: more of them than
+    went through the stubs means those tools were never wrapped (the real tool ran). Calls of
+    tools no stub names are left out: a handoff or a hosted tool is no stub's business."""
     spans = list(spans)
     for span in spans:
         if span.get("name") != TRACESIM.TURN_SPAN:

@@ -3,8 +3,9 @@
 Some agents answer the user by calling a tool (smolagents' `final_answer`, BeeAI's
 `final_answer`, DSPy ReAct's `finish`). The general signal, whatever the tool's name: the
 turn's LAST call takes one text argument, and that text is what the turn answered (a model
-reply or an agent span's output elsewhere in the turn). A real tool whose text argument
-happens to be the final answer is the same thing: the answer, sent through a tool.
+reply, an agent span's output or the turn's recorded answer, elsewhere in the turn). A
+real tool whose text argument happens to be the final answer is the same thing: the
+answer, sent through a tool.
 DSPy's `finish` carries no answer (no arguments, a constant result); it is recognised by
 that signature alone, named as specific (`conventions.DSPY`).
 
@@ -21,10 +22,11 @@ from tracesim.evaluator.extract.audit import IGNORED_SPAN, Unexplained
 from tracesim.evaluator.extract.dialogue import replies
 from tracesim.evaluator.extract.span import SpanView, view_of
 from tracesim.schemas import ToolCall
-from tracesim.schemas.conventions import DSPY
+from tracesim.schemas.conventions import DSPY, TRACESIM
 
 __all__ = ["split_answer_tool"]
 
+_GENERAL = "the agent's answer tool: its argument is the turn's answer (not a call)"
 _FRAGMENT = 48
 """Characters of the answer looked for in a span's stored text before parsing it."""
 
@@ -66,9 +68,12 @@ def _answer_tool(call: ToolCall, others: Sequence[Any]) -> str | None:
             fragment is not None and not view.raw_may_hold(fragment)
         ):
             continue
-        decoded = {"attributes": view.attributes, "events": view.events}
-        if text in replies(decoded):
-            return "the agent's answer tool: its argument is the turn's answer (not a call)"
+        attributes = view.attributes
+        reported = attributes.get(TRACESIM.AGENT_MESSAGE)  # the turn's answer, as recorded
+        if isinstance(reported, str) and reported.strip() == text:
+            return _GENERAL
+        if text in replies({"attributes": attributes, "events": view.events}):
+            return _GENERAL
     return None
 
 

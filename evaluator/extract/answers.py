@@ -32,14 +32,17 @@ import orjson
 from tracesim.evaluator.extract.envelopes import unwrap_value
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.provenance import INPUT, INPUT_POSITION
+from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall
+from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import PROVIDER
 
 __all__ = [
     "FAILURE_MARKERS",
     "Answer",
     "AnswerHistory",
+    "Fresh",
     "lone_error",
     "pair_answers",
     "row_may_hold_responses",
@@ -77,10 +80,12 @@ def row_may_hold_responses(span: Any) -> bool:
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:
     messages = json_or_none(value)
     for message in messages if isinstance(messages, list) else ():
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL_RESPONSE:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                "type"
+            ) == GENAI.PART_TOOL_CALL_RESPONSE:
                 yield part.get("id"), part.get("response")
         if message.get("role") == "tool" and message.get("tool_call_id"):
             yield message.get("tool_call_id"), message.get("content")
@@ -102,11 +107,15 @@ def _provider_results(value: Any, failed: set[str]) -> Iterable[tuple[Any, Any]]
     Messages `tool_result` blocks {tool_use_id, content, is_error} (Python and JS SDKs) and
     Bedrock Converse `toolResult` {toolUseId, content, status}. Failed ids go to `failed`."""
     body = json_or_none(value)
-    messages = body.get("messages") if isinstance(body, Mapping) else body
+    messages = body.get("messages") if (type(body) is dict or isinstance(body, Mapping)) else body
     for message in messages if isinstance(messages, list) else ():
-        content = message.get("content") if isinstance(message, Mapping) else None
+        content = (
+            message.get("content")
+            if (type(message) is dict or isinstance(message, Mapping))
+            else None
+        )
         for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping):
+            if not (type(block) is dict or isinstance(block, Mapping)):
                 continue
             if block.get("type") == PROVIDER.ANTHROPIC_TOOL_RESULT:
                 call_id, error = block.get("tool_use_id"), block.get("is_error") is True
@@ -141,7 +150,7 @@ def _span_responses(span: SpanView, failed: set[str] | None = None) -> list[tupl
         pairs.extend(_from_attributes(span.attributes, failed))
     for event in span.events:
         attributes = event.get("attributes")
-        if not isinstance(attributes, Mapping):
+        if not (type(attributes) is dict or isinstance(attributes, Mapping)):
             continue
         if event.get("name") == _TOOL_MESSAGE_EVENT:
             pairs.append((attributes.get("id"), attributes.get("content")))
@@ -182,7 +191,11 @@ def lone_error(content: Any) -> str | None:
     """The message of a function response that is a lone `{"error": message}` (how the
     Gemini API's function responses report a failure, SPEC §5), else None."""
     decoded = json_or_none(content) if isinstance(content, str) else content
-    if isinstance(decoded, Mapping) and len(decoded) == 1 and "error" in decoded:
+    if (
+        (type(decoded) is dict or isinstance(decoded, Mapping))
+        and len(decoded) == 1
+        and "error" in decoded
+    ):
         error = decoded["error"]
         return error if isinstance(error, str) else orjson.dumps(error).decode()
     return None
@@ -238,7 +251,9 @@ def _parts_text(parts: list[Any]) -> Any:
     texts = [
         p.get("content")
         for p in parts
-        if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("content"), str)
+        if (type(p) is dict or isinstance(p, Mapping))
+        and p.get("type") == "text"
+        and isinstance(p.get("content"), str)
     ]
     return "".join(texts) if len(texts) == len(parts) else parts
 
@@ -259,7 +274,7 @@ def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
     found: dict[tuple[int, ...], Answer] = {}
     messages = json_or_none(value)
     for index, message in enumerate(messages if isinstance(messages, list) else ()):
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         if message.get("role") != "tool" and not _has_response_part(message):
             continue
@@ -270,7 +285,8 @@ def _unnamed_messages(value: Any) -> dict[tuple[int, ...], Answer]:
             responses = [
                 p
                 for p in parts
-                if isinstance(p, Mapping) and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE
+                if (type(p) is dict or isinstance(p, Mapping))
+                and p.get("type") == GENAI.PART_TOOL_CALL_RESPONSE
             ]
             if any(p.get("id") for p in responses):
                 continue  # named: read by id
@@ -296,12 +312,12 @@ def _unnamed(view: SpanView) -> dict[tuple[int, ...], Answer]:
             if role != "tool" or not key.startswith(prefix) or not key.endswith(suffix):
                 continue
             head = key[: -len("role")]
-            index = key[len(prefix) :].partition(".")[0]
-            if not index.isdigit() or attributes.get(head + "tool_call_id"):
+            index = ascii_index(key[len(prefix) :].partition(".")[0])
+            if index is None or attributes.get(head + "tool_call_id"):
                 continue
             name = str(attributes.get(head + "name") or "")
             content = attributes.get(head + "content")
-            found.setdefault((source, int(index)), _answer("", name, content))
+            found.setdefault((source, index), _answer("", name, content))
     if view.may_hold_text(f'"{GENAI.INPUT_MESSAGES}"'):
         messages = view.attributes.get(GENAI.INPUT_MESSAGES)
         if messages:
@@ -309,7 +325,9 @@ def _unnamed(view: SpanView) -> dict[tuple[int, ...], Answer]:
                 found.setdefault(key, answer)
     for event in view.events:
         attributes = event.get("attributes")
-        if isinstance(attributes, Mapping) and attributes.get(GENAI.INPUT_MESSAGES):
+        if (type(attributes) is dict or isinstance(attributes, Mapping)) and attributes.get(
+            GENAI.INPUT_MESSAGES
+        ):
             for key, answer in _unnamed_messages(attributes[GENAI.INPUT_MESSAGES]).items():
                 found.setdefault(key, answer)
     return found
@@ -373,17 +391,24 @@ def pair_answers(
     calls: list[ToolCall],
     history: AnswerHistory,
     *,
-    reused: dict[int, tuple[str, int]],
+    reused: dict[int, tuple[str, int]] | None = None,
+    aliases: dict[int, str] | None = None,
     by_id: bool = True,
     after: tuple | None = None,
+    fresh: Fresh | None = None,
 ) -> None:
     """Give `calls` without an outcome their answers, in place (the one pairing step of
     answers with calls): a call under an id made up per request (`reused`: index in
     `calls` -> (id, ordinal)) takes the answer of its position and loses the id, which
-    names no one call; a call with an id takes the answer of that id (not `by_id`: left
-    to the caller); then calls still without one (id-less, or under an id no answer names)
-    take the answers naming no id in order, by tool name (`after`: the turn's first model
-    span's sort key; answers first carried before it are earlier turns')."""
+    names no one call; a call with an id takes the answer of that id, else of its alias
+    (`aliases`: index -> the other id naming it) (not `by_id`: left to the caller); then
+    calls still without one (id-less, or under an id no answer names) take the answers
+    naming no id in order, by tool name (`after`: the turn's first model span's sort key;
+    answers first carried before it are earlier turns'); then (`fresh`: ids rewritten
+    between request and answer) the turn's answers under ids nothing names, in order, only
+    when exactly as many as the calls still without one (never guessed otherwise)."""
+    reused = reused or {}
+    aliases = aliases or {}
     for index, (call_id, ordinal) in reused.items():
         call = calls[index]
         call.id = ""
@@ -392,12 +417,15 @@ def pair_answers(
         answer = history.nth(call_id, ordinal)
         if answer is not None and call.error is None:
             _apply(call, answer, INPUT_POSITION)
-    for index, call in enumerate(calls):
-        if by_id and call.id and call.error is None and call.result is None and index not in reused:
-            answer = history.first.get(call.id)
-            if answer is not None:
-                _apply(call, answer, INPUT)
     answered = history.first
+    if by_id:
+        for index, call in enumerate(calls):
+            if call.error is None and call.result is None and index not in reused:
+                answer = answered.get(call.id) if call.id else None
+                if answer is None and index in aliases:
+                    answer = answered.get(aliases[index])
+                if answer is not None:
+                    _apply(call, answer, INPUT)
     waiting = [
         index
         for index, call in enumerate(calls)
@@ -414,3 +442,41 @@ def pair_answers(
         at = next((i for i, a in enumerate(left) if a.name in ("", call.name)), None)
         if at is not None:
             _apply(call, left.pop(at), INPUT_POSITION)
+    if fresh is not None:
+        left = [i for i in waiting if calls[i].result is None and calls[i].error is None]
+        _pair_fresh(calls, left, fresh)
+
+
+@dataclass(frozen=True, slots=True)
+class Fresh:
+    """Where answers under rewritten ids may be: the turn's model views (in start order);
+    ids that name a known call: those the requests of `requesters` name, and `aliases`."""
+
+    views: list[SpanView]
+    requesters: list[SpanView]
+    aliases: set[str]
+
+
+def _pair_fresh(calls: list[ToolCall], waiting: list[int], fresh: Fresh) -> None:
+    """Answers first carried after the first waiting call started, under ids nothing
+    names, paired in order when exactly as many as the waiting calls."""
+    starts = [calls[i].start_time for i in waiting]
+    if not waiting or None in starts:
+        return
+    first = min(starts)  # type: ignore[type-var]
+    named = fresh.aliases | {c.id for c in calls}
+    for view in fresh.requesters:
+        named.update(r.id for r in safe_requested_calls(view))
+    seen: set[str] = set()
+    found: list[Answer] = []
+    for view in fresh.views:
+        for answer in _view_answers(view):
+            if answer.call_id in seen:
+                continue
+            seen.add(answer.call_id)
+            start = view.start_time
+            if answer.call_id not in named and start is not None and start >= first:
+                found.append(answer)
+    if len(found) == len(waiting):
+        for index, answer in zip(waiting, found, strict=True):
+            _apply(calls[index], answer, INPUT_POSITION)

@@ -1,105 +1,27 @@
-"""Which model request each tool call answers (SPEC §5): the requests and the pairing.
+"""Which model request each tool span answers (SPEC §5), for `pairing`.
 
-A tool span that lacks its id (or whose input is a bare value) takes them from the model
-request it answers (`recover` reads the requests): a call with an id takes the request of
-that id; then calls whose canonical arguments equal an unused request's; then bare inputs
-found among a request's argument values; then the rest, each the earliest unused request
-of its name. Each requested id is used once.
+A tool span that lacks its id (or whose input is a bare value, or whose id no request
+names) takes them from the model request it answers (`recover` reads the requests): a
+span with an id takes the request of that id; then spans whose canonical arguments equal
+an unused request's; then bare inputs found among a request's argument values; then the
+rest, each the earliest unused request of its name. Each requested id is used once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from tracesim.evaluator.calls.canonical import args_equal, canonical_args
+from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.schemas.conventions import LANGCHAIN
 
-__all__ = ["PendingCall", "RequestedCall", "assign_recovered_ids", "assign_requests"]
+__all__ = ["assign_requests"]
 
 
-class RequestedCall:
-    """A tool call a model asked for: its id, tool name and canonical arguments.
-
-    Compared and hashed by (id, name, args_key). `args_key` (`canonical_args` of
-    `arguments`) is computed on first use when not given: most requests are matched by
-    id or name alone. Read-only by convention.
-    """
-
-    __slots__ = ("id", "name", "_args_key", "arguments", "order")
-
-    def __init__(
-        self,
-        id: str,  # noqa: A002 - the field's name
-        name: str,
-        args_key: tuple | None = None,
-        arguments: dict[str, Any] | None = None,
-        order: tuple = (),
-    ) -> None:
-        self.id = id
-        self.name = name
-        self._args_key = args_key
-        self.arguments: dict[str, Any] = {} if arguments is None else arguments
-        self.order = order
-        """The requesting model span's sort key (start time, span id)."""
-
-    @property
-    def args_key(self) -> tuple:
-        """The arguments' canonical form (`evaluator.calls.canonical`)."""
-        key = self._args_key
-        if key is None:
-            key = self._args_key = canonical_args(self.arguments)
-        return key
-
-    def same_arguments(self, arguments: dict[str, Any]) -> bool:
-        """Whether `arguments` are canonically equal to the request's (compared without
-        building canonical forms when the key would be derived from `arguments` anyway)."""
-        key = self._args_key
-        if key is None:
-            return args_equal(self.arguments, arguments)
-        return key == canonical_args(arguments)
-
-    def _identity(self) -> tuple:
-        return (self.id, self.name, self.args_key)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not RequestedCall:
-            return NotImplemented
-        return self._identity() == other._identity()
-
-    def __hash__(self) -> int:
-        return hash(self._identity())
-
-    def __repr__(self) -> str:
-        return (
-            f"RequestedCall(id={self.id!r}, name={self.name!r}, args_key={self.args_key!r}, "
-            f"arguments={self.arguments!r}, order={self.order!r})"
-        )
-
-
-@dataclass
-class PendingCall:
-    """A tool call that lacks its id or its arguments (a bare input), in start order."""
-
-    name: str
-    arguments: dict[str, Any]
-    call_id: str = ""
-    bare: Any = None
-    """The bare input when the span's input was not an object of arguments, else None."""
-    order: tuple = ()
-    """The tool span's sort key: a call answers a request made before it."""
-    request_id: str = ""
-    """The id of the request the call was paired with when it differs from `call_id` (ids
-    rewritten between the model's request and the tool span): tool messages may name it."""
-
-
-def _named(request: RequestedCall, name: str) -> bool:
+def _named(request: CallPiece, name: str) -> bool:
     """Whether a request may be a call of `name`: the same name, or any name when the tool
     span is named after a generic LangChain tool class (the request names the tool)."""
     return request.name == name or name in LANGCHAIN.GENERIC_TOOL_CLASSES
 
 
-def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> RequestedCall | None:
+def _pick(candidates: list[CallPiece], order: tuple, *, latest: bool) -> CallPiece | None:
     if not candidates:
         return None
     with_ids = [r for r in candidates if r.id]
@@ -115,27 +37,32 @@ def _pick(candidates: list[RequestedCall], order: tuple, *, latest: bool) -> Req
 
 
 def assign_requests(
-    pending: list[PendingCall],
-    requested: list[RequestedCall],
+    pending: list[CallPiece],
+    requested: list[CallPiece],
     *,
     taken: set[str],
     latest: bool = False,
-) -> list[RequestedCall | None]:
-    """The request each pending call answers (None where none fits), each used once.
+    agreed: set[int] | None = None,
+) -> list[CallPiece | None]:
+    """The request each span piece of `pending` answers (None where none fits), each used
+    once.
 
-    A call with an id takes the request of that id; then calls whose arguments equal an
+    A span with an id takes the request of that id; then spans whose arguments equal an
     unused request's; then bare inputs found among a request's argument values; then the
     rest, each the earliest unused request of its name (`latest`: the latest one made
-    before the call, for requests gathered over a whole conversation).
+    before the call, for requests gathered over a whole conversation). A span under an id
+    no request names that has arguments takes only a request of the same arguments or of
+    none. `agreed` receives the indexes paired on equal arguments (no conflict to look
+    for).
     """
     used = set(taken)  # request ids handed out (an id names one call)
     gone: set[int] = set()  # requests handed out, by identity (id-less requests too)
-    found: list[RequestedCall | None] = [None] * len(pending)
+    found: list[CallPiece | None] = [None] * len(pending)
 
-    def free(request: RequestedCall) -> bool:
+    def free(request: CallPiece) -> bool:
         return id(request) not in gone and (not request.id or request.id not in used)
 
-    def take(index: int, choice: RequestedCall | None) -> None:
+    def take(index: int, choice: CallPiece | None) -> None:
         if choice is not None:
             gone.add(id(choice))
             if choice.id:
@@ -143,8 +70,8 @@ def assign_requests(
             found[index] = choice
 
     for index, call in enumerate(pending):
-        if call.call_id:
-            take(index, next((r for r in requested if r.id == call.call_id), None))
+        if call.id:
+            take(index, next((r for r in requested if r.id == call.id), None))
     # Calls whose id names no request (missing, a placeholder, or the framework's own id:
     # ADK's `adk-...`, rewritten ids) pair by arguments, bare input, then name and position;
     # id-less requests (OpenInference JS, Gemini) pair the same way.
@@ -154,6 +81,8 @@ def assign_requests(
             fits = [r for r in requested if _named(r, call.name) and free(r)]
             same = [r for r in fits if r.same_arguments(arguments)]
             take(index, _pick(same, call.order, latest=latest))
+            if agreed is not None and found[index] is not None:
+                agreed.add(index)
     for index, call in enumerate(pending):
         if found[index] is None and call.bare is not None:
             fits = [
@@ -165,45 +94,9 @@ def assign_requests(
     for index, call in enumerate(pending):
         if found[index] is None:
             fits = [r for r in requested if _named(r, call.name) and free(r)]
-            if call.call_id and call.arguments and call.bare is None:
+            if call.id and call.arguments and call.bare is None:
                 # a span with its own id and arguments: only a request that has none
                 # (equal ones were taken above)
                 fits = [r for r in fits if not r.arguments]
             take(index, _pick(fits, call.order, latest=latest))
-    return found
-
-
-def assign_recovered_ids(
-    missing: list[tuple[str, dict[str, Any]]],
-    requested: list[RequestedCall],
-    *,
-    taken: set[str],
-) -> list[str]:
-    """Ids for tool calls lacking one, in order; "" where none fits.
-
-    `missing` holds (name, arguments) of the id-less tool calls of one trace
-    in start order, `requested` the trace's requested calls in order, and
-    `taken` the ids tool spans already carry (never handed out twice).
-    """
-    used = set(taken)
-    found = [""] * len(missing)
-    # First every call whose arguments equal an unused request of its name, so an
-    # earlier call that fits no request by arguments cannot take that one...
-    for index, (name, arguments) in enumerate(missing):
-        key = canonical_args(arguments)
-        choice = next(
-            (r for r in requested if r.name == name and r.id not in used and r.args_key == key),
-            None,
-        )
-        if choice is not None:
-            used.add(choice.id)
-            found[index] = choice.id
-    # ... then the rest, each the earliest unused request of its name.
-    for index, (name, _) in enumerate(missing):
-        if found[index]:
-            continue
-        choice = next((r for r in requested if r.name == name and r.id not in used), None)
-        if choice is not None:
-            used.add(choice.id)
-            found[index] = choice.id
     return found

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tracesim.evaluator.extract.answers import tool_responses
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.messages import tool_responses
 from tracesim.evaluator.extract.recover import request_keys, safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
@@ -110,7 +110,8 @@ def audit_turn(
     `skipped`: the turn's spans that were no call (an ignored span explains its requests)."""
     found: list[Unexplained] = []
     for call in calls:
-        conflicts = (call.provenance or {}).get("conflicts")
+        provenance = call.provenance
+        conflicts = provenance.get("conflicts") if provenance else None
         if conflicts:
             found.append(
                 Unexplained(CONFLICT, "", call.span_id or "", call.name, f"fields: {conflicts}")
@@ -121,9 +122,8 @@ def audit_turn(
         return found
     named = {c.id for c in calls if c.id}
     named.update(a for a in aliases if a)
-    names = Counter(c.name for c in calls)
     # a request of a tool whose span is a known non-call (an answer tool, a summary) is that
-    ignored = {item.name for item in skipped if item.kind == IGNORED_SPAN}
+    ignored = {item.name for item in skipped if item.kind == IGNORED_SPAN} if skipped else ()
     requested: dict[str, tuple[SpanView, str]] = {}
     idless: list[tuple[SpanView, str]] = []
     for view in requesters:
@@ -156,10 +156,11 @@ def audit_turn(
             found.append(
                 Unexplained(UNANSWERED_REQUEST, view.trace_id, view.span_id, name, call_id)
             )
+    names = Counter(c.name for c in calls) if idless else None
     for view, name in idless:
         if name in ignored:
             continue
-        if names[name] > 0:
+        if names[name] > 0:  # type: ignore[index]
             names[name] -= 1
         else:
             found.append(Unexplained(UNANSWERED_REQUEST, view.trace_id, view.span_id, name, ""))

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 from tracesim.evaluator.extract.genkit import genkit_as_genai
+from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import GENKIT
 from tracesim.schemas.message_conventions import AGENT_LEVEL, MESSAGE_SOURCES, MessageSource
 
@@ -97,14 +98,15 @@ def _indexed(attributes: Mapping[str, Any], source: MessageSource) -> list[Messa
     for key, value in attributes.items():
         if not key.startswith(prefix):
             continue
-        index, _, rest = key[len(prefix) :].partition(".")
-        if not index.isdigit() or not rest.startswith(middle):
+        head, _, rest = key[len(prefix) :].partition(".")
+        index = ascii_index(head)
+        if index is None or not rest.startswith(middle):
             continue
         field = rest[len(middle) :]
         if field in ("role", "content"):
-            rows.setdefault(int(index), {})[field] = value
+            rows.setdefault(index, {})[field] = value
         elif field.startswith("contents.") and field.endswith(".message_content.text"):
-            rows.setdefault(int(index), {}).setdefault("content", value)
+            rows.setdefault(index, {}).setdefault("content", value)
     return [(_role(r), _text(r.get("content"))) for _, r in sorted(rows.items())]
 
 

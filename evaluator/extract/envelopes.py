@@ -110,7 +110,9 @@ def _text_blocks(value: list[Any]) -> str | None:
         return None
     texts = []
     for block in value:
-        if not isinstance(block, Mapping) or not isinstance(block.get("text"), str):
+        if not (type(block) is dict or isinstance(block, Mapping)) or not isinstance(
+            block.get("text"), str
+        ):
             return None
         if block.get("type", "text") != "text":
             return None
@@ -122,11 +124,13 @@ def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
     """(is a LangChain message, its content, its tool_call_id)."""
     if value.get(LC.LC_MARKER) is not None and value.get("type") == LC.CONSTRUCTOR:
         kwargs = value.get(LC.KWARGS)
-        if isinstance(kwargs, Mapping) and LC.CONTENT in kwargs:
+        if (type(kwargs) is dict or isinstance(kwargs, Mapping)) and LC.CONTENT in kwargs:
             return True, kwargs[LC.CONTENT], str(kwargs.get(LC.TOOL_CALL_ID) or "")
     if value.get("type") == LC.TOOL_TYPE:
         data = value.get("data")
-        if isinstance(data, Mapping) and LC.CONTENT in data:  # message_to_dict: {type, data}
+        if (
+            type(data) is dict or isinstance(data, Mapping)
+        ) and LC.CONTENT in data:  # message_to_dict: {type, data}
             return True, data[LC.CONTENT], str(data.get(LC.TOOL_CALL_ID) or "")
         if LC.CONTENT in value and LC.TOOL_CALL_ID in value:
             return True, value[LC.CONTENT], str(value.get(LC.TOOL_CALL_ID) or "")
@@ -136,6 +140,11 @@ def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
 def unwrap_value(value: Any) -> Unwrapped:
     """The tool's own value inside any envelope above (None for a placeholder); a value
     without an envelope comes back as it was (JSON text stays that text)."""
+    if type(value) is str and value.lstrip()[:1] not in _JSON_HEADS:
+        if value.strip() in PLACEHOLDERS:  # plain text (most results): no envelope to peel
+            return Unwrapped(None)
+        if not value.startswith("content="):
+            return Unwrapped(value)
     original, call_id, peeled, failed = value, "", False, False
     for _ in range(_DEPTH):
         if is_placeholder(value):
@@ -198,7 +207,7 @@ _MCP_CALL_KEYS = frozenset(("name", "tool_name", "arguments", "_meta"))
 def mcp_call_arguments(value: Any) -> Mapping[str, Any] | None:
     """The arguments inside an MCP call envelope, else None."""
     if (
-        isinstance(value, Mapping)
+        (type(value) is dict or isinstance(value, Mapping))
         and isinstance(value.get("arguments"), Mapping)
         and ("name" in value or "tool_name" in value)
         and value.keys() <= _MCP_CALL_KEYS
@@ -214,20 +223,26 @@ def unwrap_arguments(value: Any) -> Unwrapped:
     if type(value) is dict and value.keys().isdisjoint(_ARGUMENT_ENVELOPE_KEYS):
         inner = mcp_call_arguments(value) if "arguments" in value else None
         return Unwrapped(inner if inner is not None else value)  # plain arguments, or MCP's
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         if value.get("type") == LC.TOOL_CALL_TYPE and isinstance(value.get("args"), Mapping):
             return Unwrapped(value["args"], str(value.get("id") or ""))
         inputs = value.get("inputs")
         kwargs = value.get("kwargs")
-        if isinstance(inputs, Mapping) and (
+        if (type(inputs) is dict or isinstance(inputs, Mapping)) and (
             "input_str" in value or set(value) <= {"inputs", "kwargs"}
         ):  # a LangChain callback payload (OpenLLMetry): {input_str, inputs, kwargs, ...}
-            call_id = kwargs.get(LC.TOOL_CALL_ID) if isinstance(kwargs, Mapping) else None
+            call_id = (
+                kwargs.get(LC.TOOL_CALL_ID)
+                if (type(kwargs) is dict or isinstance(kwargs, Mapping))
+                else None
+            )
             return Unwrapped(inputs, str(call_id or ""))
         if value.keys() == {"input", "options"} and isinstance(value["input"], Mapping):
             # BeeAI's tool run input (OpenInference beeai): {"input": {...}, "options": ...}
             return Unwrapped(value["input"])
-        if isinstance(kwargs, Mapping) and (set(value) <= {"args", "kwargs"} or "args" in value):
+        if (type(kwargs) is dict or isinstance(kwargs, Mapping)) and (
+            set(value) <= {"args", "kwargs"} or "args" in value
+        ):
             # LlamaIndex / OpenLLMetry `{args, kwargs}`; smolagents adds sanitize_inputs_outputs
             positional = value.get("args")
             if positional:

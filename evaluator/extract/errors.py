@@ -81,7 +81,11 @@ def _exception_message(text: str) -> str:
     head, sep, tail = last.partition(": {")
     if sep and last.endswith("}"):
         ok, parsed = _parse_text("{" + tail)
-        if ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
+        if (
+            ok
+            and (type(parsed) is dict or isinstance(parsed, Mapping))
+            and isinstance(parsed.get("error"), str)
+        ):
             return parsed["error"]
     return last
 
@@ -93,7 +97,7 @@ def _haystack_error(output: Any) -> str:
     if isinstance(text, str) and text.startswith("{"):
         ok, parsed = _parse_text(text)
         text = parsed if ok else text
-    if isinstance(text, Mapping):
+    if type(text) is dict or isinstance(text, Mapping):
         text = text.get("error")
     text = str(text or "error")
     if text.startswith(HAYSTACK.ERROR_PREFIX) and HAYSTACK.ERROR_MARKER in text:
@@ -175,11 +179,15 @@ def error_output(attributes: Mapping[str, Any]) -> str | None:
         if isinstance(value, (str, bytes)):
             ok, parsed = _parse_text(value)
             decoded = parsed if ok else value
-        if isinstance(decoded, Mapping) and len(decoded) == 1 and "result" in decoded:
+        if (
+            (type(decoded) is dict or isinstance(decoded, Mapping))
+            and len(decoded) == 1
+            and "result" in decoded
+        ):
             decoded = decoded["result"]  # ADK's {"result": x} envelope
-        if isinstance(decoded, Mapping):
+        if type(decoded) is dict or isinstance(decoded, Mapping):
             message = decoded.get("error")
-            if isinstance(message, Mapping):
+            if type(message) is dict or isinstance(message, Mapping):
                 message = message.get("message")
             if isinstance(message, str) and _present(message):
                 return _exception_message(message)

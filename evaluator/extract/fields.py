@@ -296,17 +296,21 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
         if not ok:
             return {"input": value}
         value = parsed
-    if not isinstance(value, Mapping):
+    if not (type(value) is dict or isinstance(value, Mapping)):
         return coerce_arguments(value)
     mcp = mcp_call_arguments(value)
     if mcp is not None:
         return coerce_arguments(mcp)  # an MCP tools/call envelope (OpenLLMetry's MCP spans)
     inputs = value.get("inputs")
-    if isinstance(inputs, Mapping):
+    if type(inputs) is dict or isinstance(inputs, Mapping):
         return coerce_arguments(inputs)
     if "kwargs" in value or "args" in value:
         kwargs = value.get("kwargs")
-        arguments = coerce_arguments(kwargs) if isinstance(kwargs, Mapping) else {}
+        arguments = (
+            coerce_arguments(kwargs)
+            if (type(kwargs) is dict or isinstance(kwargs, Mapping))
+            else {}
+        )
         positional = value.get("args")
         if not arguments and isinstance(positional, list) and len(positional) == 1:
             ok, only = (
@@ -314,7 +318,7 @@ def _unwrap_traceloop_input(value: Any) -> dict[str, Any]:
                 if isinstance(positional[0], str)
                 else (True, positional[0])
             )
-            if ok and isinstance(only, Mapping):
+            if ok and (type(only) is dict or isinstance(only, Mapping)):
                 return coerce_arguments(only)  # LangChain.js: the tool's input, as JSON text
         if isinstance(positional, Sequence) and not isinstance(positional, str) and positional:
             arguments.setdefault("args", list(positional))
@@ -345,7 +349,7 @@ def read_arguments(attributes: Mapping[str, Any]) -> tuple[dict[str, Any], bool,
             value = parsed if ok else value
         unwrapped = unwrap_arguments(value)
         value = unwrapped.value
-        is_object = isinstance(value, Mapping)
+        is_object = type(value) is dict or isinstance(value, Mapping)
         return coerce_arguments(value), is_object, unwrapped.call_id
     return {}, False, ""  # none recorded: the requesting model span may hold them
 

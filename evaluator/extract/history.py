@@ -22,13 +22,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from tracesim.evaluator.extract.assign import RequestedCall
 from tracesim.evaluator.extract.fields import parse_arguments
-from tracesim.evaluator.extract.recover import from_indexed, from_messages
+from tracesim.evaluator.extract.pieces import REPLAY, CallPiece
+from tracesim.evaluator.extract.provenance import note
+from tracesim.evaluator.extract.recover import from_indexed, from_messages, safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, json_or_none
-from tracesim.schemas import GENAI, OPENINFERENCE
+from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
-__all__ = ["carries_input", "replayed_calls", "row_may_replay_calls"]
+__all__ = ["carries_input", "replayed_calls", "row_may_replay_calls", "turn_replays"]
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +94,9 @@ def _raw(view: SpanView) -> list[dict[str, Any]]:
             continue
         event_attributes = event.get("attributes")
         calls = (
-            event_attributes.get("tool_calls") if isinstance(event_attributes, Mapping) else None
+            event_attributes.get("tool_calls")
+            if (type(event_attributes) is dict or isinstance(event_attributes, Mapping))
+            else None
         )
         calls = json_or_none(calls) if isinstance(calls, str) else calls
         if isinstance(calls, list):
@@ -101,7 +104,7 @@ def _raw(view: SpanView) -> list[dict[str, Any]]:
     return raw
 
 
-def replayed_calls(view: SpanView) -> list[RequestedCall]:
+def replayed_calls(view: SpanView) -> list[CallPiece]:
     """The tool calls `view`'s model input replays, in message order (id "" when none);
     empty for a span that cannot be read (logged)."""
     try:
@@ -116,6 +119,95 @@ def replayed_calls(view: SpanView) -> list[RequestedCall]:
         if name:
             arguments = parse_arguments(item.get("arguments"))
             calls.append(
-                RequestedCall(str(item.get("id") or ""), str(name), None, arguments, order)
+                CallPiece(str(item.get("id") or ""), str(name), None, arguments, order, kind=REPLAY)
             )
     return calls
+
+
+def _latest_history(views: list[SpanView]) -> list[CallPiece]:
+    """The calls replayed by the latest of `views` (in start order) that replays any."""
+    for view in reversed(views):
+        found = replayed_calls(view)
+        if found:
+            return found
+    return []
+
+
+def turn_replays(
+    models: list[SpanView],
+    conversation: list[SpanView],
+    requested: list[tuple[CallPiece, ToolCall]],
+) -> list[ToolCall]:
+    """Calls of this turn known only from the history a model input replays (the reply's
+    own requests unrecorded: streamed replies, prompt-only instrumentations): the turn's
+    latest history minus what earlier turns' inputs replayed, minus the calls the turn's
+    requests already are (same id; an id-less one by position and name). A request whose
+    arguments are empty takes the replayed ones of its call (the fuller source)."""
+    if not models:
+        return []
+    start = models[0].sort_key()
+    mine = _latest_history(models)
+    if not mine:
+        return []
+    # what the turn's first model input already replays was called before the turn (in
+    # earlier turns, captured or not: a trace of its own per model call replays them all)
+    first = next((v for v in models if carries_input(v)), None)
+    before = replayed_calls(first) if first is not None else []
+    if not before:
+        before = _latest_history([v for v in conversation if v.sort_key() < start])
+    new = mine[len(before) :] if len(before) <= len(mine) else []
+    known = {r.id for v in conversation for r in safe_requested_calls(v)}
+    pending: dict[str, list[ToolCall]] = {}  # name -> the turn's calls not yet matched
+    for request, call in requested:
+        pending.setdefault(request.name, []).append(call)
+    by_id = {request.id: call for request, call in requested if request.id}
+    extra: list[ToolCall] = []
+    for item in new:
+        if item.id and item.id in known:
+            call = by_id.get(item.id)
+            if call is not None:
+                waiting = pending.get(call.name, [])
+                pending[call.name] = [c for c in waiting if c is not call]
+                _fill_arguments(call, item)
+            continue
+        waiting = pending.get(item.name)
+        if waiting:  # a request of the turn, by position (ids missing or rewritten)
+            _fill_arguments(waiting.pop(0), item)
+            continue
+        extra.append(
+            ToolCall(
+                id=item.id,
+                name=item.name,
+                arguments=dict(item.arguments),
+                source=ToolCallSource.TRACING_PROCESSOR,
+                span_id=None,
+                start_time=_first_replay(models, item),
+                provenance=_replay_provenance(item),
+            )
+        )
+    return extra
+
+
+def _fill_arguments(call: ToolCall, item: CallPiece) -> None:
+    """Empty arguments of a recorded request from its replay (a streamed request lost
+    them: the fuller source of the same call)."""
+    if not call.arguments and item.arguments:
+        call.arguments = dict(item.arguments)
+        note(call, "arguments", REPLAY)
+
+
+def _first_replay(models: list[SpanView], item: CallPiece) -> Any:
+    """The start of the first model span whose input replays `item` (the call ran before)."""
+    for view in models:
+        if any(r.name == item.name and r.id == item.id for r in replayed_calls(view)):
+            return view.start_time
+    return None
+
+
+def _replay_provenance(item: CallPiece) -> dict[str, str]:
+    provenance = {"name": REPLAY}
+    if item.id:
+        provenance["id"] = REPLAY
+    if item.arguments:
+        provenance["arguments"] = REPLAY
+    return provenance

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.assign import PendingCall
+from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import MCP_SPAN, TOOL_SPAN
-from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
 
 __all__ = ["LIFECYCLE_NAMES", "merge_nested"]
@@ -19,27 +18,27 @@ LIFECYCLE_NAMES = frozenset(("start", "success", "error", "retry", "finish", "en
 that call's event, not a call (BeeAI emits its `error` event as a child TOOL span)."""
 
 
-def merge_nested(
-    calls: list[tuple[SpanView, ToolCall, PendingCall | None]], others: list[Any]
-) -> list[tuple[SpanView, ToolCall, PendingCall | None]]:
-    """One call per tool execution: a tool span below a tool span of the same tool (through
-    any non-tool spans: an HTTP hop, a framework wrapper) is the same call seen by a second
-    instrumentation (OpenInference around autogen-core's `execute_tool`; a framework's tool
-    span, the MCP client span and the MCP server span of one `tools/call`); an MCP span
-    merges into the tool span above it whatever its name (MCP adapters prefix names). The
-    child's fields complete the parent's, a failure on either is the call's. Parent cycles
-    and self-parents end the walk."""
-    by_span = {view.span_id: index for index, (view, _, _) in enumerate(calls)}
+def merge_nested(pieces: list[CallPiece], others: list[Any]) -> list[CallPiece]:
+    """One call per tool execution, over a turn's span pieces in start order: a tool span
+    below a tool span of the same call (through any non-tool spans: an HTTP hop, a
+    framework wrapper) is that call seen by a second instrumentation (OpenInference around
+    autogen-core's `execute_tool`; a framework's tool span, the MCP client span and the MCP
+    server span of one `tools/call`) or one of its lifecycle events (BeeAI's `error`); an
+    MCP span merges into the tool span above it whatever its name (MCP adapters prefix
+    names). The child's fields complete the parent's, a failure on either is the call's.
+    Parent cycles and self-parents end the walk."""
+    by_span = {piece.view.span_id: index for index, piece in enumerate(pieces)}
     merged_into: dict[int, int] = {}
     parents: dict[str, str] | None = None
     seen_names: set[str] = set()
     repeated: set[str] = set()  # only a repeated name or an MCP span can merge: walk for those
-    for _, call, _ in calls:
-        (repeated if call.name in seen_names else seen_names).add(call.name)
-    for index, (view, call, _) in enumerate(calls):
-        parent_id = view.parent_span_id
+    for piece in pieces:
+        (repeated if piece.name in seen_names else seen_names).add(piece.name)
+    for index, piece in enumerate(pieces):
+        parent_id = piece.view.parent_span_id
         if not parent_id:
             continue
+        call = piece.call
         parent_index = by_span.get(parent_id)
         mcp = (call.provenance or {}).get("name") == MCP_SPAN
         if parent_index is None and (mcp or call.name in repeated or call.name in LIFECYCLE_NAMES):
@@ -50,17 +49,17 @@ def merge_nested(
             parent_index = merged_into[parent_index]
         if parent_index is None or parent_index == index:
             continue
-        parent_view, parent, pending = calls[parent_index]
+        outer = pieces[parent_index]
+        parent = outer.call
         if not _same_call(parent, call, mcp=mcp):
             continue
         _complete(parent, call)
-        if pending is not None and parent.id and pending.bare is None and parent.arguments:
-            pending = None
-        elif pending is not None:
-            pending.call_id = parent.id
-        calls[parent_index] = (parent_view, parent, pending)
+        if outer.needs and parent.id and outer.bare is None and parent.arguments:
+            outer.needs = False
+        elif outer.needs:
+            outer.id = parent.id
         merged_into[index] = parent_index
-    return [item for index, item in enumerate(calls) if index not in merged_into]
+    return [piece for index, piece in enumerate(pieces) if index not in merged_into]
 
 
 def _same_call(parent: ToolCall, child: ToolCall, *, mcp: bool) -> bool:

@@ -41,10 +41,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.assign import RequestedCall
 from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
+from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import (
     HAYSTACK,
     LANGCHAIN_MESSAGE,
@@ -93,15 +94,17 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
     if not isinstance(messages, list):
         return
     for message in messages:
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         for part in message.get("parts") or ():
-            if isinstance(part, Mapping) and part.get("type") == GENAI.PART_TOOL_CALL:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                "type"
+            ) == GENAI.PART_TOOL_CALL:
                 call = {k: part.get(k) for k in ("id", "name", "arguments")}
                 call["id"] = part.get(GENAI.RESPONSES_CALL_ID) or call["id"]
                 yield call
         for call in message.get("tool_calls") or ():  # OpenAI-style message
-            if isinstance(call, Mapping):
+            if type(call) is dict or isinstance(call, Mapping):
                 function = call.get("function") or {}
                 yield {
                     "id": call.get("id"),
@@ -113,39 +116,51 @@ def _from_output_messages(value: Any) -> Iterable[dict[str, Any]]:
 def _from_adk_response(value: Any) -> Iterable[dict[str, Any]]:
     """ADK's LlmResponse JSON: `content.parts[].function_call` {id, name, args}."""
     response = orjson.loads(value) if isinstance(value, (str, bytes)) else value
-    content = response.get("content") if isinstance(response, Mapping) else None
-    for part in (content.get("parts") if isinstance(content, Mapping) else None) or ():
-        call = part.get("function_call") if isinstance(part, Mapping) else None
-        if isinstance(call, Mapping):
+    content = (
+        response.get("content")
+        if (type(response) is dict or isinstance(response, Mapping))
+        else None
+    )
+    for part in (
+        content.get("parts") if (type(content) is dict or isinstance(content, Mapping)) else None
+    ) or ():
+        call = (
+            part.get("function_call") if (type(part) is dict or isinstance(part, Mapping)) else None
+        )
+        if type(call) is dict or isinstance(call, Mapping):
             yield {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
 
 
 def _from_langchain_messages(value: Any) -> Iterable[dict[str, Any]]:
     """LangChain AI messages (serialised constructors, alone, listed or under `messages`, as
     OpenLLMetry's chain spans output them): their `tool_calls` {name, args, id}."""
-    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+    if (type(value) is dict or isinstance(value, Mapping)) and isinstance(
+        value.get("messages"), list
+    ):
         value = value["messages"]
     for message in value if isinstance(value, list) else [value]:
-        if not isinstance(message, Mapping):
+        if not (type(message) is dict or isinstance(message, Mapping)):
             continue
         if message.get(LANGCHAIN_MESSAGE.LC_MARKER) is not None:
             message = message.get(LANGCHAIN_MESSAGE.KWARGS)
-            if not isinstance(message, Mapping):
+            if not (type(message) is dict or isinstance(message, Mapping)):
                 continue
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             for call in calls:
-                if isinstance(call, Mapping) and "args" in call:
+                if (type(call) is dict or isinstance(call, Mapping)) and "args" in call:
                     yield {
                         "id": call.get("id"),
                         "name": call.get("name"),
                         "arguments": call["args"],
                     }
-                elif isinstance(call, Mapping):
+                elif type(call) is dict or isinstance(call, Mapping):
                     yield from _from_output_messages([{"tool_calls": [call]}])
             continue
         extra = message.get("additional_kwargs")
-        if isinstance(extra, Mapping) and isinstance(extra.get("tool_calls"), list):
+        if (type(extra) is dict or isinstance(extra, Mapping)) and isinstance(
+            extra.get("tool_calls"), list
+        ):
             yield from _from_output_messages([{"tool_calls": extra["tool_calls"]}])
 
 
@@ -153,12 +168,16 @@ def _from_generations(value: Any) -> Iterable[dict[str, Any]]:
     """A LangChain LLMResult (`{"generations": [[{"text", "message": AIMessage}]]}`), as
     OpenInference's LangChain instrumentations (Python and JS) put it in an LLM span's
     `output.value`: its messages' tool calls, with the ids `llm.output_messages` may lack."""
-    if not isinstance(value, Mapping) or not isinstance(value.get("generations"), list):
+    if not (type(value) is dict or isinstance(value, Mapping)) or not isinstance(
+        value.get("generations"), list
+    ):
         return
     messages = []
     for group in value["generations"]:
         for generation in group if isinstance(group, list) else [group]:
-            if isinstance(generation, Mapping) and isinstance(generation.get("message"), Mapping):
+            if (type(generation) is dict or isinstance(generation, Mapping)) and isinstance(
+                generation.get("message"), Mapping
+            ):
                 messages.append(generation["message"])
     yield from _from_langchain_messages(messages)
 
@@ -166,10 +185,15 @@ def _from_generations(value: Any) -> Iterable[dict[str, Any]]:
 def _from_responses_object(value: Any) -> Iterable[dict[str, Any]]:
     """A Responses API object (Logfire's OpenAI Agents spans): its `output[]` function_call
     items {call_id, name, arguments} (the item `id` is not a call id)."""
-    if not isinstance(value, Mapping) or value.get("object") != LOGFIRE.RESPONSE_OBJECT:
+    if (
+        not (type(value) is dict or isinstance(value, Mapping))
+        or value.get("object") != LOGFIRE.RESPONSE_OBJECT
+    ):
         return
     for item in value.get("output") or ():
-        if isinstance(item, Mapping) and item.get("type") == "function_call":
+        if (type(item) is dict or isinstance(item, Mapping)) and item.get(
+            "type"
+        ) == "function_call":
             yield {
                 "id": item.get(GENAI.RESPONSES_CALL_ID),
                 "name": item.get("name"),
@@ -202,11 +226,19 @@ def _from_attributes(
         raw.extend(_from_adk_response(adk))
     haystack = attributes.get(HAYSTACK.LLM_OUTPUT)
     haystack = json_or_none(haystack) if haystack is not None else None
-    if isinstance(haystack, Mapping):
+    if type(haystack) is dict or isinstance(haystack, Mapping):
         for reply in haystack.get("replies") or ():
-            for part in (reply.get("content") if isinstance(reply, Mapping) else None) or ():
-                call = part.get("tool_call") if isinstance(part, Mapping) else None
-                if isinstance(call, Mapping):
+            for part in (
+                reply.get("content")
+                if (type(reply) is dict or isinstance(reply, Mapping))
+                else None
+            ) or ():
+                call = (
+                    part.get("tool_call")
+                    if (type(part) is dict or isinstance(part, Mapping))
+                    else None
+                )
+                if type(call) is dict or isinstance(call, Mapping):
                     raw.append(
                         {
                             "id": call.get("id"),
@@ -216,7 +248,9 @@ def _from_attributes(
                     )
     generation = attributes.get(LANGFUSE.OUTPUT)
     generation = json_or_none(generation) if generation is not None else None
-    if isinstance(generation, Mapping) and generation.get("tool_calls"):  # Langfuse generation
+    if (type(generation) is dict or isinstance(generation, Mapping)) and generation.get(
+        "tool_calls"
+    ):  # Langfuse generation
         raw.extend(_from_output_messages([generation]))
     entity_output = attributes.get(TRACELOOP.ENTITY_OUTPUT)
     if isinstance(entity_output, str) and '"tool_calls"' in entity_output:
@@ -229,13 +263,25 @@ def _from_attributes(
         raw.extend(_from_responses_object(json_or_none(response)))
     completion = attributes.get(MLFLOW.SPAN_OUTPUTS)
     completion = json_or_none(completion) if completion is not None else None
-    if isinstance(completion, Mapping) and isinstance(completion.get("choices"), list):
-        messages = [c.get("message") for c in completion["choices"] if isinstance(c, Mapping)]
-        raw.extend(_from_output_messages([m for m in messages if isinstance(m, Mapping)]))
+    if (type(completion) is dict or isinstance(completion, Mapping)) and isinstance(
+        completion.get("choices"), list
+    ):
+        messages = [
+            c.get("message")
+            for c in completion["choices"]
+            if (type(c) is dict or isinstance(c, Mapping))
+        ]
+        raw.extend(
+            _from_output_messages(
+                [m for m in messages if (type(m) is dict or isinstance(m, Mapping))]
+            )
+        )
     if not choice:
         return raw
     message = json_or_none(attributes.get("message"))
-    if isinstance(message, Mapping):  # {"index", "finish_reason", "message": {"tool_calls"}}
+    if type(message) is dict or isinstance(
+        message, Mapping
+    ):  # {"index", "finish_reason", "message": {"tool_calls"}}
         raw.extend(_from_output_messages([message]))
     tool_calls = json_or_none(attributes.get("tool_calls"))
     if isinstance(tool_calls, list):
@@ -254,9 +300,10 @@ def _from_indexed(
         head, _, tail = key[len(prefix) :].partition(infix)
         index_j, _, field = tail.partition(".")
         target = fields.get(field)
-        if target is None or not head.isdigit() or not index_j.isdigit():
+        i, j = ascii_index(head), ascii_index(index_j)
+        if target is None or i is None or j is None:
             continue
-        calls.setdefault((int(head), int(index_j)), {})[target] = value
+        calls.setdefault((i, j), {})[target] = value
     return [calls[k] for k in sorted(calls)]
 
 
@@ -269,8 +316,9 @@ def _from_function_calls(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not key.startswith(GENAI.COMPLETION_PREFIX) or _FUNCTION_CALL not in key:
             continue
         head, _, field = key[len(GENAI.COMPLETION_PREFIX) :].partition(_FUNCTION_CALL)
-        if head.isdigit() and field in ("name", "arguments"):
-            calls.setdefault(int(head), {"id": None})[field] = value
+        index = ascii_index(head)
+        if index is not None and field in ("name", "arguments"):
+            calls.setdefault(index, {"id": None})[field] = value
     return [calls[i] for i in sorted(calls)]
 
 
@@ -280,7 +328,7 @@ def _raw_requests(span: SpanView) -> list[dict[str, Any]]:
         raw.extend(_from_attributes(span.attributes))
     for event in span.events if not raw else ():
         attributes = event.get("attributes")
-        if isinstance(attributes, Mapping) and attributes:
+        if (type(attributes) is dict or isinstance(attributes, Mapping)) and attributes:
             raw.extend(_from_attributes(attributes, choice=event.get("name") == _CHOICE_EVENT))
     return raw
 
@@ -289,17 +337,21 @@ def request_keys(span: SpanView) -> list[tuple[str, str]]:
     """(id, tool name) of the calls a model span requested ("" id when none), without
     parsing their arguments (the audit needs no more); read from the cache when
     `safe_requested_calls` already read the span. Raises on an unreadable span."""
+    if span.keys is not None:
+        return span.keys
     if span.requests is not None:
-        return [(r.id, r.name) for r in span.requests]
+        span.keys = [(r.id, r.name) for r in span.requests]
+        return span.keys
     keys = []
     for item in _raw_requests(span):
         call_id, name = item.get("id"), item.get("name")
         if name:
             keys.append(("" if _is_item_id(call_id) else str(call_id or ""), str(name)))
+    span.keys = keys
     return keys
 
 
-def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]:
     """Tool calls a model span requested, in message order (empty for other spans); those
     without an id too when not `with_ids` (id "")."""
     raw = _raw_requests(span)
@@ -311,7 +363,7 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedC
             continue
         call_id = "" if _is_item_id(call_id) else str(call_id or "")
         args = parse_arguments(item.get("arguments"))
-        calls.append(RequestedCall(call_id, str(name), None, args, order))
+        calls.append(CallPiece(call_id, str(name), None, args, order))
     return calls
 
 
@@ -320,7 +372,7 @@ def _is_item_id(call_id: Any) -> bool:
     return isinstance(call_id, str) and call_id.startswith(GENAI.RESPONSES_ITEM_ID_PREFIX)
 
 
-def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[RequestedCall]:
+def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]:
     """`requested_calls` (read once per span), logging and skipping a span that cannot be
     read."""
     if span.requests is None:

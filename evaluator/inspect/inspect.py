@@ -17,6 +17,7 @@ from typing import Any
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import (
     KINDS,
+    RESULT_WITHOUT_CALL,
     UNCOUNTED_USAGE,
     WARNED_KINDS,
     Unexplained,
@@ -378,6 +379,14 @@ def format_inspection(inspection: Inspection, *, limit: int = 20) -> str:
         lines.extend(f"  trace {trace_id}" for trace_id in inspection.unkeyed_traces[:limit])
         if len(inspection.unkeyed_traces) > limit:
             lines.append(f"  ... and {len(inspection.unkeyed_traces) - limit} more")
+        answering = {i.trace_id for i in inspection.unexplained if i.kind == RESULT_WITHOUT_CALL}
+        answering &= set(inspection.unkeyed_traces)
+        if answering:  # tracesim never joins traces by a replayed history (README)
+            lines.append(
+                f"  {len(answering)} of them hold results without a call: likely one "
+                "conversation split over traces (a trace per model call); a parent span "
+                "around the agent loop, or a conversation key on each call, keys it as one"
+            )
     if inspection.unkeyed:
         lines.append("")
         lines.append(f"unkeyed tool spans: {len(inspection.unkeyed)}")

@@ -251,7 +251,12 @@ def stub_checks(work: ConversationWork) -> None:
 
     for index, turn in enumerate(work.data.turns):
         calls = work.calls[index] if index < len(work.calls) else ()
-        result = stub_check(work.data.spans_by_turn.get(turn["turn_id"], ()), calls)
+        stubs = work.data.scenario.get("tool_stubs") or ()
+        names = {s.get("name") for s in stubs if isinstance(s, dict)}
+        result = stub_check(
+            work.data.spans_by_turn.get(turn["turn_id"], ()),
+            [c for c in calls if c.name in names],
+        )
         if result is not None:
             work.turn_results[index].append(result)
 

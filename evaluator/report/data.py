@@ -92,6 +92,9 @@ def choose_eval(con: Any, eval_id: str | None = None) -> tuple[str | None, list[
     ]
     if eval_id is None:
         return (known[0] if known else None), known
+    starting = [k for k in known if k.startswith(eval_id)] if len(eval_id) >= 4 else []
+    if eval_id not in known and len(starting) == 1:  # a short id, as compare takes
+        eval_id = starting[0]
     if eval_id not in known:
         raise ValueError(
             f"eval_id {eval_id!r} is not in this file; known evaluations: "

@@ -23,6 +23,7 @@ from tracesim.evaluator.store.duckdb_reads import (
     unkeyed_count,
 )
 from tracesim.schemas.duckdb_file import looks_like_duckdb, not_a_file
+from tracesim.schemas.terminal_text import printable
 
 __all__ = ["DuckDBStore", "FileLocked"]
 
@@ -39,11 +40,29 @@ class FileLocked(StoreError):
         self.path = path
         self.pid = int(match.group(1)) if match else None
         self.detail = detail
-        who = f"process {self.pid}" if self.pid else "another process"
+        who = f"process {self.pid}{_command_of(self.pid)}" if self.pid else "another process"
         super().__init__(
             f"{path} is locked by {who} that is not a tracesim collector serving it. Fix: "
             "stop that process, or copy the file and give the copy to --db"
         )
+
+
+def _command_of(pid: int) -> str:
+    """` (its command line)` for a process of this machine, shortened; "" when unknown. Says
+    which program holds a file: another `tracesim evaluate`, a notebook, a DuckDB shell."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    words = [w.decode("utf-8", "replace") for w in raw.split(b"\0") if w]
+    if len(words) > 1 and Path(words[0]).name.startswith("python") and words[1][:1] != "-":
+        words = words[1:]  # `python .../tracesim evaluate` reads as `tracesim evaluate`
+    if words:
+        words[0] = Path(words[0]).name
+    text = printable(" ".join(words))
+    if not text:
+        return ""
+    return f" ({text[:80]}{'...' if len(text) > 80 else ''})"
 
 
 class DuckDBStore(EvalStore):

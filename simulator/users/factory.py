@@ -16,7 +16,12 @@ from tracesim.schemas.config import UserConfig
 from tracesim.schemas.llm_config import LLMConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.users.base import SimulatedUser, UserConfigError
-from tracesim.simulator.users.llm import LLMUser, make_user_client, render_prompt_template
+from tracesim.simulator.users.llm import (
+    LLMUser,
+    UserLLMUsage,
+    make_user_client,
+    render_prompt_template,
+)
 from tracesim.simulator.users.scripted import ScriptedUser
 
 __all__ = ["UserFactory"]
@@ -38,6 +43,8 @@ class UserFactory:
         self._seed = seed
         self._client = client
         self._limiter: asyncio.Semaphore | None = None
+        self.usage = UserLLMUsage()
+        """Requests and tokens of every LLM user built here."""
 
     def kind(self, scenario: Scenario) -> str:
         """`scripted` or `llm` for this scenario."""
@@ -77,6 +84,7 @@ class UserFactory:
             seed=seed,
             limiter=self._limiter,
             prompt_template=self._user.prompt_template,
+            usage=self.usage,
         )
 
     async def aclose(self) -> None:

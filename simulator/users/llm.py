@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tracesim.providers import (
@@ -30,7 +31,24 @@ from tracesim.schemas.llm_config import LLMConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.users.base import Message, SimulatedUser, UserConfigError
 
-__all__ = ["LLMUser", "build_system_prompt", "make_user_client", "render_prompt_template"]
+__all__ = [
+    "LLMUser",
+    "UserLLMUsage",
+    "build_system_prompt",
+    "make_user_client",
+    "render_prompt_template",
+]
+
+
+@dataclass
+class UserLLMUsage:
+    """What the LLM simulated users asked of their model in one run (its cost is the run's
+    to price: `tracesim run` prints it beside the judges')."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
 
 _OPENING = "The conversation starts now. Write your first message to the assistant, in character."
 
@@ -117,8 +135,10 @@ class LLMUser(SimulatedUser):
         seed: int | None = None,
         limiter: asyncio.Semaphore | None = None,
         prompt_template: str | None = None,
+        usage: UserLLMUsage | None = None,
     ) -> None:
         self._client = client
+        self._usage = usage
         self._llm = llm
         self._stop_token = stop_token
         self._seed = seed
@@ -148,6 +168,10 @@ class LLMUser(SimulatedUser):
                 completion = await self._client.complete(request)
         else:
             completion = await self._client.complete(request)
+        if self._usage is not None:
+            self._usage.requests += 1
+            self._usage.input_tokens += completion.input_tokens
+            self._usage.output_tokens += completion.output_tokens
         text = completion.content.strip()
         if not text or self._stop_token in text:
             return None

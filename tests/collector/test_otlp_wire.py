@@ -281,3 +281,15 @@ def test_damaged_bytes_agree_or_are_left_to_upb() -> None:
             else:
                 payload[at:at] = rng.randbytes(rng.randint(1, 6))
         _agrees_or_defers(bytes(payload))
+
+
+def test_a_collector_without_the_native_reader_says_so(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tracesim.collector import Collector
+    from tracesim.collector import collector as collector_module
+
+    monkeypatch.setattr(collector_module, "NATIVE", False)
+    with Collector(tmp_path / "t.duckdb", grpc_port=None, http_port=None):
+        pass
+    assert "native OTLP reader" in caplog.text and "not built" in caplog.text

@@ -113,19 +113,6 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "calls without an answer are now reported: unanswered_request). Class: one call "
         "under two ids"
     ),
-    ("openai-responses-openllmetry-node", "tool_calls"): (
-        "no call, and nothing said: the Responses API recorded as chat, the request's whole "
-        "`input` array (function_call / function_call_output items) serialised as the TEXT "
-        "of one user message, a tool-call reply recorded as text '' with finish_reason "
-        "stop. Class: a request body serialised into a message's text (the calls and "
-        "results only in the history's input items; no longer silent: unread_request)"
-    ),
-    ("openai-responses-openllmetry-node", "explained"): (
-        "3 model calls whose input holds tool calls as JSON text (unread_request): the "
-        "calls are there, in no shape read (see tool_calls); warned about"
-    ),
-    ("openai-responses-openllmetry-node", "keyed"): "no call found (see tool_calls)",
-    ("openai-responses-openllmetry-node", "screening"): "no call found (see tool_calls)",
     ("openlit-bedrock-converse", "tool_calls"): (
         "no call: OpenLIT's bedrock instrumentation records a tool-use reply as output "
         "parts [] and keeps only the user's text as input; the calls and results are in "
@@ -139,9 +126,12 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "not in the telemetry; warned about, as it should be"
     ),
     ("openai-agents-openlit", "tool_calls"): (
-        "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
-        "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not "
-        "found' (the failure_error_function's text). " + WRAPPER_ERROR
+        "ids empty: each model span names its call twice, gen_ai.tool.call.id='call_a1' "
+        "(the call_id) and the output tool_call part id 'fc_call_a1' (the item id), as "
+        "openlit-openai-responses; and lookup_order's error is 'Error running tool "
+        "(non-fatal)' (status message and error.type), the cause only in "
+        "gen_ai.tool.call.result 'error: order A1 not found' (the failure_error_function's "
+        "text). Class: one call under two ids; " + WRAPPER_ERROR
     ),
     ("openai-agents-openlit", "explained"): (
         "1 conflict: the failing span's error (the SDK's wrapper message) differs from its "

@@ -93,3 +93,9 @@ def test_dspy_finish_by_its_signature_only() -> None:
     assert [(i.kind, i.name) for i in audit] == [(IGNORED_SPAN, "finish")]
     names, audit = _extract([_tool(1, "finish", {"task": "x"}, "Completed.")])
     assert names == ["finish"] and UNANSWERED_REQUEST not in [i.kind for i in audit]
+
+
+def test_the_turns_recorded_answer_is_the_turns_answer_too() -> None:
+    turn = rule_row(0, "tracesim.turn", {"tracesim.agent_message": ANSWER})
+    names, audit = _extract([turn, _tool(1, "respond", {"message": ANSWER}, "sent")])
+    assert names == [] and [i.kind for i in audit] == [IGNORED_SPAN]

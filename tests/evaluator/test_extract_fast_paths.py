@@ -15,8 +15,8 @@ from typing import Any
 
 from tracesim.evaluator.calls.canonical import canonical_args
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
-from tracesim.evaluator.extract.assign import RequestedCall
 from tracesim.evaluator.extract.envelopes import unwrap_arguments, unwrap_value
+from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.span import view_of
 from tracesim.schemas import LANGCHAIN_MESSAGE as LC
 
@@ -115,16 +115,16 @@ def test_result_envelopes_are_read_through_key_sets_as_through_key_tests() -> No
     assert unwrap_value({"tool_name": "t"}).value == {"tool_name": "t"}
 
 
-def test_requested_call_compares_as_its_canonical_key() -> None:
+def test_call_piece_compares_as_its_canonical_key() -> None:
     """The lazily built key equals the eager one; equality and hashing follow it."""
-    lazy = RequestedCall("c1", "t", None, {"a": 1, "b": [1.0]})
-    eager = RequestedCall("c1", "t", canonical_args({"b": [1], "a": 1.0}))
+    lazy = CallPiece("c1", "t", None, {"a": 1, "b": [1.0]})
+    eager = CallPiece("c1", "t", canonical_args({"b": [1], "a": 1.0}))
     assert lazy.args_key == canonical_args({"a": 1, "b": [1.0]})
     assert lazy == eager and hash(lazy) == hash(eager)
     assert lazy.same_arguments({"b": [1], "a": 1.0})
     assert not lazy.same_arguments({"a": True, "b": [1]})
     assert eager.same_arguments({"a": 1, "b": [1]})
-    assert lazy != RequestedCall("c2", "t", None, {"a": 1, "b": [1.0]})
+    assert lazy != CallPiece("c2", "t", None, {"a": 1, "b": [1.0]})
 
 
 def test_stored_and_aware_start_times_sort_alike() -> None:

@@ -101,3 +101,29 @@ def test_a_genkit_turn_has_its_question_and_answer() -> None:
         "Weather in Paris?",
         "Sunny in Paris.",
     )
+
+
+def test_a_redacted_genkit_reply_keeps_its_model_call(tmp_path) -> None:
+    """`genkit:output` is a model reply: redaction changes it after its usage is kept."""
+    from tracesim.collector import Collector
+
+    from tests.collector.otlp import GrpcClient, span, trace_request
+
+    secret = "alice@example.com"
+    reply = {"role": "model", "content": [{"text": f"mailed {secret}"}]}
+    output = {"message": reply, "usage": {"inputTokens": 3, "outputTokens": 4}}
+    attrs = {
+        "genkit:metadata:subtype": "model",
+        "genkit:name": "local/m",
+        "genkit:output": json.dumps(output),
+    }
+    with Collector(tmp_path / "t.duckdb", grpc_port=0, http_port=None, redaction=["email"]) as c:
+        client = GrpcClient(c.grpc_endpoint)
+        try:
+            client.export(trace_request([span("local/m", attrs=attrs)]))
+        finally:
+            client.close()
+        _, rows = c.query("SELECT operation, model, input_tokens, output_tokens FROM llm_calls")
+        assert rows == [["chat", "local/m", 3, 4]]
+        _, rows = c.query("SELECT attributes FROM spans")
+        assert secret not in rows[0][0]

@@ -1,8 +1,8 @@
 """Never silent on tool calls serialised as text (SPEC §5): a model call whose messages hold
-tool calls as JSON text INSIDE a message (OpenLLMetry for Node records the Responses API's
-`input` items so: the whole array as one user text part) is an `unread_request` when the
-turn found no call. Plain text, or tool JSON at the attribute's own level (read or not by
-the readers), is not this case."""
+tool calls as JSON text INSIDE a message, in a shape no reader knows, is an
+`unread_request` when the turn found no call (OpenLLMetry for Node serialises the Responses
+API's `input` items so, which `extract.responses_items` now reads; a framework's own
+request body would be the same case). Plain text, or JSON naming no tool, is not."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from tracesim.evaluator.extract import extract_tool_calls
 from tracesim.evaluator.extract.audit import UNREAD_REQUEST
 from tracesim.evaluator.extract.unread import unread_requests
 
-ITEMS = [
-    {"role": "user", "content": "weather?"},
-    {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"},
-    {"type": "function_call_output", "call_id": "c1", "output": "Sunny"},
+ITEMS = [  # a request body of a shape of its own, serialised into the user's text
+    {"speaker": "user", "says": "weather?"},
+    {"tool_call": {"ref": "c1", "tool": "get_weather", "input": {}}},
+    {"tool_result": {"ref": "c1", "value": "Sunny"}},
 ]
 
 

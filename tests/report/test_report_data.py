@@ -163,6 +163,21 @@ def test_an_unknown_eval_id_names_the_known_ones(fixture_db: Path, tmp_path: Pat
         write_report(fixture_db, tmp_path / "r.html", eval_id="nope")
 
 
+def test_the_start_of_an_eval_id_picks_it(tmp_path: Path) -> None:
+    """The eval id the run prints can be shortened, as compare and evaluate take them;
+    a start shared by several ids is not a choice."""
+    from tracesim.evaluator.report.data import choose_eval
+    from tracesim.schemas.ddl import create_all
+
+    con = duckdb.connect(str(tmp_path / "t.duckdb"))
+    create_all(con)
+    for eval_id in ("abcd1111", "abcd2222"):
+        con.execute("INSERT INTO runs (eval_id, run_id, kind) VALUES (?, 'r', 'run')", [eval_id])
+    assert choose_eval(con, "abcd2")[0] == "abcd2222"
+    with pytest.raises(ValueError, match="is not in this file"):
+        choose_eval(con, "abcd")  # both start so
+
+
 def test_a_missing_file_says_how_to_create_one(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="tracesim run"):
         write_report(tmp_path / "missing.duckdb", tmp_path / "r.html")

@@ -162,7 +162,8 @@ class Agent(BaseAgent):
         order = user_query.split()[-1]
         status = lookup_order(order)
         return AgentResponse(content="order is " + status, tool_calls=[
-            ToolCall(name="lookup_order", arguments={"order_id": order}, result=status)])
+            ToolCall(name="lookup_order", arguments={"order_id": order}, result=status),
+            ToolCall(name="transfer_to_billing", arguments={})])  # a handoff: no stub's
 """
 
 

@@ -157,6 +157,18 @@ def test_failed_selects_what_the_latest_evaluation_failed(tmp_path: Path) -> Non
     assert "failed in their latest evaluation: 1" in done.output
 
 
+def test_nothing_failed_is_good_news_not_bad_input(tmp_path: Path) -> None:
+    """A nightly `--failed` promotion on a day nothing failed exits 0 and says so."""
+    db = _store(tmp_path / "prod.duckdb")
+    config = EvalConfig(metrics=[], policies=[{"never": ["delete_account"]}])
+    evaluate_db(db, config=config, output_dir=tmp_path / "o", progress=False)
+    out = tmp_path / "failed.json"
+    done = _from_db("--db", db, "--failed", "-o", str(out))
+    assert done.exit_code == 0, done.output
+    assert "nothing to promote: no conversation failed in its latest evaluation" in done.output
+    assert not out.exists()
+
+
 def test_llm_summary_when_configured(tmp_path: Path) -> None:
     db = _store(tmp_path / "prod.duckdb")
     answer = {"goal": "Get order A1001 refunded", "knowledge": ["Order number: A1001"]}

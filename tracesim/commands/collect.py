@@ -378,6 +378,11 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
             f"{stats.unreadable_items} span(s)/log record(s) stored with chat, turn, operation, "
             "tool, model or tokens NULL: an attribute had a shape its convention does not use"
         )
+    if stats.duplicate_items:
+        lines.append(
+            f"{stats.duplicate_items} span(s)/log record(s) not stored: their id was stored "
+            "already (a resent request, or an id reused with other content; the first is kept)"
+        )
     if stats.nulled_values:
         lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
     return lines

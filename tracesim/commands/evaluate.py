@@ -58,14 +58,14 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     from tracesim.evaluator.scoring.gates import EvalConfigError
     from tracesim.schemas.eval_config import EvalConfig
     from tracesim.schemas.llm_config import LLMConfig
-
-    if not path.is_file():
-        raise EvalConfigError(f"config file {path} does not exist")
+    from tracesim.schemas.text_file import TextFileError, read_text_file
     from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
 
     try:
-        data = load_yaml(path.read_text()) or {}
-    except YamlTooLarge as exc:
+        data = load_yaml(read_text_file(path)) or {}
+    except FileNotFoundError:
+        raise EvalConfigError(f"config file {path} does not exist") from None
+    except (YamlTooLarge, TextFileError) as exc:
         raise EvalConfigError(f"{path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
@@ -104,10 +104,11 @@ def paths_of_config(path: Path) -> tuple[Path, Path]:
 
     from tracesim.arksim_config import translate_arksim_config
     from tracesim.evaluator.scoring.gates import EvalConfigError
+    from tracesim.schemas.text_file import read_text_file
     from tracesim.schemas.yaml_limits import load_yaml
 
     try:
-        raw = load_yaml(path.read_text()) or {}
+        raw = load_yaml(read_text_file(path)) or {}
         data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
         raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc

@@ -41,6 +41,13 @@ def _summariser(config_path: Path | None) -> Any:
     return lambda conversations: summarise(conversations, model)
 
 
+def _nothing_failed(report: Any) -> bool:
+    """`--failed` found conversations, and none of them failed (no named id was missing)."""
+    if report is None or report.unknown_chat_ids or not report.total:
+        return False
+    return ("failed in their latest evaluation", 0) in report.steps
+
+
 @click.group(name="scenarios")
 def command() -> None:
     """Make scenarios from what a store holds."""
@@ -106,6 +113,12 @@ def from_db(
     for promotion in result.skipped:  # chat ids are span text: no control characters shown
         click.echo(printable(f"skipped {promotion.chat_id}: {promotion.skipped}"), err=True)
     scenarios = result.scenarios
+    if not scenarios and _nothing_failed(report):  # good news, not bad input: a nightly
+        click.echo(  # promotion job stays green on a day nothing failed
+            f"nothing to promote: no conversation failed in its latest evaluation "
+            f"({report.describe()}); {output} not written"
+        )
+        return
     if not scenarios:
         what = report.describe() if report is not None else "no conversation"
         fail(f"no conversation could become a scenario ({what})")

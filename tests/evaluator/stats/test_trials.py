@@ -70,7 +70,9 @@ def test_bootstrap_is_seeded_and_brackets_the_mean() -> None:
 def test_paired_change() -> None:
     mean, (low, high) = paired_change_ci([1.0, 1.0, 0.5, 0.5], [0.0, 0.5, 0.5, 0.0])
     assert mean == pytest.approx(-0.5)
-    assert low <= -0.5 <= high and high <= 0.0
+    # four scenarios: Student's t (1 - 2^-3 = 87.5% is all a percentile interval of four
+    # values can cover), wide enough to hold no change at all
+    assert low <= -0.5 <= high and high > 0.0
     assert paired_change_ci([1.0, 0.5], [1.0, 0.5]) == (0.0, (0.0, 0.0))
 
 
