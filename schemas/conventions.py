@@ -145,10 +145,10 @@ class GENAI:
     EVENT_TOOL_MESSAGE = "gen_ai.tool.message"  # {content, id}
     PART_TOOL_CALL = "tool_call"  # a gen_ai.*.messages part {type, id, name, arguments}
     PART_TOOL_CALL_RESPONSE = "tool_call_response"  # {type, id, response}
-    # OpenAI Responses API: a `function_call` output item has an item `id` ("fc_...") and
-    # the `call_id` the tool's answer names; some instrumentations copy the item id as `id`.
+    # OpenAI Responses API: a `function_call` output item has an item `id` and the
+    # `call_id` the tool's answer names; some instrumentations copy the item id as `id`
+    # (one call under two ids: `history.turn_replays` pairs the reply with its replay).
     RESPONSES_CALL_ID = "call_id"
-    RESPONSES_ITEM_ID_PREFIX = "fc_"
     # legacy indexed prompt/completion attributes (OpenLLMetry, older GenAI)
     COMPLETION_PREFIX = "gen_ai.completion."
     PROMPT_PREFIX = "gen_ai.prompt."

@@ -9,6 +9,7 @@
 - `answers`: tool answers carried in model inputs as evidence pieces;
 - `answer_pairing`: the one pairing of answers with calls;
 - `pairing`: the one pairing step (pieces and answers -> calls);
+- `doubles`: a model span nested in another repeating its requests (one reply, two ids);
 - `nested`: tool spans of one call (MCP client/server, a second instrumentation, a
   lifecycle event) as one;
 - `assign`: which request each tool span answers;

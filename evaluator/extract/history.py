@@ -137,12 +137,19 @@ def turn_replays(
     models: list[SpanView],
     conversation: list[SpanView],
     requested: list[tuple[CallPiece, ToolCall]],
+    aliases: dict[int, str] | None = None,
 ) -> list[ToolCall]:
     """Calls of this turn known only from the history a model input replays (the reply's
     own requests unrecorded: streamed replies, prompt-only instrumentations): the turn's
     latest history minus what earlier turns' inputs replayed, minus the calls the turn's
     requests already are (same id; an id-less one by position and name). A request whose
-    arguments are empty takes the replayed ones of its call (the fuller source)."""
+    arguments are empty takes the replayed ones of its call (the fuller source).
+
+    One call under two ids: a replay of the same name and arguments at a request's
+    position under another id (the Responses API's item id in the reply, its `call_id` in
+    the history and the answer) is that request's call; it takes the replay's id (the one
+    answers and later inputs name) and the request's becomes its alias (`aliases`: the
+    call's index in `requested` -> the other id, filled in place)."""
     if not models:
         return []
     start = models[0].sort_key()
@@ -158,8 +165,10 @@ def turn_replays(
     new = mine[len(before) :] if len(before) <= len(mine) else []
     known = {r.id for v in conversation for r in safe_requested_calls(v)}
     pending: dict[str, list[ToolCall]] = {}  # name -> the turn's calls not yet matched
-    for request, call in requested:
+    index_of: dict[int, int] = {}
+    for index, (request, call) in enumerate(requested):
         pending.setdefault(request.name, []).append(call)
+        index_of[id(call)] = index
     by_id = {request.id: call for request, call in requested if request.id}
     extra: list[ToolCall] = []
     for item in new:
@@ -172,7 +181,10 @@ def turn_replays(
             continue
         waiting = pending.get(item.name)
         if waiting:  # a request of the turn, by position (ids missing or rewritten)
-            _fill_arguments(waiting.pop(0), item)
+            call = waiting.pop(0)
+            if item.id and call.id and item.id != call.id and item.same_arguments(call.arguments):
+                _rename(call, item, aliases, index_of[id(call)])
+            _fill_arguments(call, item)
             continue
         extra.append(
             ToolCall(
@@ -186,6 +198,15 @@ def turn_replays(
             )
         )
     return extra
+
+
+def _rename(call: ToolCall, item: CallPiece, aliases: dict[int, str] | None, index: int) -> None:
+    """A request's call replayed under another id: the replay's id is the call's (answers
+    name it), the request's its alias."""
+    if aliases is not None:
+        aliases[index] = call.id
+    call.id = item.id
+    note(call, "id", REPLAY)
 
 
 def _fill_arguments(call: ToolCall, item: CallPiece) -> None:

@@ -25,6 +25,7 @@ from tracesim.evaluator.extract.answer_pairing import Fresh, pair_answers
 from tracesim.evaluator.extract.answers import AnswerHistory
 from tracesim.evaluator.extract.assign import assign_requests
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
+from tracesim.evaluator.extract.doubles import distinct_requests
 from tracesim.evaluator.extract.nested import merge_nested
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import REQUEST
@@ -48,7 +49,7 @@ def pair_turn(
     conversation, where requests and answers of other traces are), in start order, and
     the other ids calls are known by (`audit`: they explain requests and answers)."""
     if not pieces:
-        return message_calls(others, scope), []
+        return message_calls(others, scope)
     pieces.sort(key=lambda piece: piece.order)
     if len(pieces) > 1:
         pieces = merge_nested(pieces, others)
@@ -73,10 +74,18 @@ def pair_turn(
     if own:
         _own_ids(pieces, models, whole=pending)
         pending = pending or any(p.needs for p in pieces)
+    doubled: dict[str, str] = {}  # a request's id -> its double's (`doubles`)
     if pending:
-        _recover(pieces, models, scope)
+        _recover(pieces, models, scope, doubled)
     calls = [p.call for p in pieces]
     aliases = [p.alias for p in pieces if p.alias]
+    if doubled:
+        for piece in pieces:
+            other = doubled.get(piece.call.id)
+            if other:
+                aliases.append(other)
+                if not piece.alias:
+                    piece.alias = other
     if needs_result:
         _answers(pieces, models, scope)
     if pending and scope.given and all(c.id for c in calls):
@@ -143,18 +152,22 @@ def _apply(
     return True
 
 
-def _recover(pieces: list[CallPiece], models: list[SpanView], scope: ConversationSpans) -> None:
+def _recover(
+    pieces: list[CallPiece],
+    models: list[SpanView],
+    scope: ConversationSpans,
+    doubled: dict[str, str],
+) -> None:
     """Pair the span pieces that need it with the model requests of their trace, then
-    (still unpaired) of the whole conversation, the latest made before each span."""
+    (still unpaired) of the whole conversation, the latest made before each span; a
+    nested model span's doubles of its parent's requests are one request (`doubled`
+    receives their other ids)."""
     pending = [p for p in pieces if p.needs]
     left = []
     for trace_id in dict.fromkeys(p.view.trace_id for p in pending):  # in start order
-        requested = [
-            r
-            for v in models
-            if v.trace_id == trace_id
-            for r in safe_requested_calls(v, with_ids=False)
-        ]
+        requested = distinct_requests(
+            [v for v in models if v.trace_id == trace_id], with_ids=False, aliases=doubled
+        )
         in_trace = [p for p in pending if p.view.trace_id == trace_id]
         taken = {p.call.id for p in pieces if p.view.trace_id == trace_id and p.call.id}
         agreed: set[int] = set()
@@ -165,9 +178,9 @@ def _recover(pieces: list[CallPiece], models: list[SpanView], scope: Conversatio
                 left.append(piece)
     if not left or not scope.given:
         return
-    requested = [
-        r for v in scope.views() if row_may_hold_requests(v) for r in safe_requested_calls(v)
-    ]
+    requested = distinct_requests(
+        [v for v in scope.views() if row_may_hold_requests(v)], aliases=doubled
+    )
     if not requested:
         return
     taken = {p.call.id for p in pieces if p.call.id}

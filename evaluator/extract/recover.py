@@ -42,6 +42,7 @@ from typing import Any
 
 import orjson
 from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.named_twice import ALIAS, name_twice
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
@@ -326,6 +327,7 @@ def _raw_requests(span: SpanView) -> list[dict[str, Any]]:
     raw: list[dict[str, Any]] = []
     if span.may_hold_text(*_MARKERS):
         raw.extend(_from_attributes(span.attributes))
+        name_twice(span.attributes, raw)
     for event in span.events if not raw else ():
         attributes = event.get("attributes")
         if (type(attributes) is dict or isinstance(attributes, Mapping)) and attributes:
@@ -346,7 +348,7 @@ def request_keys(span: SpanView) -> list[tuple[str, str]]:
     for item in _raw_requests(span):
         call_id, name = item.get("id"), item.get("name")
         if name:
-            keys.append(("" if _is_item_id(call_id) else str(call_id or ""), str(name)))
+            keys.append((str(call_id or ""), str(name)))
     span.keys = keys
     return keys
 
@@ -361,15 +363,12 @@ def requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]
         call_id, name = item.get("id"), item.get("name")
         if not name or (with_ids and not call_id):
             continue
-        call_id = "" if _is_item_id(call_id) else str(call_id or "")
+        call_id = str(call_id or "")
         args = parse_arguments(item.get("arguments"))
-        calls.append(CallPiece(call_id, str(name), None, args, order))
+        piece = CallPiece(call_id, str(name), None, args, order)
+        piece.alias = item.get(ALIAS, "")
+        calls.append(piece)
     return calls
-
-
-def _is_item_id(call_id: Any) -> bool:
-    """A Responses API item id (`fc_...`), which no tool span or answer names: not a call id."""
-    return isinstance(call_id, str) and call_id.startswith(GENAI.RESPONSES_ITEM_ID_PREFIX)
 
 
 def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallPiece]:

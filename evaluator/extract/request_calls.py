@@ -71,10 +71,11 @@ def _calls_of_requests(
     *,
     spans: list[SpanView],
     history: AnswerHistory | None = None,
-) -> list[ToolCall]:
+) -> tuple[list[ToolCall], list[str]]:
     """The calls `models` (a turn's model spans, in start order) requested, and those the
     turn's model inputs replay that no request made, with the answers found in
-    `conversation`'s model inputs (`models`' own when it is empty)."""
+    `conversation`'s model inputs (`models`' own when it is empty); and the other ids
+    the calls are known by (a request's id its replay renamed)."""
     views = conversation or models
     if history is None:
         history = AnswerHistory(views)
@@ -84,6 +85,7 @@ def _calls_of_requests(
     used: set[str] = set()
     reused: dict[int, tuple[str, int]] = {}  # calls under an id made up per request
     requested: list[tuple[CallPiece, ToolCall]] = []
+    renamed: dict[int, str] = {}  # call index -> the other id naming it
     for view in models:
         for index, request in enumerate(safe_requested_calls(view, with_ids=False)):
             ordinal = occurrences.ordinal(view, index) if request.id in occurrences.reused else 0
@@ -91,37 +93,44 @@ def _calls_of_requests(
                 continue  # the same request reported twice (wrapper and provider spans)
             seen.add((request.id, ordinal))
             call = _request_call(request, view, spans, used)
+            if request.alias:  # the span names the call twice (`named_twice`)
+                renamed[len(calls)] = request.alias
             if request.id in occurrences.reused:
                 reused[len(calls)] = (request.id, ordinal)
             calls.append(call)
             requested.append((request, call))
     if conversation:
-        calls.extend(turn_replays(models, conversation, requested))
+        calls.extend(turn_replays(models, conversation, requested, renamed))
     if calls:  # without a conversation, only answers naming no id (the turn's own inputs)
         after = models[0].sort_key() if models else None
-        pair_answers(calls, history, reused=reused, by_id=bool(conversation), after=after)
-    return calls
+        pair_answers(
+            calls, history, reused=reused, aliases=renamed, by_id=bool(conversation), after=after
+        )
+    return calls, list(renamed.values())
 
 
-def message_calls(others: list[Any], context: ConversationSpans) -> list[ToolCall]:
-    """Calls requested by this turn's model spans when the conversation has no tool span."""
+def message_calls(
+    others: list[Any], context: ConversationSpans
+) -> tuple[list[ToolCall], list[str]]:
+    """Calls requested by this turn's model spans when the conversation has no tool span,
+    and the other ids they are known by (`audit`)."""
     candidates = [s for s in others if row_may_hold_requests(s) or row_may_hold_responses(s)]
     if not candidates:
-        return []
+        return [], []
     models = sorted(views_of(candidates), key=SpanView.sort_key)
     if not any(safe_requested_calls(v, with_ids=False) for v in models):
         # no request recorded: calls a later model input replays may be the only evidence
         if context.given and context.has_tool_spans():
-            return []
+            return [], []
         if not any(replayed_calls(v) for v in models):
-            return []
+            return [], []
     if context.given:
         if context.has_tool_spans():
-            return []  # the conversation records its calls as tool spans
+            return [], []  # the conversation records its calls as tool spans
         conversation, history = context.views(), context.answer_history()
     else:
         if any(v.may_be_tool_span() and is_tool_span(v) for v in models):
-            return []
+            return [], []
         conversation, history = models, None
     executions = sorted(views_of(others), key=SpanView.sort_key)
     return _calls_of_requests(models, conversation, spans=executions, history=history)

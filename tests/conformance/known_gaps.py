@@ -81,13 +81,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
 }
 
-RESPONSES_ITEM_ID = (
-    "the reply's tool_call part carries the Responses API ITEM id ('fc_call_w1') while the "
-    "next input's history and its tool_call_response use the call_id ('call_w1'): each "
-    "call is found twice-named, no result joins it (3 results without a call). Class: one "
-    "call under two ids, a reply's and its replay's (issue 24, row 8: ids rewritten; the "
-    "replay with the same name and arguments at the same position is the same call)"
-)
 WRAPPER_ERROR = (
     "Class: a wrapper exception hiding its cause: the status message is the framework's "
     "generic text and the cause is elsewhere on the span (BeeAI's output.value, here "
@@ -97,22 +90,6 @@ WRAPPER_ERROR = (
 HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
     # Recorded for the second held-out measurement (tests/conformance/README.md, "held-out
     # results, round 2"): instrumentations never seen, replayed on main 507ea0e first.
-    ("openai-responses-openllmetry", "tool_calls"): RESPONSES_ITEM_ID,
-    ("openai-responses-openllmetry", "explained"): (
-        "3 results without a call (call_w1...): their calls were read under the item ids "
-        "(see tool_calls); warned about"
-    ),
-    ("openai-responses-openllmetry-stream", "tool_calls"): RESPONSES_ITEM_ID,
-    ("openai-responses-openllmetry-stream", "explained"): (
-        "3 results without a call (see openai-responses-openllmetry)"
-    ),
-    ("openlit-openai-responses", "tool_calls"): (
-        "ids empty: each span names its call twice, gen_ai.tool.call.id='call_w1' (the "
-        "call_id) and the output tool_call part id 'fc_call_w1' (the item id), and neither "
-        "is kept; the results are in no attribute (truth: expected_gaps result, error; the 3 "
-        "calls without an answer are now reported: unanswered_request). Class: one call "
-        "under two ids"
-    ),
     ("openlit-bedrock-converse", "tool_calls"): (
         "no call: OpenLIT's bedrock instrumentation records a tool-use reply as output "
         "parts [] and keeps only the user's text as input; the calls and results are in "
@@ -126,12 +103,10 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "not in the telemetry; warned about, as it should be"
     ),
     ("openai-agents-openlit", "tool_calls"): (
-        "ids empty: each model span names its call twice, gen_ai.tool.call.id='call_a1' "
-        "(the call_id) and the output tool_call part id 'fc_call_a1' (the item id), as "
-        "openlit-openai-responses; and lookup_order's error is 'Error running tool "
-        "(non-fatal)' (status message and error.type), the cause only in "
-        "gen_ai.tool.call.result 'error: order A1 not found' (the failure_error_function's "
-        "text). Class: one call under two ids; " + WRAPPER_ERROR
+        "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
+        "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not found' "
+        "(the failure_error_function's text); the ids (named twice on each model span) are "
+        "read. " + WRAPPER_ERROR
     ),
     ("openai-agents-openlit", "explained"): (
         "1 conflict: the failing span's error (the SDK's wrapper message) differs from its "

@@ -8,6 +8,7 @@ from tracesim.evaluator import extract_tool_calls
 
 from tests.evaluator.rule_rows import (
     model_row,
+    responses_row,
     rule_row,
     tool_row,
 )
@@ -261,18 +262,21 @@ def test_langfuse_observations() -> None:
     )
 
 
-def test_responses_item_ids_are_not_call_ids() -> None:
-    # OpenLLMetry's openai.response spans, one per instrumentation: the inner one copies the
-    # Responses `function_call` item id (fc_...) where the outer one has the call id.
+def test_a_nested_model_spans_requests_under_other_ids_are_its_parents() -> None:
+    # OpenLLMetry on the OpenAI Agents SDK: two openai.response spans per model call, the
+    # inner (a child of the outer) copying the Responses `function_call` item id where the
+    # outer has the call id: one call each, not keyed on the ids' look.
     rows = [
         model_row(1, [("call_w1", "t", {"a": 1})]),
-        model_row(2, [("fc_call_w1", "t", {"a": 1})]),
+        {**model_row(2, [("item_w1", "t", {"a": 1})]), "parent_span_id": format(1, "016x")},
         model_row(3, [("call_w2", "t", {"a": 1})]),
-        model_row(4, [("fc_call_w2", "t", {"a": 1})]),
+        {**model_row(4, [("item_w2", "t", {"a": 1})]), "parent_span_id": format(3, "016x")},
         tool_row(5, {"gen_ai.tool.call.arguments": '{"a": 1}'}),
         tool_row(6, {"gen_ai.tool.call.arguments": '{"a": 1}'}),
     ]
-    assert [c.id for c in extract_tool_calls(rows)] == ["call_w1", "call_w2"]
+    audit: list = []
+    assert [c.id for c in extract_tool_calls(rows, audit=audit)] == ["call_w1", "call_w2"]
+    assert audit == []  # the inner span's requests are explained (aliases)
     part = {"type": "tool_call", "id": "fc_9", "call_id": "call_9", "name": "t", "arguments": {}}
     model = rule_row(1, "chat m", {"gen_ai.output.messages": json.dumps([{"parts": [part]}])})
     assert extract_tool_calls([model, tool_row(2, {})])[0].id == "call_9"
@@ -378,3 +382,25 @@ def test_llama_index_tool_call_repr_nested_step_spans_are_one_call() -> None:
         ("lookup_order", "c1", {"order_id": "A1"}, "order A1 not found"),
         ("lookup_order", "", {}, None),  # a truncated repr: the name, nothing made up
     ]
+
+
+def test_a_model_span_naming_its_call_twice_keeps_both_ids() -> None:
+    # OpenLIT on the Responses API: the output part carries the item id, the span's own
+    # gen_ai.tool.call.id the call_id the answer names; one call, known by both.
+    model = model_row(
+        1,
+        [("item_9", "t", {"a": 1})],
+        **{"gen_ai.tool.name": "t", "gen_ai.tool.call.id": "call_9"},
+    )
+    answer = responses_row(3, [("call_9", "done")], trace=1)
+    audit: list = []
+    [call] = extract_tool_calls([model, answer], context=[model, answer], audit=audit)
+    assert (call.id, call.result) == ("call_9", "done")
+    assert audit == []  # neither the part's id nor the answer is left unexplained
+    # two requests of that tool: which one the attribute names is unknown, ids untouched
+    two = model_row(
+        1,
+        [("item_1", "t", {"a": 1}), ("item_2", "t", {"a": 2})],
+        **{"gen_ai.tool.name": "t", "gen_ai.tool.call.id": "call_1"},
+    )
+    assert [c.id for c in extract_tool_calls([two], context=[two])] == ["item_1", "item_2"]

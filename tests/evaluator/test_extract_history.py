@@ -207,3 +207,62 @@ def test_a_replay_under_another_id_is_the_recorded_request_by_position() -> None
     rows = [_row(1, output), _row(2, replay)]
     [call] = extract_tool_calls(rows, context=rows)
     assert call.id == "c1"
+
+
+def _genai_row(second: int, history: list[dict], output: list[dict]) -> dict:
+    return _row(
+        second,
+        {
+            "gen_ai.input.messages": json.dumps(
+                [{"role": "user", "parts": [{"type": "text", "content": "hi"}]}, *history]
+            ),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": output}]),
+        },
+    )
+
+
+def _call(call_id: str, name: str, arguments: dict) -> dict:
+    return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
+
+
+def _exchange(call_id: str, name: str, arguments: dict, answer: str) -> list[dict]:
+    return [
+        {"role": "assistant", "parts": [_call(call_id, name, arguments)]},
+        {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": call_id, "response": answer}],
+        },
+    ]
+
+
+def test_a_reply_and_its_replay_under_another_id_are_one_call() -> None:
+    """The Responses API under OpenLLMetry: the reply's tool_call part has the item id, the
+    next input replays the call and answers it under the call_id. Same name, arguments and
+    position: one call, known by both ids (the replay's, which answers name, kept)."""
+    paris, order = {"city": "Paris"}, {"order_id": "A1"}
+    one = _exchange("call_1", "get_weather", paris, "Sunny")
+    two = [*one, *_exchange("call_2", "lookup_order", order, "none")]
+    rows = [
+        _genai_row(1, [], [_call("item_1", "get_weather", paris)]),
+        _genai_row(2, one, [_call("item_2", "lookup_order", order)]),
+        _genai_row(3, two, [{"type": "text", "content": "done"}]),
+    ]
+    audit: list = []
+    calls = extract_tool_calls(rows, context=rows, audit=audit)
+    assert [(c.id, c.name, c.result) for c in calls] == [
+        ("call_1", "get_weather", "Sunny"),
+        ("call_2", "lookup_order", "none"),
+    ]
+    assert source_of(calls[0], "id") == "model_history"
+    assert audit == []  # the item ids and the answers are explained
+
+
+def test_a_replay_with_other_arguments_is_not_renamed() -> None:
+    """Other arguments at the same position: not the same call, the reply's id stays."""
+    one = _exchange("call_1", "get_weather", {"city": "Rome"}, "Rainy")
+    rows = [
+        _genai_row(1, [], [_call("item_1", "get_weather", {"city": "Paris"})]),
+        _genai_row(2, one, [{"type": "text", "content": "done"}]),
+    ]
+    calls = extract_tool_calls(rows, context=rows)
+    assert calls[0].id == "item_1"
