@@ -110,16 +110,27 @@ def test_a_conversation_missing_from_the_store_fails_the_run(
     project: Project, monkeypatch: Any
 ) -> None:
     import tracesim.collector.decode.decode as decode_module
+    import tracesim.collector.store.prepare_items as prepare_module
 
-    real_valid = decode_module.span_is_valid
+    real_decode = decode_module.decode_tree
 
-    def refuse_vanishing(pb2_span: Any) -> bool:  # the collector rejects these spans
-        for kv in pb2_span.attributes:
-            if kv.key == TRACESIM.SCENARIO_ID and kv.value.string_value == "vanishes":
-                return False
-        return real_valid(pb2_span)
+    def drop_vanishing(tree: Any, batch: Any, redactor: Any = None) -> None:
+        """The collector stores none of these spans (decoding reads a request's tree of
+        values, natively or through protobuf: spans are left out of it)."""
+        kept = [
+            (
+                resource,
+                [
+                    (scope, [s for s in spans if s[9].get(TRACESIM.SCENARIO_ID) != "vanishes"])
+                    for scope, spans in scopes
+                ],
+            )
+            for resource, scopes in tree
+        ]
+        real_decode(kept, batch, redactor)
 
-    monkeypatch.setattr(decode_module, "span_is_valid", refuse_vanishing)
+    monkeypatch.setattr(decode_module, "decode_tree", drop_vanishing)
+    monkeypatch.setattr(prepare_module, "decode_tree", drop_vanishing)
     project.agent(FINE_AGENT, "fine_agent.py")
     project.scenarios(
         [{"scenario_id": "vanishes", "turns": ["a"]}, {"scenario_id": "stays", "turns": ["a"]}]
