@@ -12,7 +12,7 @@ the evidence, and builds one call per real invocation:
    its provenance;
 3. requests no span answered are calls of their own (`request_calls`: every request where
    the conversation has no tool span; else those answered, of a tool without a span);
-4. calls still without an outcome take their answers (`answers.pair_answers`: by id or
+4. calls still without an outcome take their answers (`answer_pairing.pair_answers`: by id or
    alias, then id-less answers by position and name, then answers under rewritten ids by
    position, only when exactly as many).
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.answers import AnswerHistory, Fresh, pair_answers
+from tracesim.evaluator.extract.answer_pairing import Fresh, pair_answers
+from tracesim.evaluator.extract.answers import AnswerHistory
 from tracesim.evaluator.extract.assign import assign_requests
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
 from tracesim.evaluator.extract.nested import merge_nested
@@ -179,7 +180,7 @@ def _recover(pieces: list[CallPiece], models: list[SpanView], scope: Conversatio
 
 def _answers(pieces: list[CallPiece], models: list[SpanView], scope: ConversationSpans) -> None:
     """Outcomes the spans lack, from the answers the model inputs carried
-    (`answers.pair_answers`, the one pairing of answers with calls)."""
+    (`answer_pairing.pair_answers`, the one pairing of answers with calls)."""
     calls = [p.call for p in pieces]
     aliases = {i: p.alias for i, p in enumerate(pieces) if p.alias}
     history = scope.answer_history() if scope.given else AnswerHistory(models)
