@@ -56,6 +56,13 @@ scenario asserts, on every turn, the 7 checks the in-memory path runs.
 Measured here at 100k turns (load ~1.5): 7,100 turns/s, peak RSS 330 MB,
 results.json 17 MB; with `--scenarios` 2,660 turns/s, 625 MB, 102 MB.
 
+Checks are computed once per distinct input (`evaluator.checks.memo`): the synthetic
+turns repeat their calls, as trials of a scenario do. `--distinct` builds turns that
+never repeat them (a customer id and tool durations of their own), the worst case:
+
+    .venv/bin/python benchmarks/evaluate.py --turns 20000 --db /tmp/d20k.duckdb --scenarios \
+        --distinct --pipeline --stages
+
 Extraction + merge hot path (branch extract-speed, 50k turns, machine shared, load
 2.4-5.3, so wall time is noise; medians of 3 runs alternating old/new code):
 in-memory phases extract 152.7 -> 113.6 us/turn, merge 25.2 -> 20.2 us/turn

@@ -17,7 +17,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracesim.schemas.text_file import read_text_file
+
 __all__ = ["RunInProgress", "marker_path", "marking_run", "run_in_progress"]
+
+
+_MARKER_BYTES = 64 << 10
+"""A marker is a few dozen bytes; a larger one (or a FIFO, a device) is not read."""
 
 
 def marker_path(db_path: str | Path) -> Path:
@@ -68,10 +74,10 @@ def run_in_progress(db_path: str | Path) -> RunInProgress | None:
     """The run another process is writing into `db_path`, or None (no marker, an unreadable
     one, or this process's own run)."""
     try:
-        body = json.loads(marker_path(db_path).read_text(encoding="utf-8"))
+        body = json.loads(read_text_file(marker_path(db_path), limit=_MARKER_BYTES))
         run_id, pid = str(body["run_id"]), int(body["pid"])
         started = float(body.get("started_at") or 0.0)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # TextFileError too
         return None
     if pid == os.getpid():
         return None

@@ -144,7 +144,13 @@ class DecoderProcess:
                 raise RuntimeError(f"no answer in {ANSWER_TIMEOUT:g} s: killed as hung")
             status, result, records = conn.recv()
             if status == "done":
-                result = read_prepared(conn, result)
+                try:
+                    result = read_prepared(conn, result)
+                except (OSError, EOFError):
+                    raise
+                except Exception as error:  # an answer that cannot be read: not trusted
+                    self._process.kill()
+                    raise RuntimeError(f"unreadable answer, killed: {error!r}") from None
         except DecoderUnreachable:
             raise
         except (OSError, EOFError, RuntimeError) as error:

@@ -19,6 +19,7 @@ stops keying for a while (`_PAUSE` conversations), then samples again.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +38,8 @@ from tracesim.schemas import MetricResult, ToolCall
 __all__ = ["CheckSet", "calls_key"]
 
 _LIMIT = 20_000
-"""Results kept per assertion list; past it the memo starts afresh (memory stays bounded)."""
+"""Results kept in all (every `CheckSet` of the process); past it they start afresh, so
+memory stays bounded however many scenarios an evaluation plays."""
 _SAMPLE = 2_000
 """Lookups after which a `CheckSet` decides whether keying pays (a quarter found)."""
 _PAUSE = 500
@@ -100,15 +102,23 @@ def calls_key(fields: Sequence[tuple[Any, ...]]) -> Key:
     return tuple(out)
 
 
+_LIVE: weakref.WeakSet[CheckSet] = weakref.WeakSet()
+"""Every CheckSet of the process (their results share `_LIMIT`)."""
+_HELD = [0]
+"""Results the live CheckSets hold in all (a CheckSet dropped with its results is not
+subtracted: the count only errs high, clearing early)."""
+
+
 class CheckSet:
     """A scenario's parsed assertions and the results of the inputs checked so far."""
 
-    __slots__ = ("assertions", "_ids", "_results", "_found", "_looked", "_paused")
+    __slots__ = ("assertions", "_ids", "_results", "_found", "_looked", "_paused", "__weakref__")
 
     def __init__(self, assertions: list[Assertion]) -> None:
         self.assertions = assertions
         self._ids = _id_sensitive(assertions)
         self._results: dict[Key, MetricResult] = {}
+        _LIVE.add(self)
         self._found = self._looked = 0
         self._paused = 0
         """Conversations still to check without keys."""
@@ -118,6 +128,7 @@ class CheckSet:
         if not self._paused and self._looked >= _SAMPLE:
             if self._found * 4 < self._looked:
                 self._paused = _PAUSE
+                _HELD[0] -= len(self._results)
                 self._results.clear()
             self._found = self._looked = 0
         if self._paused:
@@ -150,8 +161,10 @@ class CheckSet:
             per_turn.append(fields)  # type: ignore[arg-type]
         keys: dict[int | None, Key] = {}
         results = self._results
-        if len(results) > _LIMIT:
-            results.clear()
+        if _HELD[0] > _LIMIT:
+            for live in _LIVE:
+                live._results.clear()
+            _HELD[0] = 0
         everything: list[ToolCall] | None = None
         out: list[tuple[int | None, MetricResult]] = []
         for assertion in self.assertions:
@@ -183,6 +196,7 @@ class CheckSet:
             if result is not None:
                 self._found += 1
             else:
+                _HELD[0] += 1
                 result = results[memo_key] = freeze(check_one(assertion, calls, turns, facts, kind))
             out.append((turn, result))
         return out

@@ -6,7 +6,8 @@
 - `tool_spans`: tool and MCP spans as pieces (every tool convention);
 - `recover`: model requests as pieces (output messages of every convention);
 - `history`: the calls a model input's history replays, as pieces;
-- `answers`: tool answers carried in model inputs as evidence pieces, and their pairing;
+- `answers`: tool answers carried in model inputs as evidence pieces;
+- `answer_pairing`: the one pairing of answers with calls;
 - `pairing`: the one pairing step (pieces and answers -> calls);
 - `nested`: tool spans of one call (MCP client/server, a second instrumentation, a
   lifecycle event) as one;

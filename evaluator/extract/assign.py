@@ -42,6 +42,7 @@ def assign_requests(
     *,
     taken: set[str],
     latest: bool = False,
+    agreed: set[int] | None = None,
 ) -> list[CallPiece | None]:
     """The request each span piece of `pending` answers (None where none fits), each used
     once.
@@ -51,7 +52,8 @@ def assign_requests(
     rest, each the earliest unused request of its name (`latest`: the latest one made
     before the call, for requests gathered over a whole conversation). A span under an id
     no request names that has arguments takes only a request of the same arguments or of
-    none.
+    none. `agreed` receives the indexes paired on equal arguments (no conflict to look
+    for).
     """
     used = set(taken)  # request ids handed out (an id names one call)
     gone: set[int] = set()  # requests handed out, by identity (id-less requests too)
@@ -79,6 +81,8 @@ def assign_requests(
             fits = [r for r in requested if _named(r, call.name) and free(r)]
             same = [r for r in fits if r.same_arguments(arguments)]
             take(index, _pick(same, call.order, latest=latest))
+            if agreed is not None and found[index] is not None:
+                agreed.add(index)
     for index, call in enumerate(pending):
         if found[index] is None and call.bare is not None:
             fits = [

@@ -140,6 +140,11 @@ def _message_content(value: Mapping[str, Any]) -> tuple[bool, Any, str]:
 def unwrap_value(value: Any) -> Unwrapped:
     """The tool's own value inside any envelope above (None for a placeholder); a value
     without an envelope comes back as it was (JSON text stays that text)."""
+    if type(value) is str and value.lstrip()[:1] not in _JSON_HEADS:
+        if value.strip() in PLACEHOLDERS:  # plain text (most results): no envelope to peel
+            return Unwrapped(None)
+        if not value.startswith("content="):
+            return Unwrapped(value)
     original, call_id, peeled, failed = value, "", False, False
     for _ in range(_DEPTH):
         if is_placeholder(value):

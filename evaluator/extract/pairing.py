@@ -12,7 +12,7 @@ the evidence, and builds one call per real invocation:
    its provenance;
 3. requests no span answered are calls of their own (`request_calls`: every request where
    the conversation has no tool span; else those answered, of a tool without a span);
-4. calls still without an outcome take their answers (`answers.pair_answers`: by id or
+4. calls still without an outcome take their answers (`answer_pairing.pair_answers`: by id or
    alias, then id-less answers by position and name, then answers under rewritten ids by
    position, only when exactly as many).
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.answers import AnswerHistory, Fresh, pair_answers
+from tracesim.evaluator.extract.answer_pairing import Fresh, pair_answers
+from tracesim.evaluator.extract.answers import AnswerHistory
 from tracesim.evaluator.extract.assign import assign_requests
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
 from tracesim.evaluator.extract.nested import merge_nested
@@ -107,10 +108,14 @@ def _own_ids(pieces: list[CallPiece], models: list[SpanView], *, whole: bool) ->
             piece.needs = True
 
 
-def _apply(piece: CallPiece, request: CallPiece | None, named: set[str]) -> bool:
+def _apply(
+    piece: CallPiece, request: CallPiece | None, named: set[str], *, agreed: bool = False
+) -> bool:
     """Fill what a span piece lacked from the request it answers; True when done. An id
     no request names (`named`) gives way to the request's, the one its answers and
-    explicit reports use; where the span keeps its own, the request's is its alias."""
+    explicit reports use; where the span keeps its own, the request's is its alias.
+    Arguments the span ran that differ from the request's are kept and reported as a
+    conflict (`agreed`: paired on equal arguments, nothing to compare)."""
     if request is None:
         return False
     call = piece.call
@@ -130,6 +135,10 @@ def _apply(piece: CallPiece, request: CallPiece | None, named: set[str]) -> bool
         call.arguments = dict(request.arguments)
         if call.arguments:
             provenance["arguments"] = REQUEST
+    elif not agreed and request.arguments and not request.same_arguments(call.arguments):
+        # the span ran other arguments than the request asked for: kept (what ran), said
+        conflicts = provenance.get("conflicts")
+        provenance["conflicts"] = f"{conflicts},arguments" if conflicts else "arguments"
     call.provenance = provenance
     return True
 
@@ -148,10 +157,11 @@ def _recover(pieces: list[CallPiece], models: list[SpanView], scope: Conversatio
         ]
         in_trace = [p for p in pending if p.view.trace_id == trace_id]
         taken = {p.call.id for p in pieces if p.view.trace_id == trace_id and p.call.id}
-        chosen = assign_requests(in_trace, requested, taken=taken)
+        agreed: set[int] = set()
+        chosen = assign_requests(in_trace, requested, taken=taken, agreed=agreed)
         named = {r.id for r in requested if r.id}
-        for piece, request in zip(in_trace, chosen, strict=True):
-            if not _apply(piece, request, named):
+        for index, (piece, request) in enumerate(zip(in_trace, chosen, strict=True)):
+            if not _apply(piece, request, named, agreed=index in agreed):
                 left.append(piece)
     if not left or not scope.given:
         return
@@ -161,15 +171,16 @@ def _recover(pieces: list[CallPiece], models: list[SpanView], scope: Conversatio
     if not requested:
         return
     taken = {p.call.id for p in pieces if p.call.id}
-    chosen = assign_requests(left, requested, taken=taken, latest=True)
+    agreed = set()
+    chosen = assign_requests(left, requested, taken=taken, latest=True, agreed=agreed)
     named = {r.id for r in requested if r.id}
-    for piece, request in zip(left, chosen, strict=True):
-        _apply(piece, request, named)
+    for index, (piece, request) in enumerate(zip(left, chosen, strict=True)):
+        _apply(piece, request, named, agreed=index in agreed)
 
 
 def _answers(pieces: list[CallPiece], models: list[SpanView], scope: ConversationSpans) -> None:
     """Outcomes the spans lack, from the answers the model inputs carried
-    (`answers.pair_answers`, the one pairing of answers with calls)."""
+    (`answer_pairing.pair_answers`, the one pairing of answers with calls)."""
     calls = [p.call for p in pieces]
     aliases = {i: p.alias for i, p in enumerate(pieces) if p.alias}
     history = scope.answer_history() if scope.given else AnswerHistory(models)

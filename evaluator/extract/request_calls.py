@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.answers import AnswerHistory, pair_answers, row_may_hold_responses
+from tracesim.evaluator.extract.answer_pairing import pair_answers
+from tracesim.evaluator.extract.answers import AnswerHistory, row_may_hold_responses
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
 from tracesim.evaluator.extract.fields import is_tool_span, tool_error
 from tracesim.evaluator.extract.history import replayed_calls, turn_replays

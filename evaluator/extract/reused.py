@@ -10,7 +10,7 @@ taken as reused only when one model input's history answers it more than once: s
 repeat a whole message history in their output (chain spans) never make calls of it.
 
 `Occurrences` walks a conversation's model spans in start order and numbers each request
-(id, occurrence); `answers.pair_answers` gives the n-th occurrence the n-th answer of its
+(id, occurrence); `answer_pairing.pair_answers` gives the n-th occurrence the n-th answer of its
 id in the longest history a model input carried.
 """
 

@@ -189,7 +189,8 @@ class EvaluationReport(BaseModel):
     custom_metrics: list[str] = Field(default_factory=list)
     """Names of the custom metrics loaded."""
     trials: TrialRollup = Field(default_factory=TrialRollup)
-    """The run's trials over its scenarios: pass rate and its Wilson interval, pass@k,
+    """The run's trials over its scenarios: pass rate and its interval clustered by scenario,
+    pass@k,
     pass^k, flaky scenarios, and every metric's mean over scenarios with a bootstrap
     interval (evaluator.stats)."""
     scenarios: list[ScenarioTrials] = Field(default_factory=list)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 from tracesim.evaluator.stats.bootstrap import DEFAULT_SEED, bootstrap_mean_ci
+from tracesim.evaluator.stats.clustered import clustered_pass_rate_interval
 from tracesim.evaluator.stats.proportions import pass_curves, wilson_interval
 
 __all__ = ["ScenarioTrials", "TrialOutcome", "TrialRollup", "roll_up", "scenario_trials"]
@@ -61,7 +62,10 @@ class TrialRollup(BaseModel):
     pass_rate: float | None = None
     """All passes / all trials."""
     pass_rate_ci: list[float] | None = None
-    """95% Wilson interval over all trials (treats trials as independent)."""
+    """95% interval of the pass rate, clustered by scenario (`clustered`): Wilson over the
+    effective number of trials (trials / design effect), Student's t for few scenarios. The
+    trials of a scenario share its difficulty, so it is wider than a Wilson interval over all
+    trials when scenarios differ; with one trial per scenario it is that Wilson interval."""
     pass_at_k: dict[int, float] = Field(default_factory=dict)
     """k -> mean over scenarios of their pass@k, k = 1..the fewest trials of a scenario."""
     pass_hat_k: dict[int, float] = Field(default_factory=dict)
@@ -118,7 +122,7 @@ def roll_up(scenarios: Iterable[ScenarioTrials], *, seed: int | None = None) -> 
         return TrialRollup()
     n = sum(s.trials for s in items)
     c = sum(s.passed for s in items)
-    ci = wilson_interval(n, c)
+    ci = clustered_pass_rate_interval([(s.trials, s.passed) for s in items])
     k_max = min(s.trials for s in items)
     per_metric: dict[str, list[float]] = {}
     for s in items:

@@ -126,9 +126,12 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "not in the telemetry; warned about, as it should be"
     ),
     ("openai-agents-openlit", "tool_calls"): (
-        "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
-        "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not "
-        "found' (the failure_error_function's text). " + WRAPPER_ERROR
+        "ids empty: each model span names its call twice, gen_ai.tool.call.id='call_a1' "
+        "(the call_id) and the output tool_call part id 'fc_call_a1' (the item id), as "
+        "openlit-openai-responses; and lookup_order's error is 'Error running tool "
+        "(non-fatal)' (status message and error.type), the cause only in "
+        "gen_ai.tool.call.result 'error: order A1 not found' (the failure_error_function's "
+        "text). Class: one call under two ids; " + WRAPPER_ERROR
     ),
     ("openai-agents-openlit", "explained"): (
         "1 conflict: the failing span's error (the SDK's wrapper message) differs from its "

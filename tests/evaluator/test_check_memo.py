@@ -217,3 +217,16 @@ def test_inputs_that_never_repeat_stop_the_keying_and_keep_the_answers(
     assert kinds[:10] == [True] * 10  # sampling: 2 lookups a conversation
     assert kinds[10:13] == [False] * 3  # none found: paused for 3 conversations
     assert kinds[13] is True  # then sampling again
+
+
+def test_results_kept_are_bounded_across_every_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo_module, "_LIMIT", 10)
+    sets = []
+    for n in range(6):  # six scenarios, each its own CheckSet
+        raw = [{"type": "tool_call_args", "expected": [{"name": "f", "args": {"x": n}}]}]
+        checks = CheckSet(parse_assertions(raw, where="test"))
+        sets.append(checks)
+        for m in range(4):
+            turns: list[list[ToolCall] | None] = [[ToolCall(name="f", arguments={"x": m})]]
+            checks.check(turns, kind="check")
+            assert sum(len(s._results) for s in sets) <= 11

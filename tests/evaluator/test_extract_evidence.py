@@ -460,3 +460,21 @@ def test_legacy_function_call_is_an_id_less_request() -> None:
     [call] = extract_tool_calls([_row("00000000000000f1", "litellm_request", attributes, second=1)])
     assert (call.id, call.name, call.arguments) == ("", "get_weather", {"city": "Paris"})
     assert source_of(call, "arguments") == "model_request"
+
+
+def test_a_span_that_ran_other_arguments_than_requested_is_a_conflict() -> None:
+    """A tool span without an id pairs with the request of its name by position; when it
+    ran other arguments than the request asked for, the span's (what ran) are kept and
+    the disagreement is reported, never chosen silently (SPEC §5)."""
+    model = _model("00000000000000c1", 1, calls=[("call_1", "lookup", '{"order": "A1"}')])
+    tool = _row(
+        "00000000000000a2",
+        "execute_tool lookup",
+        {"gen_ai.tool.name": "lookup", "gen_ai.tool.call.arguments": '{"order": "B2"}'},
+        second=2,
+    )
+    audit: list = []
+    [call] = extract_tool_calls([model, tool], audit=audit)
+    assert (call.id, call.arguments) == ("call_1", {"order": "B2"})
+    assert call.provenance["conflicts"] == "arguments"
+    assert [(item.kind, item.detail) for item in audit] == [("conflict", "fields: arguments")]

@@ -77,3 +77,17 @@ def test_a_killed_run_is_said_by_report(marked: Path) -> None:
     result = CliRunner().invoke(cli, ["report", "--db", str(marked)])
     assert result.exit_code == 0, result.output
     assert "stopped before its end" in result.stderr
+
+
+def test_a_marker_that_is_a_fifo_or_huge_is_not_read(tmp_path: Path) -> None:
+    """`<db>.running` is read by every evaluate: a FIFO there used to hang it."""
+    from tracesim.run_marker import run_in_progress
+
+    db = tmp_path / "t.duckdb"
+    os.mkfifo(marker_path(db))
+    assert run_in_progress(db) is None
+    marker_path(db).unlink()
+    marker_path(db).write_text(
+        json.dumps({"run_id": RUN, "pid": os.getppid(), "x": "y" * (1 << 20)})
+    )
+    assert run_in_progress(db) is None
