@@ -124,3 +124,18 @@ def test_one_scenario_says_little_about_the_agent() -> None:
     low, high = clustered_pass_rate_interval([(10, 7)])
     assert low < 0.05 and high > 0.95
     assert clustered_pass_rate_interval([(10, 10)]) == pytest.approx(wilson_interval(1, 1))
+
+
+def test_the_report_shows_the_clustered_interval() -> None:
+    """The report's trials section reads the run's `pass_rate_ci` from `runs.summary`."""
+    from tracesim.evaluator.report.trials import trials_html
+
+    scenarios = [scenario_trials(f"s{i}", [i < 5] * 5) for i in range(10)]
+    summary = {
+        "trials": roll_up(scenarios).model_dump(mode="json"),
+        "scenarios": [s.model_dump(mode="json") for s in scenarios],
+    }
+    html = trials_html({"summary": summary})
+    low, high = clustered_pass_rate_interval([(5, 5)] * 5 + [(5, 0)] * 5)
+    assert f"(95% CI over scenarios {low:.0%}–{high:.0%})" in html
+    assert f"{low:.0%}" != f"{wilson_interval(50, 25)[0]:.0%}"
