@@ -45,7 +45,7 @@ def in_progress_note(db: Any) -> str | None:
     end), or was killed before its end; None otherwise. Reading is not refused: the stored
     evaluations are whole."""
     path = getattr(db, "path", db)
-    path = Path(path) if isinstance(path, str) and "://" not in path else path
+    path = Path(path) if isinstance(path, str) else path  # a URL names no marker file
     marker = run_in_progress(path) if isinstance(path, Path) else None
     if marker is None:
         return None

@@ -65,7 +65,7 @@ def _scenarios(summary: dict[str, Any]) -> str:
     t = summary.get("trials") or {}
     head = (
         f"<p class='muted'>{escape(str(t.get('passed')))}/{escape(str(t.get('trials')))} trials "
-        f"passed, pass rate {_pct(t.get('pass_rate'))} (95% CI by scenario {_ci(t.get('pass_rate_ci'))}), "
+        f"passed, pass rate {_pct(t.get('pass_rate'))} (95% CI over scenarios {_ci(t.get('pass_rate_ci'))}), "
         f"pass^k {_hat(t.get('pass_hat_k'))}, {escape(str(t.get('flaky', 0)))} flaky scenario(s).</p>"
     )
     return (

@@ -162,4 +162,7 @@ def test_the_summary_shows_the_agents_usage_and_the_trials() -> None:
     assert "8 with a model of unknown price: evaluation.prices" in text
     # 7/8 passed; pass^4 = (C(3,4)/C(4,4) + 1) / 2 = 0.5.
     assert "trials: 7/8 passed over 2 scenario(s), pass rate 88%" in text
+    # the interval is clustered by scenario: two scenarios that differ say little about the
+    # agent (Wilson over the 8 trials as if independent would print 53%-98%)
+    assert "pass rate 88% (95% CI 3%-100%)" in text
     assert "pass^4 0.50; flaky: refund" in text

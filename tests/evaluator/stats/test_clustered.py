@@ -24,7 +24,7 @@ POPULATIONS: dict[str, Population] = {
     "mostly all or nothing": (lambda r: r.betavariate(0.3, 0.2), 0.6),
 }
 TRIALS = (1, 2, 3, 5, 10)
-SIMS = 150
+SIMS = 300
 
 
 def _coverage(m: int, k: int, population: Population, seed: int) -> tuple[float, float]:
@@ -53,12 +53,15 @@ def test_the_interval_covers_about_95_percent_with_few_or_many_scenarios(m: int)
         for k in TRIALS
     }
     clustered = [cov for cov, _ in results.values()]
-    worst = min(results.items(), key=lambda item: item[1][0])
-    assert worst[1][0] >= 0.87, f"{m} scenarios: {worst}"
-    assert 0.93 <= sum(clustered) / len(clustered) <= 0.995, results
+    assert 0.94 <= sum(clustered) / len(clustered) <= 0.99, results  # measured 0.96-0.97
+    repeated = min((cov, key) for key, (cov, _) in results.items() if key[1] > 1)
+    assert repeated[0] >= 0.91, f"{m} scenarios: {repeated}"  # measured >= 0.94
+    # one trial per scenario is Wilson's own interval (0.90 at worst, measured)
+    single = min((cov, key) for key, (cov, _) in results.items() if key[1] == 1)
+    assert single[0] >= 0.87, f"{m} scenarios: {single}"
     # the Wilson interval over all trials is the confident wrong answer this replaces
     naive = [w for (name, k), (_, w) in results.items() if k > 1 and name != "identical scenarios"]
-    assert sum(naive) / len(naive) < 0.85, results
+    assert sum(naive) / len(naive) < 0.8, results  # measured 0.63-0.70
 
 
 def test_one_trial_per_scenario_is_the_wilson_interval() -> None:
@@ -101,3 +104,38 @@ def test_the_run_roll_up_reports_the_clustered_interval() -> None:
         list(clustered_pass_rate_interval([(4, 4)] * 3 + [(4, 0)] * 3))
     )
     assert run.pass_rate_ci[0] < wilson_interval(24, 12)[0]
+
+
+def test_scenarios_of_different_trial_counts_weigh_by_their_trials() -> None:
+    """Repeats differ per scenario: the pooled rate and its clustered variance weigh each
+    scenario by its trials, and always-pass / always-fail scenarios still widen it."""
+    counts = [(1, 1), (1, 0), (5, 5), (5, 0), (3, 2)]
+    assert design_effect(counts) > 4
+    low, high = clustered_pass_rate_interval(counts)
+    naive_low, naive_high = wilson_interval(15, 8)
+    assert low < naive_low and high > naive_high
+    assert low < 8 / 15 < high
+
+
+def test_one_scenario_says_little_about_the_agent() -> None:
+    """A run of one scenario is one draw from the scenarios the agent meets: its trials are
+    one effective trial (the scenario's own Wilson interval is in `scenarios[]`)."""
+    assert design_effect([(10, 7)]) == 10.0
+    low, high = clustered_pass_rate_interval([(10, 7)])
+    assert low < 0.05 and high > 0.95
+    assert clustered_pass_rate_interval([(10, 10)]) == pytest.approx(wilson_interval(1, 1))
+
+
+def test_the_report_shows_the_clustered_interval() -> None:
+    """The report's trials section reads the run's `pass_rate_ci` from `runs.summary`."""
+    from tracesim.evaluator.report.trials import trials_html
+
+    scenarios = [scenario_trials(f"s{i}", [i < 5] * 5) for i in range(10)]
+    summary = {
+        "trials": roll_up(scenarios).model_dump(mode="json"),
+        "scenarios": [s.model_dump(mode="json") for s in scenarios],
+    }
+    html = trials_html({"summary": summary})
+    low, high = clustered_pass_rate_interval([(5, 5)] * 5 + [(5, 0)] * 5)
+    assert f"(95% CI over scenarios {low:.0%}–{high:.0%})" in html
+    assert f"{low:.0%}" != f"{wilson_interval(50, 25)[0]:.0%}"
