@@ -21,7 +21,9 @@ What real instrumentations emit, as the conformance corpus shows:
   pydantic's repr without the class name: OpenLIT's LangChain tool spans) is its content,
   and its `tool_call_id` the call's id;
 - text-block lists `[{"type": "text", "text": ...}]` are their joined text;
-- placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all.
+- placeholders (`<not specified>`, empty text, `{}`, `[]`) are no value at all, and so is
+  a Python object's default repr (`<generator object f at 0x7f..>`, `<X object at 0x..>`:
+  an object's identity, not its value; Agno's delegate tool under OpenLIT).
 Pure functions over decoded values.
 """
 
@@ -75,9 +77,23 @@ def _printed_message(text: str) -> tuple[Any, str] | None:
     return content, str(call_id)
 
 
+_OBJECT_REPR = re.compile(r"<[^\n]{1,500} at 0x[0-9a-fA-F]+>")
+
+
 def is_placeholder(value: Any) -> bool:
-    """True for None and the values frameworks write where they have none."""
-    return value is None or (isinstance(value, str) and value.strip() in PLACEHOLDERS)
+    """True for None and the values frameworks write where they have none (a placeholder,
+    or an object's default repr, which names the object and holds none of its value)."""
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return text in PLACEHOLDERS or is_object_repr(text)
+
+
+def is_object_repr(text: str) -> bool:
+    """Whether `text` (stripped) is a Python object's default repr (`<... at 0x...>`)."""
+    return text[-1:] == ">" and text[:1] == "<" and _OBJECT_REPR.fullmatch(text) is not None
 
 
 class Unwrapped:
@@ -141,7 +157,7 @@ def unwrap_value(value: Any) -> Unwrapped:
     """The tool's own value inside any envelope above (None for a placeholder); a value
     without an envelope comes back as it was (JSON text stays that text)."""
     if type(value) is str and value.lstrip()[:1] not in _JSON_HEADS:
-        if value.strip() in PLACEHOLDERS:  # plain text (most results): no envelope to peel
+        if is_placeholder(value):  # plain text (most results): no envelope to peel
             return Unwrapped(None)
         if not value.startswith("content="):
             return Unwrapped(value)
