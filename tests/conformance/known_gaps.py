@@ -114,16 +114,14 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "inspect"
     ),
     ("agno-team-openlit", "explained"): (
-        "2 conflicts: the tool spans' result (a repr) and error (the wrapper's text) differ "
-        "from the answers the leader's next model input carried (see tool_calls); warned "
-        "about by inspect"
+        "1 conflict: lookup_order's span error (the wrapper's 'Tool execution failed') "
+        "differs from the answer the leader's next model input carried ('order A1 not "
+        "found'); warned about by inspect (the delegate's repr result is now read as no "
+        "result, its answer taken from that input)"
     ),
     ("agno-team-openlit", "tool_calls"): (
-        "the delegate's result is '<generator object ...>' (gen_ai.tool.call.result is a "
-        "Python repr; the member's answer is in the leader's next model input) and "
-        "lookup_order's error is 'Tool execution failed' (status) while error.type holds "
-        "'order A1 not found'. Classes: a result that is an object's repr is no result "
-        "(the model input's answer is the better source); " + WRAPPER_ERROR
+        "lookup_order's error is 'Tool execution failed' (status) while error.type and the "
+        "leader's next model input hold 'order A1 not found'. " + WRAPPER_ERROR
     ),
 }
 
