@@ -161,3 +161,15 @@ def test_latency_statistics_and_threshold() -> None:
     assert (slow.value, slow.passed) == (0.0, False)
     assert slow.details["slow"] == [{"tool": "b", "duration_ms": 100.0}]
     assert tool_latency([t("c")]).value is None
+
+
+def test_latency_a_span_ending_before_it_starts_is_no_time() -> None:
+    # a clock or instrumentation fault gives a negative duration: it must not count as a
+    # fast call that lets a max_ms gate pass, and it must be said
+    only_backwards = tool_latency([t("a", ms=-5000)], max_ms=100)
+    assert only_backwards.passed is None and only_backwards.value is None
+    assert "ends before it starts" in only_backwards.reason
+    mixed = tool_latency([t("a", ms=-5000), t("b", ms=40)], max_ms=100)
+    assert mixed.details["overall"]["count"] == 1
+    assert mixed.details["ends_before_start"] == ["a"]
+    assert "1 call(s) not timed" in mixed.reason
