@@ -17,8 +17,8 @@ from tracesim.schemas.conventions import AI_SDK, HAYSTACK, TOOL_ERROR_WRAPPER
 __all__ = ["error_output", "tool_error"]
 
 _EXCEPTION_LINE = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
-    r"(?: ?\[[^\]]*\])?: (.+)$",
+    r"^(?:(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
+    r"|error)(?: ?\[[^\]]*\])?: (.+)$",
     re.DOTALL,
 )
 _JS_FRAME = re.compile(r"^\s+at\s", re.MULTILINE)
@@ -139,11 +139,19 @@ def _tool_error(span: SpanView) -> str | None:
                 kind = event_attributes.get(OTEL.EXCEPTION_TYPE)
                 return str(kind) if _present(kind) else OTEL.EXCEPTION_EVENT
     failed = span.status_code == "ERROR"
+    error_type = attributes.get(OTEL.ERROR_TYPE)
     if failed and span.status_message:
-        return _exception_message(str(span.status_message))
+        status = str(span.status_message)
+        if status == error_type:
+            # the status only repeats error.type (a wrapper's class of failure, the OpenAI
+            # Agents SDK's `Error running tool (non-fatal)`): no more than a bare type, so
+            # the tool's own error output, when the span holds one, is the message
+            output = error_output(attributes)
+            if output is not None:
+                return output
+        return _exception_message(status)
     if attributes.get(HAYSTACK.TOOL_ERROR) in (True, "true"):
         return _haystack_error(attributes.get(HAYSTACK.TOOL_OUTPUT))
-    error_type = attributes.get(OTEL.ERROR_TYPE)
     if not failed and not _present(error_type):
         return None
     # Only a bare type (`tool_error`, `TOOL_ERROR`) or none: the tool's own error output,

@@ -18,9 +18,9 @@ answer (same id) says something else, is a `conflict` (the value kept is the too
 a result that is an object's repr (`<generator object ...>`) where the model got the
 member agent's answer, a framework's wrapper message (`Tool execution failed`) where the
 model got the cause, an error a framework hid from the model. With no answer in any model
-input, a failed tool span whose own output says something else than the error kept (the
-OpenAI Agents SDK's `Error running tool (non-fatal)` beside the handler's `error: <cause>`)
-is one too. Texts compare loosely: JSON by value, one containing the other agrees.
+input, a failed tool span whose own output says something else than the error kept (a
+wrapper's message beside the handler's `error: <cause>`, where the status says more than
+`error.type`: `errors` reads the output when it does not) is one too. Texts compare loosely: JSON by value, one containing the other agrees.
 
 Pure: the conversation's final calls in, items out; run after `audit.settle`, which would
 take a call's own id for an explanation.

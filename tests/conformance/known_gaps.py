@@ -102,17 +102,6 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
         "3 model calls that asked for tools unreadably (unread_request): the calls are "
         "not in the telemetry; warned about, as it should be"
     ),
-    ("openai-agents-openlit", "tool_calls"): (
-        "lookup_order's error is 'Error running tool (non-fatal)' (status message and "
-        "error.type), the cause only in gen_ai.tool.call.result 'error: order A1 not found' "
-        "(the failure_error_function's text); the ids (named twice on each model span) are "
-        "read. " + WRAPPER_ERROR
-    ),
-    ("openai-agents-openlit", "explained"): (
-        "1 conflict: the failing span's error (the SDK's wrapper message) differs from its "
-        "own gen_ai.tool.call.result (the handler's 'error: <cause>'); warned about by "
-        "inspect"
-    ),
     ("agno-team-openlit", "explained"): (
         "1 conflict: lookup_order's span error (the wrapper's 'Tool execution failed') "
         "differs from the answer the leader's next model input carried ('order A1 not "
