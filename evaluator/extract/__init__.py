@@ -18,6 +18,7 @@
 - `context`: a conversation's spans, read once for all its turns;
 - `span`: one lazy view over SDK spans and `spans` rows;
 - `fields`, `errors`: the field-by-field precedence over the conventions;
+- `wrapped_errors`: a wrapper's status message over a cause two sources agree on;
 - `envelopes`: unwrapping the envelopes frameworks put around a tool's values;
 - `audit`: the evidence that did not become a call.
 """

@@ -17,7 +17,7 @@ A call whose result or error its tool span gave, while the model input that carr
 answer (same id) says something else, is a `conflict` (the value kept is the tool span's):
 a result that is an object's repr (`<generator object ...>`) where the model got the
 member agent's answer, a framework's wrapper message (`Tool execution failed`) where the
-model got the cause, an error a framework hid from the model. With no answer in any model
+model got the cause and no span attribute confirms it (`wrapped_errors`), an error a framework hid from the model. With no answer in any model
 input, a failed tool span whose own output says something else than the error kept (a
 wrapper's message beside the handler's `error: <cause>`, where the status says more than
 `error.type`: `errors` reads the output when it does not) is one too. Texts compare loosely: JSON by value, one containing the other agrees.

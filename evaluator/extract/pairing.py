@@ -36,6 +36,7 @@ from tracesim.evaluator.extract.recover import (
 )
 from tracesim.evaluator.extract.request_calls import message_calls, unspanned_calls
 from tracesim.evaluator.extract.span import SpanView
+from tracesim.evaluator.extract.wrapped_errors import unwrap_errors, wrapped_candidates
 from tracesim.schemas import ToolCall
 from tracesim.schemas.conventions import LANGCHAIN
 
@@ -62,7 +63,8 @@ def pair_turn(
         call = piece.call
         if call.result is None and call.error is None:
             needs_result = True
-    if not (own or needs_result or pending):
+    wrapped = wrapped_candidates(pieces)  # errors that may be a wrapper's message
+    if not (own or needs_result or pending or wrapped):
         return [p.call for p in pieces], []
     traces = {p.view.trace_id for p in pieces}
     # Without a missing result, the model spans serve only their requests: a row that
@@ -88,6 +90,8 @@ def pair_turn(
                     piece.alias = other
     if needs_result:
         _answers(pieces, models, scope)
+    if wrapped:
+        unwrap_errors(wrapped, scope.answer_history() if scope.given else AnswerHistory(models))
     if pending and scope.given and all(c.id for c in calls):
         extra = unspanned_calls(calls, models, scope, others)
         if extra or any(call.start_time is None for call in calls):

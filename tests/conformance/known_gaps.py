@@ -81,12 +81,6 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {
     ),
 }
 
-WRAPPER_ERROR = (
-    "Class: a wrapper exception hiding its cause: the status message is the framework's "
-    "generic text and the cause is elsewhere on the span (BeeAI's output.value, here "
-    "error.type or gen_ai.tool.call.result)"
-)
-
 HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
     # Recorded for the second held-out measurement (tests/conformance/README.md, "held-out
     # results, round 2"): instrumentations never seen, replayed on main 507ea0e first.
@@ -101,16 +95,6 @@ HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {
     ("openlit-bedrock-converse", "explained"): (
         "3 model calls that asked for tools unreadably (unread_request): the calls are "
         "not in the telemetry; warned about, as it should be"
-    ),
-    ("agno-team-openlit", "explained"): (
-        "1 conflict: lookup_order's span error (the wrapper's 'Tool execution failed') "
-        "differs from the answer the leader's next model input carried ('order A1 not "
-        "found'); warned about by inspect (the delegate's repr result is now read as no "
-        "result, its answer taken from that input)"
-    ),
-    ("agno-team-openlit", "tool_calls"): (
-        "lookup_order's error is 'Tool execution failed' (status) while error.type and the "
-        "leader's next model input hold 'order A1 not found'. " + WRAPPER_ERROR
     ),
 }
 

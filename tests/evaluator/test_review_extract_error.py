@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from tracesim.evaluator import extract_tool_calls
 
@@ -57,3 +58,38 @@ def test_a_status_that_only_repeats_error_type_gives_way_to_the_tools_error_outp
     assert extract_tool_calls([row])[0].error == "lookup failed: no order A1"
     # the same status and type with no output stay the message
     assert extract_tool_calls([_failed(wrapper, **{"error.type": wrapper})])[0].error == wrapper
+
+
+def _span(n: int, name: str, attributes: dict, **extra) -> dict:
+    row = _row(span_id=format(n, "016x"), name=name, attributes=json.dumps(attributes))
+    row["start_time"] = datetime(2025, 1, 1, 12, 0, n)
+    row.update(extra)
+    return row
+
+
+def _answered(n: int, call_id: str, text: str) -> dict:
+    part = {"type": "tool_call_response", "id": call_id, "response": text}
+    messages = [{"role": "tool", "parts": [part]}]
+    return _span(
+        n,
+        "chat m",
+        {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(messages)},
+    )
+
+
+def _wrapped(error_type: str) -> dict:
+    attributes = {"gen_ai.tool.name": "t", "gen_ai.tool.call.id": "c1", "error.type": error_type}
+    return _span(1, "execute_tool t", attributes, status_code="ERROR", status_message="Tool failed")
+
+
+def test_a_wrappers_status_gives_way_when_error_type_and_the_model_input_agree() -> None:
+    """Agno under OpenLIT: status 'Tool execution failed', error.type and the next model
+    input both the cause: two sources against the status."""
+    rows = [_wrapped("order A1 not found"), _answered(2, "c1", "order A1 not found")]
+    [call] = extract_tool_calls(rows, context=rows)
+    assert call.error == "order A1 not found"
+    # one source alone never overrides the status: the model told something else
+    rows = [_wrapped("order A1 not found"), _answered(2, "c1", "An error occurred")]
+    assert extract_tool_calls(rows, context=rows)[0].error == "Tool failed"
+    # nor error.type without a model input answer
+    assert extract_tool_calls([_wrapped("order A1 not found")])[0].error == "Tool failed"
