@@ -60,7 +60,7 @@ KINDS: dict[str, str] = {
     SKIPPED_SPAN: "tool spans skipped",
     CONFLICT: "calls whose sources disagree",
     UNREAD_TURN: "turns whose agent spans gave no model call and no tool evidence",
-    UNREAD_REQUEST: "model calls that asked for tools tracesim could not read",
+    UNREAD_REQUEST: "model calls whose tool requests are unreadable or not recorded",
     UNCOUNTED_USAGE: "spans with token usage no model call accounts for",
     IGNORED_SPAN: "tool spans that are not calls (summaries, answer tools)",
 }

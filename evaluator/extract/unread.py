@@ -15,7 +15,11 @@ tools (`tool_calls`, `tool_use`, `function_call`, ...) with no request readable 
 found at all (`audit.settle` drops it otherwise: a span per trace may hold the calls
 elsewhere). So is a model call whose messages hold tool calls as JSON TEXT inside a message
 (a request body serialised into a text part, as OpenLLMetry for Node records the Responses
-API's `input` items): the calls are there, in no shape tracesim reads.
+API's `input` items): the calls are there, in no shape tracesim reads. So, last, is a model
+call recorded without any message content (no input, output, message, prompt or completion
+attribute, on the span or its events and log records): content capture is off, the default
+of the OTel GenAI instrumentations, and whatever tool calls it asked for are not in the
+telemetry (some providers' finish reason says `stop` even then).
 
 Pure: span rows in, items out (`evaluator.inspect` and the stores run the SQL).
 """
@@ -31,6 +35,9 @@ from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, Unexpl
 from tracesim.evaluator.extract.fields import is_tool_span
 from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none, view_of
+from tracesim.schemas.conventions import GENAI
+
+INFERENCE_OPERATIONS = frozenset(GENAI.INFERENCE_OPERATIONS)
 
 __all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_requests", "unread_turns"]
 
@@ -220,6 +227,29 @@ def _unread_reason(view: SpanView) -> str | None:
     return None
 
 
+_CONTENTLESS = (
+    "model call recorded without message content (content capture off): any tool call it "
+    "asked for is not in the telemetry; capture content (e.g. "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) to evaluate tool calls"
+)
+
+
+def _contentless_model_call(span: Any) -> bool:
+    """Whether `span`, a stored row, is a model call (its hot `operation` an inference one)
+    with no payload attribute anywhere: not on itself, not on its events or log records."""
+    if not isinstance(span, Mapping) or span.get("operation") not in INFERENCE_OPERATIONS:
+        return False
+    view = view_of(span)
+    if any(_payload_key(key) for key in view.attributes):
+        return False
+    return not any(
+        _payload_key(key)
+        for event in view.events
+        for key in (event.get("attributes") or {})
+        if isinstance(event, Mapping)
+    )
+
+
 def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
     """One `unread_request` per model span of a turn that found no call (`calls` == 0) whose
     finish reason says it asked for tools, or whose messages hold tool calls as JSON text,
@@ -230,7 +260,7 @@ def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
     for span in spans:
         try:
             view = span if type(span) is SpanView else view_of(span)
-            reason = _unread_reason(view)
+            reason = _CONTENTLESS if _contentless_model_call(span) else _unread_reason(view)
         except Exception:  # noqa: BLE001 - an unreadable span is the audit's, not ours
             continue
         if reason is not None:
