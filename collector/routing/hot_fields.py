@@ -226,23 +226,29 @@ def _inference_operation(get: Any) -> str | None:
     return None
 
 
+def _json_object(value: Any) -> dict[str, Any] | None:
+    """A JSON object held as text (usage records inside an attribute), else None."""
+    if not (isinstance(value, str) and value.startswith("{")):
+        return None
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
 def _mlflow_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     """MLflow tracing spans: the type names the operation, a TOOL span is named after its
     function, usage sits in `mlflow.chat.tokenUsage` (JSON)."""
     operation = _MLFLOW_OPS.get(str(attrs.get(MLFLOW.SPAN_TYPE)).strip())
     tool_name = name if operation == GENAI.OP_EXECUTE_TOOL else None
     tokens_in = tokens_out = None
-    usage = attrs.get(MLFLOW.CHAT_USAGE)
-    if isinstance(usage, str) and usage.startswith("{"):
-        try:
-            parsed = orjson.loads(usage)
-        except orjson.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            tokens_in, tokens_out = (
-                as_int(parsed.get("input_tokens")),
-                as_int(parsed.get("output_tokens")),
-            )
+    parsed = _json_object(attrs.get(MLFLOW.CHAT_USAGE))
+    if parsed is not None:
+        tokens_in, tokens_out = (
+            as_int(parsed.get("input_tokens")),
+            as_int(parsed.get("output_tokens")),
+        )
     model = _text(attrs.get(GENAI.REQUEST_MODEL)) if operation == GENAI.OP_CHAT else None
     return operation, tool_name, model, tokens_in, tokens_out
 
@@ -286,15 +292,10 @@ def _langfuse_fields(name: str, attrs: dict[str, Any]) -> HotFields:
     if kind != LANGFUSE.TYPE_GENERATION:
         return None, None, None, None, None
     tokens_in = tokens_out = None
-    usage = attrs.get(LANGFUSE.USAGE_DETAILS)
-    if isinstance(usage, str) and usage.startswith("{"):
-        try:
-            parsed = orjson.loads(usage)
-        except orjson.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
-            tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
+    parsed = _json_object(attrs.get(LANGFUSE.USAGE_DETAILS))
+    if parsed is not None:
+        tokens_in = as_int(parsed.get("prompt_tokens", parsed.get("input")))
+        tokens_out = as_int(parsed.get("completion_tokens", parsed.get("output")))
     return GENAI.OP_CHAT, None, _text(attrs.get(LANGFUSE.MODEL_NAME)), tokens_in, tokens_out
 
 
@@ -308,16 +309,11 @@ def _genkit_fields(attrs: dict[str, Any]) -> HotFields:
     if kind != GENKIT.SUBTYPE_MODEL:
         return None, None, None, None, None
     tokens_in = tokens_out = None
-    output = attrs.get(GENKIT.OUTPUT)
-    if isinstance(output, str) and output.startswith("{"):
-        try:
-            parsed = orjson.loads(output)
-        except orjson.JSONDecodeError:
-            parsed = None
-        usage = parsed.get(GENKIT.USAGE) if isinstance(parsed, dict) else None
-        if isinstance(usage, dict):
-            tokens_in = as_int(usage.get(GENKIT.INPUT_TOKENS))
-            tokens_out = as_int(usage.get(GENKIT.OUTPUT_TOKENS))
+    parsed = _json_object(attrs.get(GENKIT.OUTPUT))
+    usage = parsed.get(GENKIT.USAGE) if parsed is not None else None
+    if isinstance(usage, dict):
+        tokens_in = as_int(usage.get(GENKIT.INPUT_TOKENS))
+        tokens_out = as_int(usage.get(GENKIT.OUTPUT_TOKENS))
     if tokens_in is None:
         tokens_in = _first_int(attrs, GENAI.USAGE_INPUT_TOKENS)
     if tokens_out is None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from tracesim.evaluator.extract.json_text import json_or_none
 from tracesim.schemas import GENAI
 from tracesim.schemas.conventions import GENKIT
 
@@ -20,15 +21,6 @@ __all__ = ["MARKER", "genkit_as_genai", "genkit_usage"]
 
 MARKER = f'"{GENKIT.SUBTYPE}"'
 """Text a stored row holds when it is a Genkit action span."""
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, (str, bytes)):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-    return value
 
 
 def genkit_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -44,7 +36,7 @@ def genkit_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
             merged.setdefault(GENAI.TOOL_CALL_ARGUMENTS, attributes[GENKIT.INPUT])
         output = attributes.get(GENKIT.OUTPUT)
         if output is not None:
-            decoded = _json(output)  # the result, JSON-encoded: a string result is quoted
+            decoded = json_or_none(output)  # the result, JSON-encoded: a string result is quoted
             merged.setdefault(
                 GENAI.TOOL_CALL_RESULT, decoded if isinstance(decoded, str) else output
             )
@@ -55,11 +47,11 @@ def genkit_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
     merged.setdefault(GENAI.OPERATION_NAME, GENAI.OP_CHAT)
     if attributes.get(GENKIT.NAME):
         merged.setdefault(GENAI.REQUEST_MODEL, attributes[GENKIT.NAME])
-    request = _json(attributes.get(GENKIT.INPUT))
+    request = json_or_none(attributes.get(GENKIT.INPUT))
     if isinstance(request, Mapping) and isinstance(request.get(GENKIT.MESSAGES), list):
         messages = [_message(m) for m in request[GENKIT.MESSAGES] if isinstance(m, Mapping)]
         merged.setdefault(GENAI.INPUT_MESSAGES, orjson.dumps(messages).decode())
-    response = _json(attributes.get(GENKIT.OUTPUT))
+    response = json_or_none(attributes.get(GENKIT.OUTPUT))
     if isinstance(response, Mapping):
         message = response.get(GENKIT.MESSAGE)
         if isinstance(message, Mapping):

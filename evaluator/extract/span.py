@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 from tracesim.evaluator.extract.genkit import MARKER as GENKIT_MARKER
 from tracesim.evaluator.extract.genkit import genkit_as_genai
+from tracesim.evaluator.extract.json_text import json_or_none
 from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
 from tracesim.evaluator.extract.responses_items import MARKER as RESPONSES_MARKER
 from tracesim.evaluator.extract.responses_items import responses_items_as_genai
@@ -119,16 +120,6 @@ def _to_datetime(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         return _to_datetime(parsed)
     return None
-
-
-def json_or_none(value: Any) -> Any:
-    """JSON text decoded (None when it is not JSON); other values as they are."""
-    if isinstance(value, (str, bytes)):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return None
-    return value
 
 
 def _decode_json(value: Any, default: Any) -> Any:
