@@ -234,12 +234,12 @@ _CONTENTLESS = (
 )
 
 
-def _contentless_model_call(span: Any) -> bool:
-    """Whether `span`, a stored row, is a model call (its hot `operation` an inference one)
-    with no payload attribute anywhere: not on itself, not on its events or log records."""
+def _contentless_model_call(span: Any, view: SpanView) -> bool:
+    """Whether `span`, a stored row (`view` its view), is a model call (its hot `operation`
+    an inference one) with no payload attribute anywhere: not on itself, not on its events
+    or log records."""
     if not isinstance(span, Mapping) or span.get("operation") not in INFERENCE_OPERATIONS:
         return False
-    view = view_of(span)
     if any(_payload_key(key) for key in view.attributes):
         return False
     return not any(
@@ -260,7 +260,7 @@ def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
     for span in spans:
         try:
             view = span if type(span) is SpanView else view_of(span)
-            reason = _CONTENTLESS if _contentless_model_call(span) else _unread_reason(view)
+            reason = _CONTENTLESS if _contentless_model_call(span, view) else _unread_reason(view)
         except Exception:  # noqa: BLE001 - an unreadable span is the audit's, not ours
             continue
         if reason is not None:
