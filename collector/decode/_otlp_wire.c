@@ -244,6 +244,16 @@ fail:
     return NULL;
 }
 
+/* A schema_url (field 3): not kept, but its text must be valid UTF-8, as upb checks. */
+static int check_schema_url(Reader *r, int wire) {
+    Reader sub;
+    if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) return -1;
+    PyObject *url = otlp_text_of(&sub);
+    if (url == NULL) return -1;
+    Py_DECREF(url);
+    return 0;
+}
+
 static PyObject *scope_spans(Reader *r) {
     PyObject *name = NULL, *spans = PyList_New(0);
     int scope_seen = 0;
@@ -265,10 +275,7 @@ static PyObject *scope_spans(Reader *r) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             if (append_parsed(&spans, &sub, span) < 0) goto fail;
         } else if (field == 3) {
-            if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            PyObject *url = otlp_text_of(&sub);
-            if (url == NULL) goto fail;
-            Py_DECREF(url);
+            if (check_schema_url(r, wire) < 0) goto fail;
         } else if (skip(r, wire) < 0) {
             goto fail;
         }
@@ -325,10 +332,7 @@ static PyObject *resource_spans(Reader *r) {
             if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
             if (append_parsed(&scopes, &sub, scope_spans) < 0) goto fail;
         } else if (field == 3) {
-            if (expect(wire, 2) < 0 || read_len(r, &sub) < 0) goto fail;
-            PyObject *url = otlp_text_of(&sub);
-            if (url == NULL) goto fail;
-            Py_DECREF(url);
+            if (check_schema_url(r, wire) < 0) goto fail;
         } else if (skip(r, wire) < 0) {
             goto fail;
         }
