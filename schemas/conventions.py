@@ -352,7 +352,7 @@ class LANGSMITH:
 
 class GENKIT:
     """Genkit's own telemetry (JS and Go `genkit-tracer`: no gen_ai.* at all), read as OTel
-    GenAI (specific to Genkit: `evaluator.extract.genkit`, `collector.routing.hot_fields`).
+    GenAI (specific to Genkit: `evaluator.extract.readers.genkit`, `collector.routing.hot_fields`).
     An action span says what it runs in `genkit:metadata:subtype`; its `genkit:input` and
     `genkit:output` are JSON: a tool's arguments and JSON-encoded result, a model's request
     `{messages, tools}` and response `{message, finishReason, usage}`. Messages hold parts

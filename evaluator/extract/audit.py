@@ -23,9 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tracesim.evaluator.extract.answers import tool_responses
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.recover import request_keys, safe_requested_calls
+from tracesim.evaluator.extract.pairing.recover import request_keys, safe_requested_calls
+from tracesim.evaluator.extract.readers.answers import tool_responses
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
 

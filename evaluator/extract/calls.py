@@ -16,20 +16,20 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from tracesim.evaluator.extract.answer_tools import split_answer_tool
-from tracesim.evaluator.extract.answers import (
+from tracesim.evaluator.extract.audit import SKIPPED_SPAN, Unexplained, audit_turn
+from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
+from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
+from tracesim.evaluator.extract.pairing.recover import row_may_hold_requests
+from tracesim.evaluator.extract.pairing.turn import pair_turn
+from tracesim.evaluator.extract.pieces import CallPiece
+from tracesim.evaluator.extract.provenance import INPUT, note
+from tracesim.evaluator.extract.readers.answers import (
     FAILURE_MARKERS,
     row_may_hold_responses,
     tool_responses,
 )
-from tracesim.evaluator.extract.audit import SKIPPED_SPAN, Unexplained, audit_turn
-from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
-from tracesim.evaluator.extract.pairing import pair_turn
-from tracesim.evaluator.extract.pieces import CallPiece
-from tracesim.evaluator.extract.provenance import INPUT, note
-from tracesim.evaluator.extract.recover import row_may_hold_requests
+from tracesim.evaluator.extract.readers.tool_spans import span_piece
 from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
-from tracesim.evaluator.extract.tool_spans import span_piece
 from tracesim.evaluator.extract.unread import unread_requests
 from tracesim.schemas import ToolCall
 

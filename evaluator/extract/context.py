@@ -13,8 +13,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from tracesim.evaluator.extract.answers import AnswerHistory
-from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.readers.answers import AnswerHistory
+from tracesim.evaluator.extract.readers.fields import is_tool_span
 from tracesim.evaluator.extract.span import SpanView, view_of
 
 __all__ = ["ConversationSpans", "span_label", "views_of"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.genkit import genkit_as_genai
+from tracesim.evaluator.extract.readers.genkit import genkit_as_genai
 from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import GENKIT
 from tracesim.schemas.message_conventions import AGENT_LEVEL, MESSAGE_SOURCES, MessageSource

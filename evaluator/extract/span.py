@@ -15,12 +15,12 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.genkit import MARKER as GENKIT_MARKER
-from tracesim.evaluator.extract.genkit import genkit_as_genai
 from tracesim.evaluator.extract.json_text import json_or_none
-from tracesim.evaluator.extract.llama_index_repr import llama_index_tool_call_as_genai
-from tracesim.evaluator.extract.responses_items import MARKER as RESPONSES_MARKER
-from tracesim.evaluator.extract.responses_items import responses_items_as_genai
+from tracesim.evaluator.extract.readers.genkit import MARKER as GENKIT_MARKER
+from tracesim.evaluator.extract.readers.genkit import genkit_as_genai
+from tracesim.evaluator.extract.readers.llama_index_repr import llama_index_tool_call_as_genai
+from tracesim.evaluator.extract.readers.responses_items import MARKER as RESPONSES_MARKER
+from tracesim.evaluator.extract.readers.responses_items import responses_items_as_genai
 from tracesim.schemas import GENAI, MLFLOW, OPENINFERENCE, TRACELOOP
 from tracesim.schemas.conventions import (
     AI_SDK,

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, Unexplained
-from tracesim.evaluator.extract.fields import is_tool_span
-from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.pairing.recover import safe_requested_calls
+from tracesim.evaluator.extract.readers.fields import is_tool_span
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none, view_of
 from tracesim.schemas.conventions import GENAI
 

@@ -24,8 +24,8 @@ from tracesim.evaluator.extract.audit import (
     count_kinds,
     settle,
 )
-from tracesim.evaluator.extract.fields import is_tool_span, tool_result
-from tracesim.evaluator.extract.outcome import disagreeing_answers, unanswered_calls
+from tracesim.evaluator.extract.pairing.outcome import disagreeing_answers, unanswered_calls
+from tracesim.evaluator.extract.readers.fields import is_tool_span, tool_result
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.extract.unread import unread_turns
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL

@@ -21,7 +21,7 @@ from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
-from tracesim.evaluator.extract.outcome import unanswered_calls
+from tracesim.evaluator.extract.pairing.outcome import unanswered_calls
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
 from tracesim.evaluator.output.output import ScoreColumns, ToolCallColumns

@@ -14,7 +14,11 @@ import duckdb
 from click.testing import CliRunner
 from tracesim.collector import Collector
 from tracesim.evaluator.extract.audit import CONFLICT, UNANSWERED_REQUEST
-from tracesim.evaluator.extract.outcome import NO_ANSWER, disagreeing_answers, unanswered_calls
+from tracesim.evaluator.extract.pairing.outcome import (
+    NO_ANSWER,
+    disagreeing_answers,
+    unanswered_calls,
+)
 from tracesim.evaluator.inspect.inspect import format_inspection, inspect_db
 from tracesim.schemas import ToolCall
 

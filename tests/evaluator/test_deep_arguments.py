@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import duckdb
-from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.readers.fields import parse_arguments
 from tracesim.evaluator.pipeline.pipeline import evaluate_db
 from tracesim.schemas.eval_config import EvalConfig
 

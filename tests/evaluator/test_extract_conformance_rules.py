@@ -6,7 +6,7 @@ import json
 
 import pytest
 from tracesim.evaluator import extract_tool_calls
-from tracesim.evaluator.extract.envelopes import unwrap_value
+from tracesim.evaluator.extract.readers.envelopes import unwrap_value
 
 from tests.evaluator.rule_rows import (
     exception_events,

@@ -15,8 +15,8 @@ from typing import Any
 
 from tracesim.evaluator.calls.canonical import canonical_args
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
-from tracesim.evaluator.extract.envelopes import unwrap_arguments, unwrap_value
 from tracesim.evaluator.extract.pieces import CallPiece
+from tracesim.evaluator.extract.readers.envelopes import unwrap_arguments, unwrap_value
 from tracesim.evaluator.extract.span import view_of
 from tracesim.schemas import LANGCHAIN_MESSAGE as LC
 

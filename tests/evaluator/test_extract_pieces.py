@@ -8,12 +8,12 @@ import json
 from datetime import datetime
 
 from tracesim.evaluator.extract.context import ConversationSpans
-from tracesim.evaluator.extract.history import replayed_calls
-from tracesim.evaluator.extract.pairing import pair_turn
+from tracesim.evaluator.extract.pairing.recover import requested_calls
+from tracesim.evaluator.extract.pairing.turn import pair_turn
 from tracesim.evaluator.extract.pieces import MCP_SPAN, REPLAY, REQUEST, TOOL_SPAN, CallPiece
-from tracesim.evaluator.extract.recover import requested_calls
+from tracesim.evaluator.extract.readers.history import replayed_calls
+from tracesim.evaluator.extract.readers.tool_spans import span_piece
 from tracesim.evaluator.extract.span import view_of
-from tracesim.evaluator.extract.tool_spans import span_piece
 
 TRACE = "0" * 31 + "2"
 

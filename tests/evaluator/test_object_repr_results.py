@@ -4,8 +4,8 @@ are missing): the next source, the answer a later model input carried, gives it.
 from __future__ import annotations
 
 from tracesim.evaluator.extract import extract_tool_calls
-from tracesim.evaluator.extract.envelopes import is_placeholder
 from tracesim.evaluator.extract.provenance import source_of
+from tracesim.evaluator.extract.readers.envelopes import is_placeholder
 
 from tests.evaluator.rule_rows import model_row, responses_row, tool_row
 

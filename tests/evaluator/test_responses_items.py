@@ -10,7 +10,7 @@ import json
 from datetime import datetime, timezone
 
 from tracesim.evaluator.extract import extract_tool_calls
-from tracesim.evaluator.extract.responses_items import responses_items_as_genai
+from tracesim.evaluator.extract.readers.responses_items import responses_items_as_genai
 
 TRACE = "0" * 31 + "9"
 QUESTION = {"role": "user", "content": "Weather, then order A1?"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracesim.evaluator.calls.canonical import canonical_args
-from tracesim.evaluator.extract.assign import assign_requests
+from tracesim.evaluator.extract.pairing.assign import assign_requests
 from tracesim.evaluator.extract.pieces import TOOL_SPAN, CallPiece
 
 

@@ -8,10 +8,10 @@ generic text while the status holds the cause)."""
 
 from __future__ import annotations
 
-from tracesim.evaluator.extract.answers import AnswerHistory
-from tracesim.evaluator.extract.envelopes import is_placeholder
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import INPUT
+from tracesim.evaluator.extract.readers.answers import AnswerHistory
+from tracesim.evaluator.extract.readers.envelopes import is_placeholder
 from tracesim.schemas import OTEL
 
 __all__ = ["wrapped_candidates", "unwrap_errors"]

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.audit import IGNORED_SPAN, SKIPPED_SPAN
-from tracesim.evaluator.extract.fields import (
+from tracesim.evaluator.extract.pieces import CallPiece
+from tracesim.evaluator.extract.provenance import MCP_SPAN, PROVENANCE_FIELDS, TOOL_SPAN
+from tracesim.evaluator.extract.readers.fields import (
     FIELD_KEYS,
     is_tool_span,
     read_arguments,
@@ -24,8 +26,6 @@ from tracesim.evaluator.extract.fields import (
     tool_error,
     tool_name,
 )
-from tracesim.evaluator.extract.pieces import CallPiece
-from tracesim.evaluator.extract.provenance import MCP_SPAN, PROVENANCE_FIELDS, TOOL_SPAN
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, ToolCall, ToolCallSource
 from tracesim.schemas.conventions import LANGCHAIN, MCP

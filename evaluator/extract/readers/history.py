@@ -22,10 +22,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from tracesim.evaluator.extract.fields import parse_arguments
+from tracesim.evaluator.extract.pairing.recover import (
+    from_indexed,
+    from_messages,
+    safe_requested_calls,
+)
 from tracesim.evaluator.extract.pieces import REPLAY, CallPiece
 from tracesim.evaluator.extract.provenance import note
-from tracesim.evaluator.extract.recover import from_indexed, from_messages, safe_requested_calls
+from tracesim.evaluator.extract.readers.fields import parse_arguments
 from tracesim.evaluator.extract.span import SpanView, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 

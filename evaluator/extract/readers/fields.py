@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.envelopes import (
+from tracesim.evaluator.extract.readers.envelopes import (
     is_placeholder,
     mcp_call_arguments,
     unwrap_arguments,
     unwrap_value,
 )
-from tracesim.evaluator.extract.errors import error_output, tool_error
+from tracesim.evaluator.extract.readers.errors import error_output, tool_error
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, MLFLOW, OPENINFERENCE, TRACELOOP, UIPATH
 from tracesim.schemas.conventions import (
@@ -373,7 +373,7 @@ def encode_result(value: Any) -> str | None:
 def read_result(attributes: Mapping[str, Any]) -> tuple[str | None, str]:
     """(result text, envelope call id): gen_ai.tool.call.result > output.value >
     traceloop.entity.output > ADK > Logfire > MLflow span outputs, envelopes unwrapped
-    (`evaluator.extract.envelopes`); a placeholder is no result. See `read_output` for
+    (`evaluator.extract.readers.envelopes`); a placeholder is no result. See `read_output` for
     the failure an envelope may report."""
     text, call_id, _ = read_output(attributes)
     return text, call_id

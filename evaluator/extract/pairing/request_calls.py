@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.answer_pairing import pair_answers
-from tracesim.evaluator.extract.answers import AnswerHistory, row_may_hold_responses
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.fields import is_tool_span, tool_error
-from tracesim.evaluator.extract.history import replayed_calls, turn_replays
+from tracesim.evaluator.extract.pairing.answer_pairing import pair_answers
+from tracesim.evaluator.extract.pairing.recover import row_may_hold_requests, safe_requested_calls
+from tracesim.evaluator.extract.pairing.reused import Occurrences
 from tracesim.evaluator.extract.pieces import CallPiece
 from tracesim.evaluator.extract.provenance import EXECUTION, INPUT, REPLAY, REQUEST, note
-from tracesim.evaluator.extract.recover import row_may_hold_requests, safe_requested_calls
-from tracesim.evaluator.extract.reused import Occurrences
+from tracesim.evaluator.extract.readers.answers import AnswerHistory, row_may_hold_responses
+from tracesim.evaluator.extract.readers.fields import is_tool_span, tool_error
+from tracesim.evaluator.extract.readers.history import replayed_calls, turn_replays
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall, ToolCallSource
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracesim.evaluator.extract.answers import Answer, AnswerHistory, view_answers
+from tracesim.evaluator.extract.pairing.recover import safe_requested_calls
 from tracesim.evaluator.extract.provenance import INPUT, INPUT_POSITION
-from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.readers.answers import Answer, AnswerHistory, view_answers
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ToolCall
 

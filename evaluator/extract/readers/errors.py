@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tracesim.evaluator.extract.envelopes import is_placeholder, unwrap_value
+from tracesim.evaluator.extract.readers.envelopes import is_placeholder, unwrap_value
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, OTEL
 from tracesim.schemas.conventions import AI_SDK, HAYSTACK, TOOL_ERROR_WRAPPER
@@ -45,7 +45,7 @@ def _present(value: Any) -> bool:
 
 def _parse_text(text: str) -> tuple[bool, Any]:
     """JSON, then a Python literal (`fields`' reader; imported late: fields imports this)."""
-    from tracesim.evaluator.extract import fields
+    from tracesim.evaluator.extract.readers import fields
 
     return fields._parse_text(text)  # noqa: SLF001 - one reader of argument text
 

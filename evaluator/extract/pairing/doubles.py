@@ -11,8 +11,8 @@ later inputs may name either).
 
 from __future__ import annotations
 
+from tracesim.evaluator.extract.pairing.recover import safe_requested_calls
 from tracesim.evaluator.extract.pieces import CallPiece
-from tracesim.evaluator.extract.recover import safe_requested_calls
 from tracesim.evaluator.extract.span import SpanView
 
 __all__ = ["distinct_requests", "doubled_requests"]

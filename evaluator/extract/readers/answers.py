@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.envelopes import unwrap_value
-from tracesim.evaluator.extract.fields import is_tool_span
+from tracesim.evaluator.extract.readers.envelopes import unwrap_value
+from tracesim.evaluator.extract.readers.fields import is_tool_span
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE
 from tracesim.schemas.ascii_index import ascii_index

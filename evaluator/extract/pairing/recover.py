@@ -41,9 +41,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
-from tracesim.evaluator.extract.fields import parse_arguments
-from tracesim.evaluator.extract.named_twice import ALIAS, name_twice
+from tracesim.evaluator.extract.pairing.named_twice import ALIAS, name_twice
 from tracesim.evaluator.extract.pieces import CallPiece
+from tracesim.evaluator.extract.readers.fields import parse_arguments
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
 from tracesim.schemas import ADK, GENAI, MLFLOW, OPENINFERENCE
 from tracesim.schemas.ascii_index import ascii_index

@@ -21,22 +21,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracesim.evaluator.extract.answer_pairing import Fresh, pair_answers
-from tracesim.evaluator.extract.answers import AnswerHistory
-from tracesim.evaluator.extract.assign import assign_requests
 from tracesim.evaluator.extract.context import ConversationSpans, views_of
-from tracesim.evaluator.extract.doubles import distinct_requests
-from tracesim.evaluator.extract.nested import merge_nested
-from tracesim.evaluator.extract.pieces import CallPiece
-from tracesim.evaluator.extract.provenance import REQUEST
-from tracesim.evaluator.extract.recover import (
+from tracesim.evaluator.extract.pairing.answer_pairing import Fresh, pair_answers
+from tracesim.evaluator.extract.pairing.assign import assign_requests
+from tracesim.evaluator.extract.pairing.doubles import distinct_requests
+from tracesim.evaluator.extract.pairing.nested import merge_nested
+from tracesim.evaluator.extract.pairing.recover import (
     request_keys,
     row_may_hold_requests,
     safe_requested_calls,
 )
-from tracesim.evaluator.extract.request_calls import message_calls, unspanned_calls
+from tracesim.evaluator.extract.pairing.request_calls import message_calls, unspanned_calls
+from tracesim.evaluator.extract.pieces import CallPiece
+from tracesim.evaluator.extract.provenance import REQUEST
+from tracesim.evaluator.extract.readers.answers import AnswerHistory
+from tracesim.evaluator.extract.readers.wrapped_errors import unwrap_errors, wrapped_candidates
 from tracesim.evaluator.extract.span import SpanView
-from tracesim.evaluator.extract.wrapped_errors import unwrap_errors, wrapped_candidates
 from tracesim.schemas import ToolCall
 from tracesim.schemas.conventions import LANGCHAIN
 

@@ -16,8 +16,8 @@ id in the longest history a model input carried.
 
 from __future__ import annotations
 
-from tracesim.evaluator.extract.answers import AnswerHistory
-from tracesim.evaluator.extract.recover import safe_requested_calls
+from tracesim.evaluator.extract.pairing.recover import safe_requested_calls
+from tracesim.evaluator.extract.readers.answers import AnswerHistory
 from tracesim.evaluator.extract.span import SpanView
 
 __all__ = ["Occurrences"]
