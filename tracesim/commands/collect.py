@@ -385,4 +385,9 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
         )
     if stats.nulled_values:
         lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
+    if stats.cut_requests:
+        lines.append(
+            f"{stats.cut_requests} request(s) cut: not received whole within the read timeout "
+            "(stalled or slow clients; nothing of them stored)"
+        )
     return lines
