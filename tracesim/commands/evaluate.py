@@ -26,6 +26,7 @@ import click
 from tracesim.db_option import db_option
 from tracesim.disk_errors import disk_problem
 from tracesim.paths import outputs_dir
+from tracesim.shown import one_line, shown
 
 __all__ = ["command", "choose_run", "db_of_config", "load_eval_settings", "paths_of_config"]
 
@@ -79,7 +80,7 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: {exc}") from exc
     for note in notes:
         if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
-            click.echo(f"warning: {path}: {note}", err=True)
+            click.echo(f"warning: {shown(path)}: {one_line(note)}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
