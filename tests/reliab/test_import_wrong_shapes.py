@@ -203,3 +203,16 @@ def test_the_same_spans_in_two_files_are_stored_once_and_said(tmp_path: Path, fm
     assert result.exit_code == 0, result.output
     assert _stored(db) == 2
     assert "2 span(s)" in result.output and "stored already" in result.output, result.output
+
+
+def test_json_lines_with_a_bad_first_line_name_that_line_and_field(tmp_path: Path) -> None:
+    """Before: a JSON-lines export whose first line held a bad value was refused as "line 2:
+    not valid JSON (unexpected content after document)", pointing away from the problem."""
+    bad = trace_request([span("s", span_id=b"\0" * 8)])
+    text = trace_files.json_lines([bad, _request()], metrics_line=False)
+    path = _write(tmp_path / "export.jsonl", text)
+    with pytest.raises(TraceFileError) as caught:
+        read_trace_file(path)
+    assert caught.value.line == 1
+    assert caught.value.field is not None and caught.value.field.endswith("spanId")
+    assert "not valid JSON" not in str(caught.value)
