@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from tracesim.shown import one_line, shown
+
 __all__ = ["db_of_config", "load_eval_settings", "paths_of_config"]
 
 
@@ -56,7 +58,7 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
         raise EvalConfigError(f"{path}: {exc}") from exc
     for note in notes:
         if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
-            click.echo(f"warning: {path}: {note}", err=True)
+            click.echo(f"warning: {shown(path)}: {one_line(note)}", err=True)
     evaluation = data.get("evaluation") or {}
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):

@@ -16,6 +16,7 @@ from tracesim.collector import CollectorStats
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
 from tracesim.paths import PathProblem, check_writable_file
+from tracesim.shown import shown
 
 __all__ = ["command"]
 
@@ -253,7 +254,7 @@ def command(
             if stats.replayed_requests
             else ""
         )
-        click.echo(f"{', '.join(listening)}, writing {db_path}{replayed}", err=False)
+        click.echo(f"{', '.join(listening)}, writing {shown(db_path)}{replayed}", err=False)
         if collector.redactor:
             click.echo(f"redacting with {len(collector.redactor.rules)} rule(s) before storing")
         click.echo("Ctrl-C or SIGTERM to stop.")
@@ -269,7 +270,7 @@ def command(
             signal.signal(sig, handler)
     stats = collector.stats()
     click.echo(
-        f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {db_path}"
+        f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {shown(db_path)}"
         f" (rejected {stats.rejected_spans} spans, {stats.rejected_logs} logs)"
     )
     for line in _damage_lines(stats, db_path):
@@ -366,12 +367,12 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
     if stats.quarantined_ranges:
         lines.append(
             f"spool: {stats.quarantined_ranges} damaged stretch(es), "
-            f"{stats.quarantined_bytes} bytes, kept in {db_path}.spool.quarantine/"
+            f"{stats.quarantined_bytes} bytes, kept in {shown(f'{db_path}.spool.quarantine/')}"
         )
     if stats.dead_letters:
         lines.append(
             f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
-            f"kept in {db_path}.deadletter.jsonl"
+            f"kept in {shown(f'{db_path}.deadletter.jsonl')}"
         )
     if stats.unreadable_items:
         lines.append(
@@ -385,4 +386,9 @@ def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
         )
     if stats.nulled_values:
         lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
+    if stats.cut_requests:
+        lines.append(
+            f"{stats.cut_requests} request(s) cut: not received whole within the read timeout "
+            "(stalled or slow clients; nothing of them stored)"
+        )
     return lines
