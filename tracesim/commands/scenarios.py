@@ -31,7 +31,7 @@ def _summariser(config_path: Path | None) -> Any:
     """The LLM summary function when the config names a usable model, else None."""
     if config_path is None:
         return None
-    from tracesim.commands.evaluate import load_eval_settings
+    from tracesim.evaluate_settings import load_eval_settings
     from tracesim.evaluator.llm.llm_client import judge_unavailable_reason
     from tracesim.evaluator.promote import summarise
 
