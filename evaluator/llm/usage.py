@@ -28,6 +28,9 @@ class LLMUsage(BaseModel):
     """Retried attempts (429, 5xx, connection errors)."""
     failed: int = 0
     """Requests that failed for good (their metric is reported as not graded)."""
+    first_error: str = ""
+    """Why the first failed request failed (the verdict of an evaluation with failed judge
+    requests is `incomplete`, exit 3, and points here)."""
     input_tokens: int = 0
     """Prompt tokens of the requests made."""
     output_tokens: int = 0
