@@ -113,10 +113,10 @@ def test_keep_alive_requests_each_get_their_own_time(collector: Collector) -> No
 def test_collect_says_how_many_were_cut() -> None:
     from tracesim.collector.stats import CollectorStats
 
-    from tracesim.commands.collect import _damage_lines
+    from tracesim.damage_lines import damage_lines
 
     stats = CollectorStats(0, 0, 0, 0, 0, 0, 0, 0, 0, cut_requests=3)
-    assert any("3 request(s) cut" in line for line in _damage_lines(stats, "t.duckdb"))
+    assert any("3 request(s) cut" in line for line in damage_lines(stats, "t.duckdb"))
 
 
 def test_a_read_timeout_must_be_positive() -> None:

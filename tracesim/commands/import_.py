@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
+from tracesim.damage_lines import damage_lines
 from tracesim.db_option import db_option
 from tracesim.paths import PathProblem, check_writable_file
 from tracesim.shown import shown
@@ -216,17 +217,18 @@ def command(
         click.echo(f"{shown(found.path)}: {found.format}{gz}, {len(found.requests)} request(s)")
         for note in found.skipped:
             click.echo(f"{shown(found.path)}: not imported: {note}")
+    stored = stats.spans_stored + stats.logs_stored
+    read_note = "" if stored == spans + logs else f" read, {stored} stored"
     click.echo(
-        f"imported {len(read)} file(s): {spans} spans, {logs} logs, {len(traces)} traces, "
-        f"{conversations} conversations into {shown(db_path)}"
+        f"imported {len(read)} file(s): {spans} spans, {logs} logs{read_note}, "
+        f"{len(traces)} traces, {conversations} conversations into {shown(db_path)}"
     )
     if unkeyed:
         click.echo(
             f"{unkeyed} trace(s) carry no conversation key (stored with chat_id NULL; "
             "`tracesim inspect` lists them)"
         )
-    if rejected or stats.dead_letters:
-        click.echo(
-            f"not stored: {rejected} rejected item(s), {stats.dead_letters} dead letter(s) "
-            f"(kept in {shown(f'{db_path}.deadletter.jsonl')})"
-        )
+    if rejected:
+        click.echo(f"not stored: {rejected} rejected item(s) (invalid ids or values)")
+    for line in damage_lines(stats, db_path):
+        click.echo(line)
