@@ -35,14 +35,9 @@ from tracesim.evaluator.output.output import (
 )
 from tracesim.evaluator.output.results_file import encode_entry
 from tracesim.evaluator.output.results_model import ConversationResult
-from tracesim.evaluator.pipeline.stages import (
-    ConversationWork,
-    add_results,
-    derive_calls,
-    score_conversation,
-    stub_checks,
-    tool_checks,
-)
+from tracesim.evaluator.pipeline.check_stage import stub_checks, tool_checks
+from tracesim.evaluator.pipeline.score_stage import score_conversation
+from tracesim.evaluator.pipeline.stages import ConversationWork, add_results, derive_calls
 from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.schemas import MetricResult
 from tracesim.schemas.eval_config import EvalConfig
