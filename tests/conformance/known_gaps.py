@@ -91,19 +91,6 @@ HELD_OUT_3_GAPS: dict[tuple[str, str], str] = {
     ),
     ("openlit-groq-stream", "keyed"): "no call found (see tool_calls)",
     ("openlit-groq-stream", "screening"): "no call found (see tool_calls)",
-    ("openinference-bedrock-node", "tool_calls"): (
-        "the failed call's error is the tool result's text 'Error: order A1 not found' (its "
-        "Converse toolResult has status 'error' in input.value, the only place the result "
-        "is): a result flagged failed by the model input keeps its text whole, where a "
-        "status or exception message would lose its `Error: ` prefix"
-    ),
-    ("smolagents-managed-openlit", "tool_calls"): (
-        "two classes: the delegate's own answer tool (final_answer inside the managed "
-        "agent, its argument the delegate's answer) is taken as a call; and the failed "
-        "call's error is smolagents' wrapper text ('Error executing tool ... with "
-        "arguments {...}: ValueError: order A1 not found\\nPlease try again ...'), the cause "
-        "only printed inside it"
-    ),
 }
 
 CORPUS_GAPS.update(HELD_OUT_GAPS)
