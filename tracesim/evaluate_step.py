@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from tracesim.disk_errors import disk_problem
+from tracesim.shown import shown
 
 __all__ = ["EvaluationOutcome", "evaluate_and_report", "load_baseline"]
 
@@ -217,9 +218,9 @@ def _evaluate_store(
         )
         report_path = None
     if result.results_path:
-        console.print(f"results: {result.results_path}", highlight=False, markup=False)
+        console.print(f"results: {shown(result.results_path)}", highlight=False, markup=False)
     if report_path:
-        console.print(f"report:  {report_path}", highlight=False, markup=False)
+        console.print(f"report:  {shown(report_path)}", highlight=False, markup=False)
     if ci_wanted and outcomes is not None:
         write_ci_outputs(
             store,

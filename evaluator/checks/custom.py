@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from tracesim.evaluator.checks.context import MetricContext
+from tracesim.schemas.duckdb_file import not_a_file
 from tracesim.schemas.results import MetricResult
 
 __all__ = [
@@ -150,6 +151,12 @@ def load_custom_metrics(
         if not path.is_absolute() and base_dir is not None:
             path = Path(base_dir) / path
         path = path.resolve()
+        kind = not_a_file(path)  # a device or FIFO would be read forever, or hang
+        if kind is not None:
+            raise CustomMetricError(
+                f"custom metrics file {path} is {kind}, not a Python file "
+                "(custom_metrics_file_paths)"
+            )
         if not path.is_file():
             raise CustomMetricError(
                 f"custom metrics file {path} does not exist (custom_metrics_file_paths)"

@@ -63,6 +63,9 @@ class LLMUsage(BaseModel):
     """Retried attempts (429, 5xx, connection errors)."""
     failed: int = 0
     """Requests that failed for good (their metric is reported as not graded)."""
+    first_error: str = ""
+    """Why the first failed request failed (the verdict of an evaluation with failed judge
+    requests is `incomplete`, exit 3, and points here)."""
     input_tokens: int = 0
     """Prompt tokens of the requests made."""
     output_tokens: int = 0
@@ -198,6 +201,13 @@ class JudgeClient:
         self.remember(answer, request)
         return parsed
 
+    def _failed(self, message: str) -> JudgeCallError:
+        """Count a request that failed for good and keep the first reason (results.json)."""
+        self.usage.failed += 1
+        if not self.usage.first_error:
+            self.usage.first_error = message
+        return JudgeCallError(message)
+
     async def _call_with_retries(self, request: dict[str, Any]) -> Any:
         attempt = 0
         while True:
@@ -211,23 +221,20 @@ class JudgeClient:
                         self._in_flight -= 1
             except ProviderStatusError as exc:
                 if not exc.retryable or attempt >= self.llm.max_retries:
-                    self.usage.failed += 1
-                    raise JudgeCallError(
+                    raise self._failed(
                         f"judge request failed with HTTP {exc.status_code} after {attempt + 1} "
                         f"attempt(s): {exc.message}"
                     ) from exc
                 delay = exc.retry_after
             except ProviderConnectionError as exc:
                 if attempt >= self.llm.max_retries:
-                    self.usage.failed += 1
-                    raise JudgeCallError(
+                    raise self._failed(
                         f"judge request could not reach {self.llm.base_url or self.llm.provider + ' API'} "
                         f"after {attempt + 1} attempt(s): {exc.message}"
                     ) from exc
                 delay = None
             except ProviderError as exc:
-                self.usage.failed += 1
-                raise JudgeCallError(f"judge request failed: {exc}") from exc
+                raise self._failed(f"judge request failed: {exc}") from exc
             if delay is None:
                 delay = 0.5 * (2**attempt)
             attempt += 1
