@@ -21,6 +21,7 @@ from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
+from tracesim.evaluator.extract.lane import lane_calls
 from tracesim.evaluator.extract.pairing.outcome import unanswered_calls
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.metrics import tool_error_rate
@@ -140,9 +141,11 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
-            traced = extract_tool_calls(
-                spans_by_turn.get(turn_id, ()), context=context, audit=audit
-            )
+            spans = spans_by_turn.get(turn_id, ())
+            # unambiguous evidence is read without pairing (`extract.lane`: same calls)
+            traced = lane_calls(spans)
+            if traced is None:
+                traced = extract_tool_calls(spans, context=context, audit=audit)
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
