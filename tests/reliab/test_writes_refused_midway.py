@@ -104,3 +104,18 @@ def test_evaluate_refused_midway_never_says_complete_over_a_damaged_store(store:
     else:  # DuckDB's checkpoint rewrote a block halfway: said, never "complete"
         assert "no longer opens" in last and "restore it from a copy" in last
         assert "complete" not in last
+
+
+def test_report_refused_midway_is_one_line_and_leaves_no_page(store: Path) -> None:
+    """Before: a traceback (OSError from the page writer)."""
+    evaluated = subprocess.run(
+        [TRACESIM, "evaluate", "--db", str(store)],
+        cwd=store.parent, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert "results:" in evaluated.stdout, evaluated.stderr  # exit 3: judges not run
+    page = store.parent / "page.html"
+    done = _limited("report", "--db", str(store), "--out", str(page), cwd=store.parent, kib=200)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "File too large" in done.stderr.strip().splitlines()[-1]
+    assert not page.exists() and not page.with_name("page.html.tmp").exists()
