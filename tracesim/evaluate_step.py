@@ -163,6 +163,9 @@ def _evaluate_store(
     from tracesim.evaluator.report import write_report
 
     console = console or make_console()
+    from tracesim.evaluator.checks.arksim_llm import configure_arksim_llm
+
+    configure_arksim_llm(getattr(config, "llm", None) or llm)  # arksim metrics' self.llm
     unkeyed = _unkeyed_warning(store)
     baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
