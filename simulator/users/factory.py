@@ -85,6 +85,7 @@ class UserFactory:
             limiter=self._limiter,
             prompt_template=self._user.prompt_template,
             usage=self.usage,
+            knowledge=self._user.knowledge,
         )
 
     async def aclose(self) -> None:
