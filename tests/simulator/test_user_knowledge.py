@@ -72,3 +72,30 @@ def test_all_keeps_every_fact_in_the_instructions() -> None:
     assert all(fact in requests[0]["messages"][0]["content"] for fact in FACTS)
     assert not any("Reference knowledge" in m["content"] for m in requests[1]["messages"])
     assert user.turn_knowledge == [None, None]
+
+
+def test_an_arksim_template_gets_a_fact_a_turn_by_default() -> None:
+    """arksim's template shows no fact when a scenario has several ("You will receive
+    reference knowledge ... before each of your replies"): unset, `user.knowledge` then
+    delivers them, or the user would never learn any."""
+    template = (
+        "Goal: {{ scenario.goal }}\n{% if scenario.knowledge|length > 1 %}You will receive "
+        "reference knowledge in a user message before each reply.{% endif %}"
+    )
+    with fake_openai(lambda body: chat_completion("ok")) as fake:
+        users = UserFactory(
+            UserConfig(type="llm", prompt_template=template), LLMConfig(base_url=fake.base_url)
+        )
+        user = users.create(SCENARIO, conversation_index=0)
+
+        async def first() -> None:
+            try:
+                await user.next_message([])
+            finally:
+                await users.aclose()
+
+        asyncio.run(first())
+    [body] = fake.requests
+    assert not any(fact in body["messages"][0]["content"] for fact in FACTS)
+    assert body["messages"][-1]["content"].startswith("[Reference knowledge for this turn]:\n")
+    assert user.turn_knowledge[0] in FACTS
