@@ -41,7 +41,7 @@ def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
     """The digest of `config.baseline` (None without one): its `db` (relative to the config's
     folder; default the evaluated store, the open `store`) and `ref`. EvalConfigError (exit
     2) when unreadable."""
-    from tracesim.evaluations import EvaluationRefError, load_digest
+    from tracesim.evaluations import EvaluationRefError, incomplete_note, load_digest
     from tracesim.evaluator.scoring.gates import EvalConfigError
     from tracesim.evaluator.store import StoreError, StoreMissing, open_store, resolve_store
 
@@ -51,9 +51,17 @@ def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
     spec = resolve_store(baseline.db, base_dir) if baseline.db else None
     try:
         if spec is None or spec == store.label:
-            return load_digest(store, baseline.ref)
-        with open_store(spec, read_only=True) as other:
-            return load_digest(other, baseline.ref)
+            digest = load_digest(store, baseline.ref)
+            note = incomplete_note(store, digest, "baseline")
+        else:
+            with open_store(spec, read_only=True) as other:
+                digest = load_digest(other, baseline.ref)
+                note = incomplete_note(other, digest, "baseline")
+        if note is not None:  # the comparison stands on what that evaluation graded
+            import click
+
+            click.echo(note, err=True)
+        return digest
     except StoreMissing:
         raise EvalConfigError(
             f"evaluation.baseline.db: {spec} does not exist. Fix: point it at the DuckDB file "
