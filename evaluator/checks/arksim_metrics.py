@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
 import sys
 import types
 from collections.abc import Iterator, Mapping
@@ -169,9 +170,15 @@ class ArksimMetric(CustomMetric):
         reason = getattr(result, "reason", None) or ""
         if self.quantitative:
             details["score_range"] = list(inner.score_range)
-            return MetricResult(
-                name=self.name, value=float(result.value), reason=reason, details=details
-            )
+            value = float(result.value)
+            if not math.isfinite(value):  # never a score: said, not stored as NaN
+                return MetricResult(
+                    name=self.name,
+                    label="error",
+                    reason=f"the metric returned {value} (not a number in its score_range)",
+                    details=details,
+                )
+            return MetricResult(name=self.name, value=value, reason=reason, details=details)
         return MetricResult(
             name=self.name, value=1.0, label=str(result.value), reason=reason, details=details
         )
