@@ -173,7 +173,9 @@ def _evaluate_store(
     console = console or make_console()
     from tracesim.evaluator.checks.arksim_llm import configure_arksim_llm
 
-    configure_arksim_llm(getattr(config, "llm", None) or llm)  # arksim metrics' self.llm
+    configure_arksim_llm(  # arksim metrics' self.llm and their failure labels
+        getattr(config, "llm", None) or llm, getattr(config, "failure_labels", None)
+    )
     unkeyed = _unkeyed_warning(store)
     baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
