@@ -18,16 +18,20 @@ from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import (
     KINDS,
     RESULT_WITHOUT_CALL,
-    UNCOUNTED_USAGE,
     WARNED_KINDS,
     Unexplained,
-    count_kinds,
     settle,
 )
 from tracesim.evaluator.extract.pairing.outcome import disagreeing_answers, unanswered_calls
 from tracesim.evaluator.extract.readers.fields import is_tool_span, tool_result
 from tracesim.evaluator.extract.span import view_of
-from tracesim.evaluator.extract.unread import unread_turns
+from tracesim.evaluator.inspect.file_evidence import (
+    contentless_items,
+    file_evidence_counts,
+    rows_of,
+    uncounted_usage_items,
+    unread_turn_items,
+)
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
 from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
@@ -37,6 +41,7 @@ __all__ = [
     "GroupReport",
     "Inspection",
     "UnkeyedToolSpan",
+    "contentless_items",
     "count_unkeyed_tool_spans",
     "file_evidence_counts",
     "evidence_warning",
@@ -121,16 +126,10 @@ class Inspection:
         return sum(g.tool_spans for g in self.groups)
 
 
-def _rows(con: Any, name: str, sql: Mapping[str, str] = INSPECT_SQL) -> list[dict[str, Any]]:
-    cursor = con.execute(sql[name])
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
 def _tool_rows(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> dict[str, list[dict[str, Any]]]:
     """Candidate spans by trace_id."""
     by_trace: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in _rows(con, "tool_candidates", sql):
+    for row in rows_of(con, "tool_candidates", sql):
         by_trace[row["trace_id"]].append(row)
     return by_trace
 
@@ -165,37 +164,6 @@ def count_unkeyed_tool_spans(con: Any) -> int:
     return int(con.execute(INSPECT_SQL["unkeyed_tool_spans"]).fetchall()[0][0])
 
 
-def unread_turn_items(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> list[Unexplained]:
-    """Turns whose spans no convention tracesim reads carry payloads (`extract.unread`)."""
-    if "unread_candidates" not in sql:
-        return []
-    read = [tuple(row) for row in con.execute(sql["read_turns"]).fetchall()]
-    return unread_turns(_rows(con, "unread_candidates", sql), read=read)
-
-
-def uncounted_usage_items(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> list[Unexplained]:
-    """Spans whose token usage no counted model call accounts for (`inspect_sql`): an
-    inference span no convention recognised, so its tokens are missing from the counts."""
-    if "uncounted_usage" not in sql:
-        return []
-    return [
-        Unexplained(
-            UNCOUNTED_USAGE,
-            row["trace_id"],
-            row["span_id"],
-            row["name"],
-            f"{row['input_tokens'] or 0} input / {row['output_tokens'] or 0} output tokens",
-        )
-        for row in _rows(con, "uncounted_usage", sql)
-    ]
-
-
-def file_evidence_counts(con: Any) -> dict[str, int]:
-    """What `tracesim evaluate` counts over the whole file, by kind (non-zero only): the
-    items of `unread_turn_items` and `uncounted_usage_items`."""
-    return count_kinds([*unread_turn_items(con), *uncounted_usage_items(con)])
-
-
 def unkeyed_warning(count: int, db_path: str) -> str | None:
     """The warning `tracesim evaluate` prints for `count` unkeyed tool spans (None for 0)."""
     if not count:
@@ -226,7 +194,7 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
     """Inspect the capture open on `con` (a DuckDB connection with the tracesim tables, or
     anything with its `execute` / `fetchall` / `description`, given its dialect's `sql`)."""
     groups: dict[tuple[Any, Any], GroupReport] = {}
-    for row in _rows(con, "groups", sql):
+    for row in rows_of(con, "groups", sql):
         key = (row["service_name"], row["scope_name"])
         groups[key] = GroupReport(*key, spans=row["spans"], unkeyed_spans=row["unkeyed"])
     for service, scope, calls, bare, tokens_in, tokens_out in con.execute(sql["models"]).fetchall():
@@ -301,6 +269,7 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
                     )
                 )
     unexplained.extend(unread_turn_items(con, sql))
+    unexplained.extend(contentless_items(con, sql))
     unexplained.extend(uncounted_usage_items(con, sql))
     traces = [row[0] for row in con.execute(sql["unkeyed_traces"]).fetchall()]
     order = {kind: index for index, kind in enumerate(KINDS)}
