@@ -342,9 +342,39 @@ def pipeline_main(
         f"{stats['workers_max_rss_mb']:,.0f} MB (each worker at most); "
         f"results.json {stats['results_mb']:.1f} MB (load average {os.getloadavg()[0]:.1f})"
     )
+    turns = max(stats["turns"], 1)
+    print(
+        f"  CPU per turn: {1e6 * cpu / turns:.0f} us, of which this process "
+        f"{1e6 * stats['cpu'] / turns:.0f} (reading, writing, results.json) and the workers "
+        f"{1e6 * stats['cpu_workers'] / turns:.0f}"
+    )
     for line in stats["stages"]:
         print(line)
+    print(lane_share(path))
     return 0
+
+
+def lane_share(path: str) -> str:
+    """How many of the file's turns the lane claims (`evaluator.extract.lane`: read without
+    pairing, same calls), counted on a read of the file apart from the timed evaluation."""
+    from tracesim.evaluator.extract.lane import lane_calls
+    from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS
+    from tracesim.evaluator.store.duckdb_store import DuckDBStore
+
+    store = DuckDBStore(path, read_only=True)
+    claimed = total = 0
+    try:
+        plan = store.plan(run_id=None, max_rows=20_000)
+        for _, chunk in store.chunks(plan, run_id=None, span_columns=EXTRACTION_SPAN_COLUMNS):
+            for data in chunk:
+                for turn in data.turns:
+                    total += 1
+                    spans = data.spans_by_turn.get(int(turn["turn_id"]), ())
+                    claimed += lane_calls(spans) is not None
+    finally:
+        store.close()
+    share = 100 * claimed / max(total, 1)
+    return f"lane: {claimed:,} of {total:,} turns claimed ({share:.1f}%), read without pairing"
 
 
 def chdb_main(

@@ -23,6 +23,7 @@ from tracesim.collector.query.query_pool import QueryPool
 from tracesim.collector.query.serving import QueryServing
 from tracesim.collector.query.sidecar import remove_sidecar, write_sidecar
 from tracesim.collector.query.store_routes import identity_document, new_nonce
+from tracesim.collector.receivers.http_read_guard import DEFAULT_HTTP_READ_TIMEOUT
 from tracesim.collector.receivers.http_server import HttpServer
 from tracesim.collector.receivers.read_deadline import DEFAULT_READ_TIMEOUT
 from tracesim.collector.receivers.receiver_grpc import GrpcReceiver
@@ -66,7 +67,8 @@ class Collector(QueryServing):
     before running (`value_size`).
     `grpc_workers` / `grpc_max_waiting`: gRPC requests read and handled at once, and calls
     let wait for them (each holding a 64 KiB window); further calls get UNAVAILABLE.
-    `grpc_read_timeout`: seconds a call may take to deliver its request before it is cut.
+    `grpc_read_timeout` / `http_read_timeout`: seconds a request may take to arrive whole
+    before it is cut (counted in `stats().cut_requests`).
     Queries run with DuckDB's external access disabled and its configuration locked.
     `router_capacity` / `router_max_bytes`: entries and bytes each of the router's four
     trace maps keeps (conversation ids are client-chosen text; the oldest go first).
@@ -93,6 +95,7 @@ class Collector(QueryServing):
         grpc_workers: int = 4,
         grpc_max_waiting: int = 64,
         grpc_read_timeout: float = DEFAULT_READ_TIMEOUT,
+        http_read_timeout: float = DEFAULT_HTTP_READ_TIMEOUT,
         fsync: bool = True,
         router_capacity: int = 1_000_000,
         router_max_bytes: int = DEFAULT_ROUTER_BYTES,
@@ -120,6 +123,7 @@ class Collector(QueryServing):
         self._grpc_workers = grpc_workers
         self._grpc_max_waiting = grpc_max_waiting
         self._grpc_read_timeout = grpc_read_timeout
+        self._http_read_timeout = http_read_timeout
         self._fsync = fsync
         self._router_capacity = router_capacity
         self._router_max_bytes = router_max_bytes
@@ -252,7 +256,13 @@ class Collector(QueryServing):
                 max_request_bytes=self._max_request_bytes,
             )
             self._http_app = app
-            self._http = HttpServer(app, host=self.host, port=self._http_port, tls=self._tls)
+            self._http = HttpServer(
+                app,
+                host=self.host,
+                port=self._http_port,
+                tls=self._tls,
+                read_timeout=self._http_read_timeout,
+            )
             self._http.start()
             write_sidecar(
                 self.db_path,
@@ -467,4 +477,6 @@ class Collector(QueryServing):
             unreadable_items=writer.stats.unreadable_items if writer else 0,
             quarantined_ranges=spool.quarantined_ranges if spool else 0,
             quarantined_bytes=spool.quarantined_bytes if spool else 0,
+            cut_requests=(self._grpc.deadlines.cut if self._grpc else 0)
+            + (self._http.cut if self._http else 0),
         )

@@ -33,6 +33,9 @@ class CollectorStats:
     quarantined_ranges: int = 0
     """Damaged stretches of the spool found at start-up, kept in `<spool>.quarantine/`."""
     quarantined_bytes: int = 0
+    cut_requests: int = 0
+    """Requests (gRPC calls, HTTP connections) closed because they did not arrive whole
+    within the read timeout: stalled or slow clients; nothing of them was stored."""
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict (for printing / JSON)."""

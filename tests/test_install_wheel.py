@@ -133,3 +133,32 @@ def test_init_and_run_offline_with_the_installed_wheel(fresh: Path, tmp_path: Pa
         (turns,) = db.execute("SELECT count(*) FROM turns").fetchone()
         (spans,) = db.execute("SELECT count(*) FROM spans").fetchone()
     assert turns > 0 and spans > 0
+
+
+def test_examples_ship_in_the_wheel_and_run_from_a_copy(fresh: Path, tmp_path: Path) -> None:
+    """`tracesim examples NAME` copies a shipped example out of the installed wheel (no
+    checkout), and the copy runs offline as printed."""
+    tracesim = str(fresh / "bin" / "tracesim")
+    listed = subprocess.run([tracesim, "examples"], capture_output=True, text=True, env=_env())
+    assert listed.returncode == 0, listed.stderr
+    assert "chat_completions_agent" in listed.stdout
+    copied = subprocess.run(
+        [tracesim, "examples", "chat_completions_agent"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert copied.returncode == 0, copied.stderr
+    assert "next: tracesim run examples/chat_completions_agent/config.yaml" in copied.stdout
+    assert (tmp_path / "examples" / "shared_tools" / "policy.py").is_file()
+    done = subprocess.run(
+        [tracesim, "run", "examples/chat_completions_agent/config.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "examples" / "chat_completions_agent" / "results" / "report.html").exists()

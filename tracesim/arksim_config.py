@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,7 +67,6 @@ _BUILTIN_JUDGES = (
     "tool_call_behavior_failure",
     "tool_use",
 )
-_ARKSIM_IMPORT = re.compile(r"^\s*(from|import)\s+arksim\b", re.MULTILINE)
 
 Warn = Callable[[str], None]
 
@@ -214,24 +212,9 @@ def _evaluation(data: dict[str, Any], *, base_dir: Path, warn: Warn) -> None:
                 "every metric of custom_metrics_file_paths"
             )
     paths = data.pop("custom_metrics_file_paths", None)
-    kept: list[str] = []
-    if paths:
-        for item in paths:
-            path = Path(item).expanduser()
-            full = path if path.is_absolute() else base_dir / path
-            try:
-                text = full.read_text(encoding="utf-8")
-            except OSError:
-                text = ""
-            if _ARKSIM_IMPORT.search(text):
-                warn(
-                    f"custom_metrics_file_paths: {item} defines arksim metric classes; tracesim "
-                    "does not run them (rewrite them with @metric, see the README's arksim section)"
-                )
-            else:
-                kept.append(item)
-        if kept:
-            moved["custom_metrics_file_paths"] = kept
+    kept: list[str] = list(paths or [])  # arksim's metric classes run as they are
+    if kept:
+        moved["custom_metrics_file_paths"] = kept
     thresholds: dict[str, float] = {}
     score_threshold = data.pop("score_threshold", None)
     if score_threshold is not None:

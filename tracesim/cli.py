@@ -13,6 +13,7 @@ __all__ = ["main", "cli"]
 
 _COMMANDS: dict[str, str] = {
     "init": "Write a config, scenarios and an agent skeleton to start from.",
+    "examples": "List the shipped examples, or copy one into a folder, ready to run offline.",
     "collect": "Receive OTLP spans and logs and store them in DuckDB.",
     "run": "Drive the scenarios of a config against an agent, capture and evaluate.",
     "evaluate": "Re-evaluate what a DuckDB file holds, without re-running the agent.",

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from tracesim.disk_errors import disk_problem
+from tracesim.shown import shown
 
 __all__ = ["EvaluationOutcome", "evaluate_and_report", "load_baseline"]
 
@@ -162,6 +163,9 @@ def _evaluate_store(
     from tracesim.evaluator.report import write_report
 
     console = console or make_console()
+    from tracesim.evaluator.checks.arksim_llm import configure_arksim_llm
+
+    configure_arksim_llm(getattr(config, "llm", None) or llm)  # arksim metrics' self.llm
     unkeyed = _unkeyed_warning(store)
     baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
@@ -217,9 +221,9 @@ def _evaluate_store(
         )
         report_path = None
     if result.results_path:
-        console.print(f"results: {result.results_path}", highlight=False, markup=False)
+        console.print(f"results: {shown(result.results_path)}", highlight=False, markup=False)
     if report_path:
-        console.print(f"report:  {report_path}", highlight=False, markup=False)
+        console.print(f"report:  {shown(report_path)}", highlight=False, markup=False)
     if ci_wanted and outcomes is not None:
         write_ci_outputs(
             store,

@@ -54,6 +54,7 @@ from tracesim.scenario_notes import ignored_args_note
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.schemas.terminal_text import SafeConsole
+from tracesim.shown import shown
 from tracesim.simulator.connectors.base import AgentConnector
 from tracesim.simulator.connectors.factory import agent_timeout, make_connector_factory
 from tracesim.simulator.loader import AgentLoadError
@@ -253,7 +254,7 @@ def _evaluate(
     except Exception as exc:  # noqa: BLE001 - the capture is safe in DuckDB; say so
         console.print_exception()
         console.print(
-            f"Evaluation failed; the captured spans are in {outcome.db_path}: "
+            f"Evaluation failed; the captured spans are in {shown(outcome.db_path)}: "
             "re-run `tracesim evaluate --db` on it.",
             highlight=False,
         )

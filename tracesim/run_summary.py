@@ -17,6 +17,7 @@ from rich.table import Table
 
 from tracesim.console import plain
 from tracesim.schemas.conventions import GENAI, TRACESIM
+from tracesim.shown import shown
 
 if TYPE_CHECKING:
     from tracesim.run import RunOutcome
@@ -162,7 +163,7 @@ def print_run_summary(console: Console, outcome: RunOutcome) -> None:
             if earlier
             else ""
         )
-        console.print(f"DuckDB: {outcome.db_path}{note}", highlight=False, markup=False)
+        console.print(f"DuckDB: {shown(outcome.db_path)}{note}", highlight=False, markup=False)
     usage = outcome.extra.get("user_llm_usage")
     if usage:
         cost = usage["cost_usd"]
@@ -173,7 +174,7 @@ def print_run_summary(console: Console, outcome: RunOutcome) -> None:
             highlight=False,
             markup=False,
         )
-    console.print(f"summary: {outcome.summary_path}", highlight=False, markup=False)
+    console.print(f"summary: {shown(outcome.summary_path)}", highlight=False, markup=False)
 
 
 def run_failure_lines(result: RunResult | None, *, limit: int = RUN_FAILURE_LIMIT) -> list[str]:

@@ -101,8 +101,10 @@ def _json(data: bytes, path: str) -> TraceFile:
             try:
                 return _json_lines(text, path)
             except TraceFileError as lines_error:
-                if lines_error.line is not None and lines_error.line > 1:
-                    raise  # JSON lines indeed, broken further down
+                if lines_error.line is not None and (
+                    lines_error.line > 1 or lines_error.field is not None
+                ):
+                    raise  # JSON lines indeed (its first line read): a bad value in it
                 raise TraceFileError(
                     path, f"not valid JSON ({first_error.msg})", line=first_error.lineno
                 ) from None

@@ -1,6 +1,7 @@
 """Runs an ASGI app with uvicorn on its own thread and event loop, on a socket bound up front
 (so port 0 yields the real port and a taken port fails before anything starts), over TLS
-when given a certificate and key."""
+when given a certificate and key. Every request must arrive whole within `read_timeout`
+seconds (`http_read_guard`): a stalled client is cut and counted in `cut`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ import threading
 from typing import Any
 
 import uvicorn
+from tracesim.collector.receivers.http_read_guard import (
+    DEFAULT_HTTP_READ_TIMEOUT,
+    ReadGuard,
+    guarded_protocol,
+)
 from tracesim.collector.receivers.tls import TlsConfig
 
 __all__ = ["HttpServer"]
@@ -19,8 +25,15 @@ class HttpServer:
     """uvicorn in a background thread; `start` returns once it accepts connections."""
 
     def __init__(
-        self, app: Any, *, host: str = "127.0.0.1", port: int = 4318, tls: TlsConfig | None = None
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 4318,
+        tls: TlsConfig | None = None,
+        read_timeout: float = DEFAULT_HTTP_READ_TIMEOUT,
     ) -> None:
+        self._guard = ReadGuard(read_timeout)
         self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         try:
             self._sock.bind((host, port))
@@ -35,6 +48,7 @@ class HttpServer:
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
             app,
+            http=guarded_protocol(self._guard),
             log_level="warning",
             access_log=False,
             lifespan="off",
@@ -49,6 +63,11 @@ class HttpServer:
             raise
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
+
+    @property
+    def cut(self) -> int:
+        """Connections closed because their request did not arrive whole in time."""
+        return self._guard.cut
 
     def start(self, timeout: float = 10.0) -> None:
         """Serve in a thread; wait until the server has started."""

@@ -20,7 +20,7 @@ import orjson
 from google.protobuf import json_format
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from tracesim.collector.errors import Busy, InvalidRequest, TooLarge
@@ -121,12 +121,15 @@ async def _read_body(request: Request, limit: int, claim: _Claim) -> bytes:
         raise TooLarge(f"request body of {declared} bytes exceeds the limit of {limit}")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(f"request body exceeds the limit of {limit} bytes")
-        claim.take(len(chunk))
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise TooLarge(f"request body exceeds the limit of {limit} bytes")
+            claim.take(len(chunk))
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone, or cut by the read deadline: nothing of it is kept
+        raise InvalidRequest("the client closed the connection before its whole body") from None
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding == "gzip":

@@ -11,6 +11,8 @@ import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracesim.schemas.duckdb_file import not_a_file
+
 __all__ = ["TlsConfig", "tls_config"]
 
 
@@ -36,6 +38,9 @@ def tls_config(cert: str | Path | None, key: str | Path | None) -> TlsConfig | N
         raise ValueError(f"TLS: {given} was given without {missing}; give both PEM files")
     config = TlsConfig(Path(cert), Path(key))
     for name, path in (("tls_cert", config.cert_path), ("tls_key", config.key_path)):
+        kind = not_a_file(path)  # a FIFO would hang the start, a device read forever
+        if kind is not None:
+            raise ValueError(f"TLS: {name} {path} is {kind}, not a PEM file; give the file")
         if not path.is_file():
             raise ValueError(f"TLS: {name} {path} does not exist or is not a file")
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -18,7 +18,7 @@ from tracesim.evaluator.metrics.vocabulary import names_match
 from tracesim.schemas import MetricResult, ToolCall
 
 if TYPE_CHECKING:
-    from tracesim.evaluator.checks.assertions import Assertion
+    from tracesim.evaluator.checks.assertion_parse import Assertion
 
 __all__ = [
     "ARKSIM_ARG_MODES",

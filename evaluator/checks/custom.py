@@ -20,7 +20,9 @@ but does not decide turn success. A metric that raises is recorded as not
 graded with the error as its reason; it never stops the evaluation.
 
 `load_custom_metrics(paths)` imports each file once and collects every
-`@metric` function and every `CustomMetric` subclass defined in it; a file
+`@metric` function and every `CustomMetric` subclass defined in it, and arksim's
+`QuantitativeMetric` / `QualitativeMetric` subclasses as they are
+(`checks.arksim_metrics`); a file
 that is missing or fails to import, or two metrics with the same name, raise
 `CustomMetricError` (a config error).
 """
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from tracesim.evaluator.checks.context import MetricContext
+from tracesim.schemas.duckdb_file import not_a_file
 from tracesim.schemas.results import MetricResult
 
 __all__ = [
@@ -115,7 +118,10 @@ def _module_from_file(path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        from tracesim.evaluator.checks.arksim_metrics import arksim_api_installed
+
+        with arksim_api_installed():  # arksim's metric classes, run as they are
+            spec.loader.exec_module(module)
     except Exception as exc:
         sys.modules.pop(module_name, None)
         raise CustomMetricError(
@@ -124,8 +130,13 @@ def _module_from_file(path: Path) -> Any:
     return module
 
 
-def _metrics_of(module: Any) -> list[CustomMetric]:
-    found: list[CustomMetric] = []
+def _metrics_of(module: Any, path: Path) -> list[CustomMetric]:
+    from tracesim.evaluator.checks.arksim_metrics import arksim_metrics_of
+
+    try:
+        found: list[CustomMetric] = list(arksim_metrics_of(module, where=str(path)))
+    except ValueError as exc:
+        raise CustomMetricError(str(exc)) from exc
     for value in vars(module).values():
         if isinstance(value, CustomMetric):
             found.append(value)
@@ -150,15 +161,22 @@ def load_custom_metrics(
         if not path.is_absolute() and base_dir is not None:
             path = Path(base_dir) / path
         path = path.resolve()
+        kind = not_a_file(path)  # a device or FIFO would be read forever, or hang
+        if kind is not None:
+            raise CustomMetricError(
+                f"custom metrics file {path} is {kind}, not a Python file "
+                "(custom_metrics_file_paths)"
+            )
         if not path.is_file():
             raise CustomMetricError(
                 f"custom metrics file {path} does not exist (custom_metrics_file_paths)"
             )
-        found = _metrics_of(_module_from_file(path))
+        found = _metrics_of(_module_from_file(path), path)
         if not found:
             raise CustomMetricError(
-                f"custom metrics file {path} defines no metric: decorate a function with @metric "
-                "or subclass CustomMetric"
+                f"custom metrics file {path} defines no metric: decorate a function with @metric, "
+                "subclass CustomMetric, or subclass arksim's QuantitativeMetric / "
+                "QualitativeMetric"
             )
         for item in found:
             if not item.name:

@@ -35,14 +35,9 @@ from tracesim.evaluator.output.output import (
 )
 from tracesim.evaluator.output.results_file import encode_entry
 from tracesim.evaluator.output.results_model import ConversationResult
-from tracesim.evaluator.pipeline.stages import (
-    ConversationWork,
-    add_results,
-    derive_calls,
-    score_conversation,
-    stub_checks,
-    tool_checks,
-)
+from tracesim.evaluator.pipeline.check_stage import stub_checks, tool_checks
+from tracesim.evaluator.pipeline.score_stage import score_conversation
+from tracesim.evaluator.pipeline.stages import ConversationWork, add_results, derive_calls
 from tracesim.evaluator.scoring.tally import MetricTally
 from tracesim.schemas import MetricResult
 from tracesim.schemas.eval_config import EvalConfig
@@ -56,6 +51,7 @@ __all__ = [
     "evaluate_in_worker",
     "init_worker",
     "score_chunk",
+    "score_rows",
 ]
 
 
@@ -101,6 +97,16 @@ class ScoreTable(ScoreColumns):
 
 
 _SCORE_FIELDS = [f for f in SCORES_SCHEMA if f.name not in ("eval_id", "created_at")]
+_SCORE_ROWS_SCHEMA = pa.schema(_SCORE_FIELDS)
+
+
+def score_rows(scores: ScoreColumns) -> pa.Table:
+    """`scores` rows as an Arrow table without `eval_id` and `created_at` (a `ScoreTable`'s
+    own table; `ScoreTable` of several concatenated is one batch of rows)."""
+    if isinstance(scores, ScoreTable):
+        return scores._table
+    columns = scores.arrays()
+    return pa.Table.from_arrays([columns[f.name] for f in _SCORE_FIELDS], schema=_SCORE_ROWS_SCHEMA)
 
 
 @dataclass
@@ -124,13 +130,9 @@ class ChunkResult:
 
     def built(self) -> ChunkResult:
         """This result with its rows as Arrow tables (what a worker sends back)."""
-        columns = self.scores.arrays()
-        scores = pa.Table.from_arrays(
-            [columns[f.name] for f in _SCORE_FIELDS], schema=pa.schema(_SCORE_FIELDS)
-        )
         return ChunkResult(
             ToolCallTable(self.tool_calls.table()),
-            ScoreTable(scores),
+            ScoreTable(score_rows(self.scores)),
             self.conversations,
             self.entries,
             self.tally,

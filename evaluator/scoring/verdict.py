@@ -10,6 +10,8 @@ this order (the first rule that applies wins):
    on nothing);
 3. a gate failed: exit 1;
 4. gates are defined and a conversation ended by an error (ungradeable): exit 3;
+4b. a judge request failed for good (an unreachable or refusing judge LLM): exit 3, gates
+   or not: what the judge should have graded was not, so the evaluation is incomplete;
 5. no gates, conversations, and none graded (production data with no judge, no policy
    and no scenario): exit 3, an evaluation that graded nothing never passes (a store or
    selection with no conversation at all, e.g. no new traffic since the last evaluation,
@@ -105,6 +107,15 @@ def decide(
         for prefix in ("FAILED: ", "failed: "):  # the gate's own verdict word, said once
             reason = reason.removeprefix(prefix)
         return Verdict(ExitCode.GATE_FAILED, f"a gate failed: {reason}{more}", "fail")
+    if judge_errors and graded:
+        return Verdict(
+            ExitCode.INCOMPLETE,
+            f"incomplete: judge: {_plural(judge_errors, 'request')} failed, so what it "
+            "should have graded was not (results.json llm_usage.first_error says why; fix "
+            "llm.base_url or the API key, then `tracesim evaluate`: answers already cached "
+            "cost nothing)",
+            "fail",
+        )
     if gates and errored:
         return Verdict(
             ExitCode.INCOMPLETE,

@@ -52,6 +52,9 @@ class EvalStore(ABC):
 
     label: str
     """What to call the store in messages and reports (a path or a URL without password)."""
+    write_batch_rows: int = 0
+    """`scores` rows an evaluation gathers (from consecutive chunks) before one
+    `write_chunk` stores them (`evaluator.pipeline.writes`); 0: one write per chunk."""
 
     @abstractmethod
     def prepare(self) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from tracesim.evaluator.extract.audit import KINDS, UNCOUNTED_USAGE, count_kinds
 from tracesim.evaluator.extract.unread import PAYLOAD_KEY_PATTERN
-from tracesim.evaluator.inspect.file_evidence import (
+from tracesim.evaluator.inspect.evidence import (
     contentless_items,
     uncounted_usage_items,
     unread_turn_items,

@@ -69,6 +69,10 @@ class DuckDBStore(EvalStore):
     """A DuckDB file opened here: read-write to evaluate (no other process may hold it),
     read-only for the reading commands. FileLocked when another process holds it."""
 
+    write_batch_rows = 122_880
+    """DuckDB's row group: an append this large goes to the file directly, a smaller one
+    through the write-ahead log first, then again at checkpoint."""
+
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         import duckdb
 

@@ -119,6 +119,27 @@ RUNNABLE = [
     for p in EXAMPLES + PACKAGE
     if (_raw(p).get("agent_config") or {}).get("agent_type") == "chat_completions"
 ]
+ARKSIM_METRICS = """
+from arksim.evaluator import QualitativeMetric, QualResult, QuantitativeMetric, QuantResult
+
+
+class Clarity(QuantitativeMetric):
+    def __init__(self, llm=None):
+        super().__init__(name="clarity", score_range=(1, 5), llm=llm)
+
+    def score(self, score_input):
+        return QuantResult(name=self.name, value=4.0, reason="clear")
+
+
+class Prohibited(QualitativeMetric):
+    def __init__(self):
+        super().__init__(name="prohibited_statements")
+
+    def evaluate(self, score_input):
+        return QualResult(name=self.name, value="none", reason="nothing prohibited")
+"""
+"""arksim-style custom metrics named by the example evaluate configs' gates."""
+
 EVALUATE_AFTER = {
     "examples/bank-insurance/config.yaml": "examples/bank-insurance/config_evaluate.yaml",
     "examples/e-commerce/config.yaml": "examples/e-commerce/config_evaluate.yaml",
@@ -171,10 +192,11 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
                 assert gates[f"{name} labels"]["passed"] is True
         follow = EVALUATE_AFTER.get(_id(path))
         if follow:
-            # beside it, arksim's custom_metrics.py (not copied: code): an arksim import is enough
+            # beside it, a custom_metrics.py in arksim's form (arksim's own is not copied:
+            # code) defining the metrics the config gates on; they run as they are
             evaluate_config = tmp_path / "config_evaluate.yaml"
             evaluate_config.write_text((DATA / follow).read_text())
-            (tmp_path / "custom_metrics.py").write_text("from arksim.evaluator import QualResult\n")
+            (tmp_path / "custom_metrics.py").write_text(ARKSIM_METRICS)
             answer = CliRunner().invoke(
                 evaluate_command,
                 [
@@ -190,8 +212,8 @@ def test_chat_completions_config_runs_offline(path: Path, tmp_path: Path, monkey
             evaluated = json.loads((tmp_path / "eval" / "results.json").read_text())
             label_gates = {g["metric"]: g["passed"] for g in evaluated["gates"]}
             for name in _raw(DATA / follow).get("qualitative_failure_labels") or {}:
-                if name == "agent_behavior_failure":  # built in: a label gate, passed here
-                    assert label_gates[f"{name} labels"] is True
+                # built in or custom (the arksim metric above): a label gate, passed here
+                assert label_gates[f"{name} labels"] is True
 
 
 A2A_CONFIGS = [

@@ -14,7 +14,7 @@ import pytest
 from tracesim.collector import Collector
 
 from tests.collector.otlp import GrpcClient, new_span_id, new_trace_id, span, trace_request
-from tracesim.commands.collect import _damage_lines as stats_lines
+from tracesim.damage_lines import damage_lines as stats_lines
 
 
 @pytest.mark.parametrize("decoder_process", [False, True], ids=["here", "decoder-process"])

@@ -266,6 +266,33 @@ def test_unreachable_judges_are_nothing_graded_and_named(tmp_path: Path) -> None
     )
 
 
+def test_unreachable_judge_never_passes_on_the_other_checks(tmp_path: Path) -> None:
+    """A gate that passes on what was graded without the judge (final_score from the
+    scenario's assertions) used to exit 0 while every judge request failed: an unreachable
+    judge LLM must make the evaluation incomplete (exit 3), naming why."""
+    port = _free_port()
+    scenario = [
+        {
+            "scenario_id": "s",
+            "goal": "g",
+            "turns": ["hi"],
+            "assertions": [{"type": "tool_calls", "turn": 0, "expected": [], "match_mode": "strict"}],
+        }
+    ]
+    config = _project(
+        tmp_path,
+        scenario,
+        llm={"base_url": f"http://127.0.0.1:{port}/v1", "model": "judge", "max_retries": 0},
+        evaluation={"metrics": ["helpfulness"], "thresholds": {"final_score": 0.5}},
+    )
+    result = _run(str(config))
+    assert result.exit_code == 3, result.output
+    assert "incomplete: judge: 1 request failed" in result.output
+    data = json.loads((tmp_path / "results" / "results.json").read_text())
+    assert data["exit_code"] == 3
+    assert f"127.0.0.1:{port}" in data["llm_usage"]["first_error"]
+
+
 def test_every_name_gets_a_did_you_mean_before_the_run(tmp_path: Path) -> None:
     """A judge name and a failure label are checked as gate names are: before any turn."""
     scenario = [{"scenario_id": "s", "goal": "g", "turns": ["hi"]}]

@@ -14,6 +14,7 @@ from tracesim.ci.failures import failure_lines, first_reason, worst_first
 from tracesim.ci.junit import junit_xml, write_junit
 from tracesim.ci.outcomes import ConversationOutcome, FailedCheck, load_outcomes
 from tracesim.ci.step_summary import step_summary_markdown, write_step_summary
+from tracesim.shown import shown
 
 __all__ = [
     "ConversationOutcome",
@@ -60,7 +61,7 @@ def write_ci_outputs(
                 scenarios=getattr(report, "scenarios", ()),
                 comparison=getattr(report, "comparison", None),
             )
-            console.print(f"junit:   {path}", highlight=False, markup=False)
+            console.print(f"junit:   {shown(path)}", highlight=False, markup=False)
         write_step_summary(report, outcomes, report_path=report_path)
     except Exception as exc:  # noqa: BLE001 - the scores are stored; say what failed
         console.print(

@@ -12,10 +12,11 @@ import click
 
 from tracesim.collect_console import CollectConsole
 from tracesim.collect_front import GRPC, HTTP, ProtocolFront
-from tracesim.collector import CollectorStats
 from tracesim.commands.errors import BadInput
+from tracesim.damage_lines import damage_lines
 from tracesim.db_option import db_option
 from tracesim.paths import PathProblem, check_writable_file
+from tracesim.shown import shown
 
 __all__ = ["command"]
 
@@ -253,7 +254,7 @@ def command(
             if stats.replayed_requests
             else ""
         )
-        click.echo(f"{', '.join(listening)}, writing {db_path}{replayed}", err=False)
+        click.echo(f"{', '.join(listening)}, writing {shown(db_path)}{replayed}", err=False)
         if collector.redactor:
             click.echo(f"redacting with {len(collector.redactor.rules)} rule(s) before storing")
         click.echo("Ctrl-C or SIGTERM to stop.")
@@ -269,10 +270,10 @@ def command(
             signal.signal(sig, handler)
     stats = collector.stats()
     click.echo(
-        f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {db_path}"
+        f"stored {stats.spans_stored} spans and {stats.logs_stored} logs in {shown(db_path)}"
         f" (rejected {stats.rejected_spans} spans, {stats.rejected_logs} logs)"
     )
-    for line in _damage_lines(stats, db_path):
+    for line in damage_lines(stats, db_path):
         click.echo(line)
 
 
@@ -358,31 +359,3 @@ def _serve(
         except Exception as error:  # noqa: BLE001 - printing must never stop collecting
             click.echo(f"progress lines stopped: {type(error).__name__}: {error}", err=True)
             console = None
-
-
-def _damage_lines(stats: CollectorStats, db_path: str) -> list[str]:
-    """What could not be stored as sent: damaged spool bytes, dead letters, nulled values."""
-    lines = []
-    if stats.quarantined_ranges:
-        lines.append(
-            f"spool: {stats.quarantined_ranges} damaged stretch(es), "
-            f"{stats.quarantined_bytes} bytes, kept in {db_path}.spool.quarantine/"
-        )
-    if stats.dead_letters:
-        lines.append(
-            f"dead letters: {stats.dead_letters} request(s) or row(s) could not be stored; "
-            f"kept in {db_path}.deadletter.jsonl"
-        )
-    if stats.unreadable_items:
-        lines.append(
-            f"{stats.unreadable_items} span(s)/log record(s) stored with chat, turn, operation, "
-            "tool, model or tokens NULL: an attribute had a shape its convention does not use"
-        )
-    if stats.duplicate_items:
-        lines.append(
-            f"{stats.duplicate_items} span(s)/log record(s) not stored: their id was stored "
-            "already (a resent request, or an id reused with other content; the first is kept)"
-        )
-    if stats.nulled_values:
-        lines.append(f"{stats.nulled_values} value(s) out of range for their column stored as NULL")
-    return lines

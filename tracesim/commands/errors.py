@@ -6,6 +6,8 @@ from typing import IO, Any
 
 import click
 
+from tracesim.shown import one_line
+
 __all__ = ["BadInput"]
 
 
@@ -20,4 +22,4 @@ class BadInput(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         prefix = f"tracesim {self.command}: " if self.command else "error: "
-        click.echo(prefix + self.format_message(), err=True)
+        click.echo(prefix + one_line(self.format_message()), err=True)  # a name's newline too

@@ -25,9 +25,25 @@ import click
 
 from tracesim.db_option import db_option
 from tracesim.disk_errors import disk_problem
+from tracesim.evaluate_selection import (
+    NothingSelected,
+    choose_run,
+    production_selection,
+    refusing_empty,
+)
+from tracesim.evaluate_settings import db_of_config, load_eval_settings, paths_of_config
 from tracesim.paths import outputs_dir
 
-__all__ = ["command", "choose_run", "db_of_config", "load_eval_settings", "paths_of_config"]
+__all__ = [
+    "NothingSelected",
+    "choose_run",
+    "command",
+    "db_of_config",
+    "load_eval_settings",
+    "paths_of_config",
+    "production_selection",
+    "refusing_empty",
+]
 
 
 def _fail(message: str, code: int) -> None:
@@ -35,142 +51,11 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
-def _validation_message(path: Path, section: str, model: Any, exc: Any) -> str:
-    problems = []
-    for error in exc.errors():
-        key = ".".join(str(part) for part in (section, *error["loc"]))
-        if error["type"] == "extra_forbidden":
-            allowed = ", ".join(model.model_fields)
-            problems.append(f"{key}: unknown key (allowed keys: {allowed})")
-        else:
-            problems.append(f"{key}: {error['msg']}")
-    return f"{path}: " + "; ".join(problems)
-
-
-def load_eval_settings(path: Path) -> tuple[Any, Any]:
-    """(EvalConfig, LLMConfig | None) from a config file's `evaluation:` and `llm:` keys.
-
-    Raises EvalConfigError naming the file and the key on any problem.
-    """
-    import yaml
-    from pydantic import ValidationError
-
-    from tracesim.evaluator.scoring.gates import EvalConfigError
-    from tracesim.schemas.eval_config import EvalConfig
-    from tracesim.schemas.llm_config import LLMConfig
-    from tracesim.schemas.text_file import TextFileError, read_text_file
-    from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
-
-    try:
-        data = load_yaml(read_text_file(path)) or {}
-    except FileNotFoundError:
-        raise EvalConfigError(f"config file {path} does not exist") from None
-    except (YamlTooLarge, TextFileError) as exc:
-        raise EvalConfigError(f"{path}: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise EvalConfigError(f"{path}: the config must be a mapping of keys")
-    from tracesim.arksim_config import translate_arksim_config
-
-    try:
-        data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
-    except ValueError as exc:
-        raise EvalConfigError(f"{path}: {exc}") from exc
-    for note in notes:
-        if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
-            click.echo(f"warning: {path}: {note}", err=True)
-    evaluation = data.get("evaluation") or {}
-    llm = data.get("llm")
-    for key, value in (("evaluation", evaluation), ("llm", llm)):
-        if value is not None and not isinstance(value, dict):
-            raise EvalConfigError(f"{path}: `{key}` must be a mapping")
-    try:
-        config = EvalConfig.model_validate(evaluation)
-    except ValidationError as exc:
-        raise EvalConfigError(_validation_message(path, "evaluation", EvalConfig, exc)) from exc
-    try:  # no `llm:` key: the same default model as `tracesim run`
-        llm_config = LLMConfig.model_validate(llm if llm is not None else {})
-    except ValidationError as exc:
-        raise EvalConfigError(_validation_message(path, "llm", LLMConfig, exc)) from exc
-    return config, llm_config
-
-
-def paths_of_config(path: Path) -> tuple[Path, Path]:
-    """(the DuckDB file a run of config `path` writes, the folder its results go to):
-    `db_path`, else `<output_dir>/tracesim.duckdb`; `output_dir` (default `results`), both
-    relative to the config's folder, as `tracesim run` resolves them."""
-    import yaml
-
-    from tracesim.arksim_config import translate_arksim_config
-    from tracesim.evaluator.scoring.gates import EvalConfigError
-    from tracesim.schemas.text_file import read_text_file
-    from tracesim.schemas.yaml_limits import load_yaml
-
-    try:
-        raw = load_yaml(read_text_file(path)) or {}
-        data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
-    except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
-        raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
-    base = path.resolve().parent
-
-    def resolved(target: str) -> Path:
-        candidate = Path(target).expanduser()
-        return candidate if candidate.is_absolute() else base / candidate
-
-    output_dir = str(data.get("output_dir") or "results").rstrip("/") or "."
-    db = resolved(str(data.get("db_path") or f"{output_dir}/tracesim.duckdb"))
-    return db, resolved(output_dir)
-
-
-def db_of_config(path: Path) -> Path:
-    """The DuckDB file a run of config `path` writes (`db_path`, else `<output_dir>/tracesim.duckdb`)."""
-    return paths_of_config(path)[0]
-
-
 def _outputs_dir(store: Any) -> Path:
     """Where results.json and report.html go by default: `tracesim.paths.outputs_dir` of a
     DuckDB file (two files in one folder keep their own), else the store's default."""
     path = getattr(store, "path", None)
     return outputs_dir(path) if isinstance(path, Path) else store.default_report_path().parent
-
-
-def choose_run(store: Any, run_id: str | None, *, all_runs: bool) -> tuple[str | None, str]:
-    """(run_id to evaluate, a sentence saying what is evaluated) for the evaluate command,
-    on an open `EvalStore`.
-
-    Default: the newest run when the file holds several (by its conversations' start
-    time), everything when it holds one run or none (`tracesim collect` traces). A store
-    that does not choose (ClickHouse: production traces) evaluates every conversation,
-    or the run asked for.
-    """
-    runs = store.runs_newest_first()
-    if runs is None:
-        what = (
-            f"evaluating run {run_id} in {store.label}" if run_id else f"evaluating {store.label}"
-        )
-        return run_id, what
-    if run_id is not None:
-        starting = [run for run in runs if run.startswith(run_id)] if len(run_id) >= 4 else []
-        if run_id not in runs and len(starting) == 1:  # the short id `tracesim run` prints
-            run_id = starting[0]
-        if run_id not in runs:  # else an evaluation of nothing, written over the last one
-            known = ", ".join(runs[:10]) + (f" and {len(runs) - 10} more" if len(runs) > 10 else "")
-            raise ValueError(
-                f"--run-id {run_id}: no such run in {store.label}; "
-                + (f"its runs, newest first: {known}" if runs else "it holds no run")
-                + " (or --all-runs for every conversation)"
-            )
-        return run_id, f"evaluating run {run_id}"
-    if all_runs or len(runs) <= 1:
-        what = "every conversation in the file" if all_runs else "the file"
-        if not runs:
-            return None, f"evaluating {what}: collected conversations, no tracesim run"
-        return None, f"evaluating {what} ({len(runs)} run(s))"
-    return runs[0], (
-        f"evaluating the newest run {runs[0]}; the file holds {len(runs)} runs "
-        "(--run-id ID for another, --all-runs for all)"
-    )
 
 
 def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
@@ -184,55 +69,6 @@ def _workers_option(ctx: click.Context, param: click.Parameter, value: str) -> i
     if count < 1:
         raise click.BadParameter(f"{value!r}: give a number of processes (1 or more) or auto")
     return count
-
-
-class NothingSelected(Exception):
-    """--since/--sample kept no conversation: nothing to grade, so no evaluation is written
-    (an empty one would be an hourly job's noise, and `latest` for a careless reader)."""
-
-    def __init__(self, report: Any) -> None:
-        super().__init__(report.describe())
-        self.report = report
-
-
-def refusing_empty(select: Any, reports: list[Any]) -> Any:
-    """`select` (a production selection appending to `reports`) raising NothingSelected
-    when it keeps nothing."""
-
-    def nonempty(store: Any, plan: Any) -> Any:
-        narrowed = select(store, plan)
-        if not narrowed.num_conversations:
-            raise NothingSelected(reports[-1])
-        return narrowed
-
-    return nonempty
-
-
-def production_selection(
-    since: str | None, sample: str | None, seed: int, include_evaluated: bool
-) -> tuple[Any, list[Any]]:
-    """The `select` hook of `evaluate_db` for --since/--sample (None without them), and the
-    list its SelectionReport is appended to. ValueError names the bad option."""
-    from tracesim.evaluator.select import Selection, apply_selection, parse_sample, parse_since
-
-    if since is None and sample is None:
-        if include_evaluated:
-            raise ValueError("--all goes with --since or --sample")
-        return None, []
-    selection = Selection(
-        since=parse_since(since) if since is not None else None,
-        sample=parse_sample(sample) if sample is not None else None,
-        seed=seed,
-        new_only=not include_evaluated,
-    )
-    reports: list[Any] = []
-
-    def select(store: Any, plan: Any) -> Any:
-        narrowed, report = apply_selection(store, plan, selection)
-        reports.append(report)
-        return narrowed
-
-    return select, reports
 
 
 @click.command("evaluate")

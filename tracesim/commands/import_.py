@@ -15,8 +15,10 @@ from typing import Any
 import click
 
 from tracesim.commands.errors import BadInput
+from tracesim.damage_lines import damage_lines
 from tracesim.db_option import db_option
 from tracesim.paths import PathProblem, check_writable_file
+from tracesim.shown import shown
 
 __all__ = ["command", "summarise"]
 
@@ -203,7 +205,7 @@ def command(
             collector.shutdown()
             raise click.ClickException(
                 f"import stopped after {done} of {len(batches)} batch(es) of requests: "
-                f"{error}; the {done} stored are in {db_path}, and importing again stores "
+                f"{error}; the {done} stored are in {shown(db_path)}, and importing again stores "
                 "nothing twice"
             ) from None
     finally:
@@ -212,20 +214,21 @@ def command(
     conversations, unkeyed = summarise(db_path, traces)
     for found in read:
         gz = ", gzip" if found.gzipped else ""
-        click.echo(f"{found.path}: {found.format}{gz}, {len(found.requests)} request(s)")
+        click.echo(f"{shown(found.path)}: {found.format}{gz}, {len(found.requests)} request(s)")
         for note in found.skipped:
-            click.echo(f"{found.path}: not imported: {note}")
+            click.echo(f"{shown(found.path)}: not imported: {note}")
+    stored = stats.spans_stored + stats.logs_stored
+    read_note = "" if stored == spans + logs else f" read, {stored} stored"
     click.echo(
-        f"imported {len(read)} file(s): {spans} spans, {logs} logs, {len(traces)} traces, "
-        f"{conversations} conversations into {db_path}"
+        f"imported {len(read)} file(s): {spans} spans, {logs} logs{read_note}, "
+        f"{len(traces)} traces, {conversations} conversations into {shown(db_path)}"
     )
     if unkeyed:
         click.echo(
             f"{unkeyed} trace(s) carry no conversation key (stored with chat_id NULL; "
             "`tracesim inspect` lists them)"
         )
-    if rejected or stats.dead_letters:
-        click.echo(
-            f"not stored: {rejected} rejected item(s), {stats.dead_letters} dead letter(s) "
-            f"(kept in {db_path}.deadletter.jsonl)"
-        )
+    if rejected:
+        click.echo(f"not stored: {rejected} rejected item(s) (invalid ids or values)")
+    for line in damage_lines(stats, db_path):
+        click.echo(line)

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from tracesim.commands.errors import BadInput
+from tracesim.shown import shown
 
 __all__ = ["COLLECT_PORTS", "command", "pick_collector_port", "write_project"]
 
@@ -84,7 +85,7 @@ def command(directory: Path, agent_type: str, force: bool) -> None:
     """Write config.yaml and scenarios.json (and agent.py for a custom agent) into DIRECTORY
     (default: the current folder, as `arksim init`)."""
     for path in write_project(directory, agent_type=agent_type, force=force):
-        click.echo(f"wrote {path}")
+        click.echo(f"wrote {shown(path)}")
     config = directory / "config.yaml"
     if agent_type == "custom":
         click.echo(f"next: tracesim run {config}")

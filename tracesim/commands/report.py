@@ -9,6 +9,7 @@ import click
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
 from tracesim.paths import outputs_dir
+from tracesim.shown import shown
 
 __all__ = ["command"]
 
@@ -46,4 +47,4 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
             path = write_report(store, out_path, eval_id=eval_id)
     except (StoreError, ValueError, PathProblem) as exc:
         raise BadInput(str(exc), command="report") from None
-    click.echo(f"report written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    click.echo(f"report written to {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")

@@ -22,6 +22,7 @@ import click
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
 from tracesim.schemas.terminal_text import printable
+from tracesim.shown import shown
 
 __all__ = ["command"]
 
@@ -30,7 +31,7 @@ def _summariser(config_path: Path | None) -> Any:
     """The LLM summary function when the config names a usable model, else None."""
     if config_path is None:
         return None
-    from tracesim.commands.evaluate import load_eval_settings
+    from tracesim.evaluate_settings import load_eval_settings
     from tracesim.evaluator.llm.llm_client import judge_unavailable_reason
     from tracesim.evaluator.promote import summarise
 
@@ -116,7 +117,7 @@ def from_db(
     if not scenarios and _nothing_failed(report):  # good news, not bad input: a nightly
         click.echo(  # promotion job stays green on a day nothing failed
             f"nothing to promote: no conversation failed in its latest evaluation "
-            f"({report.describe()}); {output} not written"
+            f"({report.describe()}); {shown(output)} not written"
         )
         return
     if not scenarios:
@@ -125,4 +126,4 @@ def from_db(
     output.write_text(json.dumps({"scenarios": scenarios}, indent=2, ensure_ascii=False) + "\n")
     unstubbed = sum(p.calls_without_result for p in result.promotions)
     note = f"; {unstubbed} recorded calls had no result to stub" if unstubbed else ""
-    click.echo(f"wrote {len(scenarios)} scenarios to {output} ({report.describe()}){note}")
+    click.echo(f"wrote {len(scenarios)} scenarios to {shown(output)} ({report.describe()}){note}")
