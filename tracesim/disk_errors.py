@@ -15,7 +15,7 @@ import errno
 import re
 from pathlib import Path
 
-__all__ = ["DiskProblem", "disk_problem"]
+__all__ = ["DiskProblem", "damaged_store", "disk_problem"]
 
 _MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
 _TEXTS = ("No space left on device", "Disk quota exceeded", "Read-only file system")
@@ -58,3 +58,30 @@ def _one(error: BaseException, where: str | Path) -> DiskProblem | None:
         f"cannot write {where}: {reason}; free space (or fix the disk) and run again: what was "
         "written is complete, and a re-run gives the same results"
     )
+
+
+def damaged_store(db_path: str | Path) -> str | None:
+    """After a refused write: the first line of DuckDB's error when the store file no
+    longer opens (a checkpoint cut short by the failed write rewrote one of its blocks
+    halfway: DuckDB 2.0 rewrites partly filled blocks in place), None when it opens or
+    is not a local file. Said instead of "what was written is complete"."""
+    import duckdb
+
+    path = Path(db_path)
+    if "://" in str(db_path) or not path.is_file():
+        return None
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as error:
+        text = str(error).strip()
+        return text.splitlines()[0] if text else type(error).__name__
+    try:
+        con.execute("SELECT count(*) FROM spans").fetchone()  # reads the table's blocks
+    except duckdb.CatalogException:
+        return None  # not a store with spans: nothing of ours to vouch for
+    except duckdb.Error as error:
+        text = str(error).strip()
+        return text.splitlines()[0] if text else type(error).__name__
+    finally:
+        con.close()
+    return None

@@ -29,6 +29,7 @@ from tracesim.evaluator.extract.readers.answers import (
     row_may_hold_responses,
     tool_responses,
 )
+from tracesim.evaluator.extract.readers.errors import failure_text
 from tracesim.evaluator.extract.readers.tool_spans import span_piece
 from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
 from tracesim.evaluator.extract.unread import unread_requests
@@ -96,7 +97,8 @@ def extract_tool_calls(
         others = shared
     traces = {piece.view.span_id: piece.view.trace_id for piece in pieces}
     found_calls, aliases = pair_turn(pieces, others, scope)
-    found_calls, answers = split_answer_tool(found_calls, others, traces)
+    parents = {piece.view.span_id: piece.view.parent_span_id for piece in pieces}
+    found_calls, answers = split_answer_tool(found_calls, others, traces, parents)
     skipped.extend(answers)
     if found_calls:
         _flag_failures(found_calls, others)
@@ -128,7 +130,9 @@ def _flag_failures(calls: list[ToolCall], others: list[Any]) -> None:
     tool_responses(views_of(flagged), failed=failed)
     for call in calls:
         if call.error is None and call.id and call.id in failed:
-            call.error, call.result = call.result or "error", None
+            text = call.result
+            call.error = failure_text(text) if isinstance(text, str) and text else text or "error"
+            call.result = None
             note(call, "error", INPUT)
 
 

@@ -212,10 +212,15 @@ class DuckDBStore(EvalStore):
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
             return {}
 
-    def scored_chats(self, *, failed: bool = False) -> set[str]:
-        from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
+    def scored_chats(self, *, failed: bool = False, by_calls: bool = False) -> set[str]:
+        from tracesim.evaluator.select.queries import (
+            FAILED_CALL_CHATS_SQL,
+            FAILED_CHATS_SQL,
+            SCORED_CHATS_SQL,
+        )
 
-        sql = (FAILED_CHATS_SQL if failed else SCORED_CHATS_SQL).format(scores="scores")
+        chosen = FAILED_CALL_CHATS_SQL if by_calls else FAILED_CHATS_SQL if failed else None
+        sql = (chosen or SCORED_CHATS_SQL).format(scores="scores")
         return {row[0] for row in self.con.execute(sql).fetchall()}
 
     def cache_connection(self) -> Any:

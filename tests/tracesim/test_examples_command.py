@@ -20,6 +20,7 @@ def test_every_example_is_listed_with_what_it_needs() -> None:
     assert by_name["customer_service"].extras == ("agents",)
     assert by_name["chat_completions_agent"].helpers == ("shared_tools",)
     assert "a2a_agent  " in result.output and "(needs tracesim[a2a])" in result.output
+    assert CliRunner().invoke(cli, ["examples", "--list"]).output == result.output  # arksim's
 
 
 def test_a_copy_brings_its_helpers_and_runs_offline(tmp_path: Path) -> None:
