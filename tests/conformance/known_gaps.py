@@ -17,17 +17,7 @@ HELD_OUT_GAPS: dict[tuple[str, str], str] = {}
 
 HELD_OUT_2_GAPS: dict[tuple[str, str], str] = {}
 
-HELD_OUT_3_GAPS: dict[tuple[str, str], str] = {
-    # Recorded for the third held-out measurement (tests/conformance/README.md, "held-out
-    # results, round 3"): replayed on main 44471f1 first.
-    ("openlit-groq-stream", "tool_calls"): (
-        "no call: as openlit-groq, OpenLIT's groq instrumentation records the streamed "
-        "tool-call replies without output messages; the calls' names and arguments are in "
-        "no attribute. Warned: 3 results without a call, 3 unread_request"
-    ),
-    ("openlit-groq-stream", "keyed"): "no call found (see tool_calls)",
-    ("openlit-groq-stream", "screening"): "no call found (see tool_calls)",
-}
+HELD_OUT_3_GAPS: dict[tuple[str, str], str] = {}
 
 CORPUS_GAPS.update(HELD_OUT_GAPS)
 CORPUS_GAPS.update(HELD_OUT_2_GAPS)
