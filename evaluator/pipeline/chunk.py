@@ -27,6 +27,7 @@ from tracesim.evaluator.load.arrow_setup import skip_pandas
 from tracesim.evaluator.load.fetch import ChunkTables
 from tracesim.evaluator.load.load import ConversationData
 from tracesim.evaluator.output.output import (
+    ENCODED_SCORES_SCHEMA,
     SCORES_SCHEMA,
     ScoreColumns,
     ToolCallColumns,
@@ -87,25 +88,25 @@ class ScoreTable(ScoreColumns):
     def add(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("ScoreTable is built: add rows to a ScoreColumns")
 
-    def table(self, eval_id: str, created_at: datetime) -> pa.Table:
+    def table(self, eval_id: str, created_at: datetime, *, encoded: bool = False) -> pa.Table:
         n = self._table.num_rows
         columns = {name: self._table.column(name) for name in self._table.column_names}
         columns.update(evaluation_columns(eval_id, created_at, n))
-        return pa.Table.from_arrays(
-            [columns[name] for name in SCORES_SCHEMA.names], schema=SCORES_SCHEMA
-        )
+        schema = ENCODED_SCORES_SCHEMA if encoded else SCORES_SCHEMA
+        return pa.Table.from_arrays([columns[f.name].cast(f.type) for f in schema], schema=schema)
 
 
-_SCORE_FIELDS = [f for f in SCORES_SCHEMA if f.name not in ("eval_id", "created_at")]
+_SCORE_FIELDS = [f for f in ENCODED_SCORES_SCHEMA if f.name not in ("eval_id", "created_at")]
 _SCORE_ROWS_SCHEMA = pa.schema(_SCORE_FIELDS)
 
 
 def score_rows(scores: ScoreColumns) -> pa.Table:
-    """`scores` rows as an Arrow table without `eval_id` and `created_at` (a `ScoreTable`'s
-    own table; `ScoreTable` of several concatenated is one batch of rows)."""
+    """`scores` rows as an Arrow table without `eval_id` and `created_at`, text columns
+    dictionary-encoded (a `ScoreTable`'s own table; `ScoreTable` of several concatenated
+    is one batch of rows)."""
     if isinstance(scores, ScoreTable):
         return scores._table
-    columns = scores.arrays()
+    columns = scores.arrays(encoded=True)
     return pa.Table.from_arrays([columns[f.name] for f in _SCORE_FIELDS], schema=_SCORE_ROWS_SCHEMA)
 
 

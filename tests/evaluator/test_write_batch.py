@@ -1,7 +1,8 @@
-"""Chunks' rows stored in row-group batches (`evaluator.pipeline.writes`) are the rows one
-write per chunk stores: same `scores`, `tool_calls`, results.json, on the synthetic turns
-and on every conformance recording; and an evaluation interrupted between batches keeps
-no partial scores."""
+"""Chunks' rows stored in row-group batches (`evaluator.pipeline.writes`), their text columns
+dictionary-encoded (`ScoreColumns.arrays(encoded=True)`), are the rows the former path
+stored (one write per chunk, plain text columns): same `scores`, `tool_calls`,
+`traced_turns` and results.json, on the synthetic turns and on every conformance
+recording."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import duckdb
 import orjson
 import pytest
 from tracesim.evaluator.load.load import ChunkPlan
+from tracesim.evaluator.output.output import ScoreColumns
 from tracesim.evaluator.pipeline.pipeline import evaluate_db
 from tracesim.evaluator.pipeline.schedule import split_for_workers
 from tracesim.evaluator.store.duckdb_store import DuckDBStore
@@ -48,9 +50,15 @@ def _report(path: Path | None) -> dict[str, Any]:
 
 
 def _both(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> None:
-    """Evaluate copies of `source` writing each chunk alone, then in batches of 7 scores
-    rows or more (several chunks a batch, batches of uneven size); assert the same."""
+    """Evaluate copies of `source` writing each chunk alone with plain text columns (the
+    former path), then in batches of 280 scores rows or more (several chunks a batch,
+    batches of uneven size) with encoded ones; assert the same."""
     writes: list[int] = []
+    plain_table = ScoreColumns.table
+
+    def table(self: ScoreColumns, eval_id: str, created_at: Any, *, encoded: bool = False):
+        return plain_table(self, eval_id, created_at, encoded=encoded and not former)
+
     write = DuckDBStore.write_chunk
 
     def counted(self: DuckDBStore, **kw: Any) -> None:
@@ -58,8 +66,10 @@ def _both(source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kwarg
         write(self, **kw)
 
     monkeypatch.setattr(DuckDBStore, "write_chunk", counted)
+    monkeypatch.setattr(ScoreColumns, "table", table)
     got = []
     for rows in (0, 7 * 40):
+        former = rows == 0
         monkeypatch.setattr(DuckDBStore, "write_batch_rows", rows)
         writes.clear()
         copy = tmp_path / f"b{rows}.duckdb"

@@ -33,7 +33,7 @@ from tracesim.evaluate_selection import (
 )
 from tracesim.evaluate_settings import db_of_config, load_eval_settings, paths_of_config
 from tracesim.paths import outputs_dir
-from tracesim.shown import shown
+from tracesim.shown import one_line, shown
 
 __all__ = [
     "NothingSelected",
@@ -48,7 +48,7 @@ __all__ = [
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"tracesim evaluate: {message}", err=True)
+    click.echo(f"tracesim evaluate: {one_line(message)}", err=True)  # a name's newline too
     sys.exit(code)
 
 
