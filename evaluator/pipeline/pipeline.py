@@ -245,6 +245,9 @@ def evaluate_db(
                 if n_workers > 1:
                     store.share_cores()
                     plan = split_for_workers(plan, n_workers, chunk_rows=chunk_rows)
+                # file-wide evidence (unread turns, uncounted usage) reads the spans only:
+                # counted while the workers' process starts, not after the last chunk
+                file_counts = store.file_evidence()
                 read = store.raw_chunks if n_workers > 1 else store.chunks
                 chunks = gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
                 if n_workers > 1:
@@ -275,7 +278,7 @@ def evaluate_db(
                             derived(len(chat_ids))
                 with no_gc():
                     batch.flush()
-            evidence.update(store.file_evidence())  # unread turns, uncounted usage
+            evidence.update(file_counts)  # unread turns, uncounted usage
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(

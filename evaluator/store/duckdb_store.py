@@ -113,6 +113,9 @@ class DuckDBStore(EvalStore):
         from tracesim.schemas import create_all
 
         create_all(self.con)
+        # DuckDB draws a progress bar on stdout for statements past 2 s (a row group of
+        # scores on a busy machine): never in the middle of tracesim's own output
+        self.con.execute("SET enable_progress_bar = false")
 
     def plan(self, *, run_id: str | None, max_rows: int) -> ChunkPlan:
         return plan_chunks(self.con, run_id=run_id, max_rows=max_rows)
