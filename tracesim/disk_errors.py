@@ -61,27 +61,23 @@ def _one(error: BaseException, where: str | Path) -> DiskProblem | None:
 
 
 def damaged_store(db_path: str | Path) -> str | None:
-    """After a refused write: the first line of DuckDB's error when the store file no
-    longer opens (a checkpoint cut short by the failed write rewrote one of its blocks
-    halfway: DuckDB 2.0 rewrites partly filled blocks in place), None when it opens or
-    is not a local file. Said instead of "what was written is complete"."""
-    import duckdb
+    """After a refused write: the first line of the error when the store no longer opens or
+    reads (a checkpoint cut short by the failed write rewrote one of its blocks halfway:
+    DuckDB 2.0 rewrites partly filled blocks in place), None when it reads. Said instead
+    of "what was written is complete"."""
+    from tracesim.evaluator.store import StoreError, StoreMissing, open_store
 
-    path = Path(db_path)
-    if "://" in str(db_path) or not path.is_file():
+    try:
+        with open_store(db_path, read_only=True) as store:
+            store.query("SELECT count(*) FROM spans")  # reads the table's blocks
+    except StoreMissing:
         return None
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as error:
+    except StoreError as error:
         text = str(error).strip()
         return text.splitlines()[0] if text else type(error).__name__
-    try:
-        con.execute("SELECT count(*) FROM spans").fetchone()  # reads the table's blocks
-    except duckdb.CatalogException:
-        return None  # not a store with spans: nothing of ours to vouch for
-    except duckdb.Error as error:
+    except Exception as error:  # noqa: BLE001 - whatever the engine raises reading it
         text = str(error).strip()
-        return text.splitlines()[0] if text else type(error).__name__
-    finally:
-        con.close()
+        if "Corrupt" not in text and "checksum" not in text and "IO Error" not in text:
+            return None  # not damage (no spans table, a remote store's own problem)
+        return text.splitlines()[0]
     return None

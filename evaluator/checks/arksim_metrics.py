@@ -15,8 +15,10 @@ arksim's `ScoreInput` built from tracesim's `MetricContext`:
 - a `QuantResult` keeps its value in the metric's `score_range` (as arksim reports it, so
   arksim's `numeric_thresholds` apply unchanged) and passes the turn at 60% of the range's
   maximum (arksim's per-metric failure threshold);
-- a `QualResult`'s value is the score's `label` (value 1.0, never pass/fail by itself:
-  gate it with `evaluation.failure_labels`, arksim's `qualitative_failure_labels`);
+- a `QualResult`'s value is the score's `label`, its value 0.0 when the label is one of
+  its `evaluation.failure_labels` (arksim's `qualitative_failure_labels`, whose gate fails
+  the run as in arksim) and 1.0 otherwise, so its mean is the share without a failure
+  label; it never decides a turn by itself;
 - `scope: conversation` metrics run once per conversation, as in arksim;
 - a metric whose `__init__` takes `llm` gets the judge model (`checks.arksim_llm`).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
 import sys
 import types
 from collections.abc import Iterator, Mapping
@@ -32,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tracesim.evaluator.checks import arksim_api
-from tracesim.evaluator.checks.arksim_llm import instantiate
+from tracesim.evaluator.checks.arksim_llm import failure_labels_of, instantiate
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.checks.custom import CustomMetric
 from tracesim.schemas.results import MetricResult
@@ -169,9 +172,22 @@ class ArksimMetric(CustomMetric):
         reason = getattr(result, "reason", None) or ""
         if self.quantitative:
             details["score_range"] = list(inner.score_range)
+            value = float(result.value)
+            if not math.isfinite(value):  # never a score: said, not stored as NaN
+                return MetricResult(
+                    name=self.name,
+                    label="error",
+                    reason=f"the metric returned {value} (not a number in its score_range)",
+                    details=details,
+                )
+            return MetricResult(name=self.name, value=value, reason=reason, details=details)
+        label = str(result.value)
+        failing = failure_labels_of(self.name)
+        if failing is None:  # no failure label configured: a label, never pass/fail
             return MetricResult(
-                name=self.name, value=float(result.value), reason=reason, details=details
+                name=self.name, value=1.0, label=label, reason=reason, details=details
             )
-        return MetricResult(
-            name=self.name, value=1.0, label=str(result.value), reason=reason, details=details
+        bad = label in failing  # the share without a failure label; the label gate fails
+        return MetricResult(  # the run, as arksim's does, not the turn (passed stays None)
+            name=self.name, value=0.0 if bad else 1.0, label=label, reason=reason, details=details
         )

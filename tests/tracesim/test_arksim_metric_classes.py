@@ -140,8 +140,8 @@ def test_an_arksim_metrics_file_runs_unchanged(tmp_path: Path) -> None:
         for r in fake.requests
     )
     # qualitative: the label is kept
-    assert scores[("prohibited_statements", 1)][2] == "violated"
-    assert scores[("prohibited_statements", 0)][2] == "ok"
+    assert scores[("prohibited_statements", 1)][:3] == (0.0, None, "violated")  # a failure label
+    assert scores[("prohibited_statements", 0)][:3] == (1.0, None, "ok")
 
 
 def test_an_llm_metric_without_a_judge_model_is_not_graded_saying_why(tmp_path: Path) -> None:
