@@ -29,7 +29,8 @@ def evaluate_db(db_path: Any, *, allow_in_progress: bool = False, **options: Any
     from tracesim.evaluator.scoring.gates import EvalConfigError
 
     judge = getattr(options.get("config"), "llm", None) or options.get("llm")
-    configure_arksim_llm(judge)  # arksim metric classes' self.llm, as the CLI gives it
+    labels = getattr(options.get("config"), "failure_labels", None)
+    configure_arksim_llm(judge, labels)  # arksim metric classes' self.llm, as the CLI does
     from tracesim.evaluator.store import EvalStore, StoreError, open_store
 
     path = getattr(db_path, "path", None) if isinstance(db_path, EvalStore) else db_path
