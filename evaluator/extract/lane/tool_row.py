@@ -16,6 +16,9 @@ import orjson
 from tracesim.evaluator.extract.readers.envelopes import is_placeholder
 from tracesim.evaluator.extract.readers.errors import tool_error
 from tracesim.evaluator.extract.readers.fields import (
+    _ARGUMENT_KEYS,
+    _JSON_ENCODED_RESULTS,
+    _RESULT_KEYS,
     is_tool_span,
     read_arguments,
     read_output,
@@ -126,6 +129,16 @@ HARMLESS_PREFIXES = ("traceloop.association.properties.", "session.", "metadata.
 """Key prefixes of context attributes (sessions, user metadata) no extraction module names."""
 
 
+_ARGUMENT_ORDER = tuple(key for key in _ARGUMENT_KEYS if key in CALL_KEYS)
+_RESULT_ORDER = tuple(key for key in _RESULT_KEYS if key in CALL_KEYS)
+"""`readers.fields`' precedence over the keys a simple span may carry (kept in sync)."""
+_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options", "arguments"))
+"""Keys that make an argument object an envelope (`envelopes.unwrap_arguments`, MCP)."""
+_JSON_HEADS = ("{", "[", '"')
+_DEEPEST = 254
+"""Brackets past which `readers.fields` keeps argument text as text (orjson's limit)."""
+
+
 def simple_keys(attributes: dict[str, Any]) -> bool:
     """Whether a tool span's attributes hold only `SIMPLE_KEYS` and harmless context keys."""
     if attributes.keys() <= SIMPLE_KEYS:
@@ -201,10 +214,14 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
             break
     if not name or name == ADK.MERGED_TOOLS_NAME or name in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return None
-    arguments, is_object, args_id = read_arguments(attributes)
-    if not (is_object and arguments):
-        return ABORT, None  # a bare input or none: the request holds them
-    result, result_id, failed = read_output(attributes)
+    arguments, args_id = _plain_arguments(attributes), ""
+    if arguments is None:
+        arguments, is_object, args_id = read_arguments(attributes)
+        if not (is_object and arguments):
+            return ABORT, None  # a bare input or none: the request holds them
+    result, result_id, failed = _plain_result(attributes), "", False
+    if result is None:
+        result, result_id, failed = read_output(attributes)
     # `errors.tool_error` is None here: status not ERROR, no events, no error attribute
     error = (result or "error") if failed else None
     if error is None and result is None:
@@ -234,6 +251,55 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
         key = (False, (start - _EPOCH_NAIVE) // _MICROSECOND * 1000, span_id)
     trace_id = _id_text(row.get("trace_id"), 32)
     return TOOL, Piece(key, trace_id, span_id, _id_text(row.get("parent_span_id"), 16), call)
+
+
+def _plain_arguments(attributes: dict[str, Any]) -> dict[str, Any] | None:
+    """What `read_arguments` gives for an object of arguments that is no envelope (JSON
+    text, or OpenLLMetry's `{"args": [], "kwargs": {...}}`), else None (ask it)."""
+    for key in _ARGUMENT_ORDER:
+        value = attributes.get(key)
+        if value is None or is_placeholder(value):
+            continue
+        if type(value) is not str or value[:1] != "{":
+            return None
+        if value.count("{") + value.count("[") > _DEEPEST:
+            return None
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+        if type(parsed) is not dict or not parsed:
+            return None
+        if key == TRACELOOP.ENTITY_INPUT:  # its kwargs, when no positional argument
+            kwargs = parsed.get("kwargs")
+            if not (parsed.keys() <= {"args", "kwargs"} and parsed.get("args", []) == []):
+                return None
+            if type(kwargs) is not dict or not kwargs or (len(kwargs) == 1 and "input" in kwargs):
+                return None
+            return dict(kwargs)
+        return parsed if parsed.keys().isdisjoint(_ENVELOPE_KEYS) else None
+    return None
+
+
+def _plain_result(attributes: dict[str, Any]) -> str | None:
+    """What `read_output` gives for a plain text result (no envelope, no placeholder), else
+    None (ask it)."""
+    for key in _RESULT_ORDER:
+        value = attributes.get(key)
+        if value is None:
+            continue
+        if type(value) is not str:
+            return None
+        if key in _JSON_ENCODED_RESULTS:  # a JSON-encoded string: its text
+            try:
+                decoded = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                decoded = value
+            value = decoded if type(decoded) is str else value
+        if value.lstrip()[:1] in _JSON_HEADS or value.startswith("content="):
+            return None
+        return None if is_placeholder(value) else value
+    return None
 
 
 def _is_tool(span_name: str, attributes: dict[str, Any]) -> bool:

@@ -81,6 +81,8 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     requesters = [view_of(o) for o in others if row_may_hold_requests(o)]
     models = sorted((v for v in requesters if v.trace_id == trace), key=SpanView.sort_key)
     if len(ids) < len(calls):
+        for view in models:  # read whole once: `request_keys` then reads the cache
+            safe_requested_calls(view)
         if not _take_request_ids(pieces, models):
             return None
     elif not _requests_name_spans(calls, models):
@@ -96,12 +98,12 @@ def _start(piece: Piece) -> tuple:
 def _separate(pieces: list[Piece], others: list[Any], trace: str) -> bool:
     """One trace, and no tool span below another (nor a lifecycle event's name)."""
     own = {piece.span_id for piece in pieces}
-    names = Counter(piece.call.name for piece in pieces)
+    names = set()
     for piece in pieces:
-        if piece.trace_id != trace or piece.call.name in LIFECYCLE_NAMES:
+        name = piece.call.name
+        if piece.trace_id != trace or name in LIFECYCLE_NAMES or piece.parent_span_id in own:
             return False
-        if piece.parent_span_id in own:
-            return False
+        names.add(name)
     if len(names) == len(pieces):
         return True
     parents = {v.span_id: v.parent_span_id for v in others if type(v) is SpanView}
