@@ -25,6 +25,7 @@ from tracesim.evaluator.extract.readers.fields import (
     tool_call_id,
     tool_name,
 )
+from tracesim.evaluator.extract.readers.responses_items import MARKER as RESPONSES_MARKER
 from tracesim.evaluator.extract.span import (
     SpanView,
     _id_text,
@@ -34,10 +35,11 @@ from tracesim.evaluator.extract.span import (
     view_of,
 )
 from tracesim.schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, TRACELOOP, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN
+from tracesim.schemas.conventions import GENKIT, LANGCHAIN, LLAMA_INDEX
 
 __all__ = [
     "ABORT",
+    "CANDIDATE",
     "CALL_KEYS",
     "CONTEXT_KEYS",
     "HARMLESS_PREFIXES",
@@ -49,8 +51,9 @@ __all__ = [
     "simple_keys",
 ]
 
-ABORT, OTHER, TOOL = 0, 1, 2
-"""What a row is to the lane: a reason not to claim the turn, another span, a tool call."""
+ABORT, OTHER, TOOL, CANDIDATE = 0, 1, 2, 3
+"""What a row is to the lane: a reason not to claim the turn, another span, a tool call,
+another span whose text names a tool convention (the general model views it whole)."""
 
 CALL_KEYS = frozenset(
     (  # the call's fields, in the common conventions (read by `readers.fields`)
@@ -179,8 +182,10 @@ class Piece:
 
 
 def read_row(row: Any) -> tuple[int, Any]:
-    """(TOOL, Piece) for a simple tool span, (OTHER, row or view) for a span that records
-    no tool call, (ABORT, None) for anything else."""
+    """(TOOL, Piece) for a simple tool span; (OTHER, row) for a span that certainly records
+    no tool call (no tool marker in its text), (CANDIDATE, row) for one that has a marker
+    but is no tool span; (ABORT, None) for anything else. Rows are parsed once, without a
+    view: a declined turn costs the general model little more than the parse."""
     if type(row) is not dict:
         return ABORT, None
     raw = row.get("attributes")
@@ -188,13 +193,43 @@ def read_row(row: Any) -> tuple[int, Any]:
         return ABORT, None
     if not row_may_be_tool_span(row):
         return OTHER, row
-    if row.get("events") in _NO_EVENTS and _status_name(row.get("status_code")) != "ERROR":
+    try:
         attributes = orjson.loads(raw)
-        if type(attributes) is dict and simple_keys(attributes):
-            fast = _fast(row, attributes)
-            if fast is not None:
-                return fast
+    except orjson.JSONDecodeError:
+        return ABORT, None
+    if type(attributes) is not dict or _converted(attributes):
+        return ABORT, None
+    if not is_tool_span(_Parsed(row.get("name") or "", attributes)):
+        return CANDIDATE, row
+    if row.get("events") not in _NO_EVENTS or not simple_keys(attributes):
+        return ABORT, None  # events may carry the call's fields or its exception
+    if _status_name(row.get("status_code")) != "ERROR":
+        fast = _fast(row, attributes)
+        if fast is not None:
+            return fast
     return _general(row)
+
+
+class _Parsed:
+    """What `readers.fields.is_tool_span` reads of a span: its name and attributes."""
+
+    __slots__ = ("name", "attributes")
+
+    def __init__(self, name: str, attributes: dict[str, Any]) -> None:
+        self.name = name
+        self.attributes = attributes
+
+
+def _converted(attributes: dict[str, Any]) -> bool:
+    """Whether `SpanView.attributes` reads these attributes as another convention (Logfire's
+    agents function template, LlamaIndex's tool call event, Genkit, Responses API items):
+    the parsed text is then not what the readers see, and the lane declines."""
+    if attributes.get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE:
+        return True
+    if LLAMA_INDEX.STEP_INPUT_EVENT in attributes or GENKIT.SUBTYPE in attributes:
+        return True
+    messages = attributes.get(GENAI.INPUT_MESSAGES)
+    return type(messages) is str and RESPONSES_MARKER in messages
 
 
 def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | None:
@@ -202,9 +237,6 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
     None when in doubt (`_general` reads it)."""
     start = row.get("start_time")
     if not (start is None or type(start) is datetime and start.tzinfo is None):
-        return None
-    span_name = row.get("name") or ""
-    if not _is_tool(span_name, attributes):
         return None
     name = ""
     for key in _NAME_KEYS:
@@ -302,33 +334,9 @@ def _plain_result(attributes: dict[str, Any]) -> str | None:
     return None
 
 
-def _is_tool(span_name: str, attributes: dict[str, Any]) -> bool:
-    """`readers.fields.is_tool_span` on attributes holding only `SIMPLE_KEYS`."""
-    if span_name.startswith(_EXECUTE_TOOL):
-        return True
-    if not attributes:
-        return False
-    operation = attributes.get(GENAI.OPERATION_NAME)
-    if operation == GENAI.OP_EXECUTE_TOOL:
-        return True
-    if isinstance(operation, str) and operation in _MODEL_OPERATIONS:
-        return False
-    if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
-        return True
-    kind = attributes.get(OPENINFERENCE.SPAN_KIND)
-    if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
-        return True
-    kind = attributes.get(TRACELOOP.SPAN_KIND)
-    return isinstance(kind, str) and kind.lower() == TRACELOOP.KIND_TOOL
-
-
 def _general(row: dict[str, Any]) -> tuple[int, Any]:
-    """The row read through a view and the general readers (a failed span, events)."""
+    """A simple tool span read through a view and the general readers (a failed span)."""
     view = view_of(row)
-    if not is_tool_span(view):
-        return OTHER, view
-    if row.get("events") not in _NO_EVENTS:
-        return ABORT, None  # events may carry the call's fields or its exception
     attributes = view.attributes
     if type(attributes) is not dict or not simple_keys(attributes):
         return ABORT, None

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracesim.evaluator.calls.canonical import args_equal
-from tracesim.evaluator.extract.lane.tool_row import ABORT, TOOL, Piece, read_row
+from tracesim.evaluator.extract.lane.tool_row import ABORT, CANDIDATE, TOOL, Piece, read_row
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.nested import LIFECYCLE_NAMES
 from tracesim.evaluator.extract.pairing.recover import (
@@ -60,6 +60,7 @@ def lane_calls(spans: Iterable[Any]) -> list[ToolCall] | None:
 def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     pieces: list[Piece] = []
     others: list[Any] = []
+    viewed: set[int] = set()  # others the general model views whole (a tool marker)
     for row in spans:
         kind, read = read_row(row)
         if kind == ABORT:
@@ -67,6 +68,8 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
         if kind == TOOL:
             pieces.append(read)
         else:
+            if kind == CANDIDATE:
+                viewed.add(id(read))
             others.append(read)
     if not pieces:
         return None
@@ -76,9 +79,11 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     if not _separate(pieces, others, trace) or _failure_flags(others):
         return None
     ids = [call.id for call in calls if call.id]
-    if len(set(ids)) != len(ids) or _answer_tool(calls, others):
+    if len(set(ids)) != len(ids):
         return None
-    requesters = [view_of(o) for o in others if row_may_hold_requests(o)]
+    # what the general model screens by text it reads from a row, but reads whole from a
+    # span it viewed (a tool marker): the same spans here
+    requesters = [view_of(o) for o in others if id(o) in viewed or row_may_hold_requests(o)]
     models = sorted((v for v in requesters if v.trace_id == trace), key=SpanView.sort_key)
     if len(ids) < len(calls):
         for view in models:  # read whole once: `request_keys` then reads the cache
@@ -87,8 +92,10 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
             return None
     elif not _requests_name_spans(calls, models):
         return None
-    responders = [view_of(o) for o in others if row_may_hold_responses(o)]
-    return calls if _explained(calls, requesters, responders) else None
+    responders = [view_of(o) for o in others if id(o) in viewed or row_may_hold_responses(o)]
+    if not _explained(calls, requesters, responders) or _answer_tool(calls, others):
+        return None
+    return calls
 
 
 def _start(piece: Piece) -> tuple:
