@@ -31,6 +31,7 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("score", "tracesim.evaluator.pipeline.chunk", "score_conversation"),
     ("results entries", "tracesim.evaluator.pipeline.chunk", "encode_entry"),
     ("judges (not run)", "tracesim.evaluator.pipeline.judging", "JudgeStage.run"),
+    ("scores to Arrow", "tracesim.evaluator.pipeline.writes", "score_rows"),
     ("write", "tracesim.evaluator.store.duckdb_store", "DuckDBStore.write_chunk"),
     ("file evidence", "tracesim.evaluator.store.duckdb_store", "DuckDBStore.file_evidence"),
     ("open, plan", "tracesim.evaluator.pipeline.pipeline", "open_store"),

@@ -342,6 +342,12 @@ def pipeline_main(
         f"{stats['workers_max_rss_mb']:,.0f} MB (each worker at most); "
         f"results.json {stats['results_mb']:.1f} MB (load average {os.getloadavg()[0]:.1f})"
     )
+    turns = max(stats["turns"], 1)
+    print(
+        f"  CPU per turn: {1e6 * cpu / turns:.0f} us, of which this process "
+        f"{1e6 * stats['cpu'] / turns:.0f} (reading, writing, results.json) and the workers "
+        f"{1e6 * stats['cpu_workers'] / turns:.0f}"
+    )
     for line in stats["stages"]:
         print(line)
     print(lane_share(path))

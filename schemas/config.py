@@ -74,6 +74,12 @@ class UserConfig(_Strict):
     """Jinja2 template replacing the LLM user's instructions (arksim's
     `simulated_user_prompt_template`); sees `scenario.{user_profile, goal, knowledge,
     agent_context}`."""
+    knowledge: Literal["all", "per_turn", "relevant"] | None = None
+    """How a scenario with several knowledge items is shown to the LLM user: `all` in its
+    instructions; `per_turn` one fact a turn, each in turn (arksim's per-turn selection);
+    `relevant` the fact the agent's last message asks about, else the next one
+    (`simulator.users.knowledge`). Unset: `all`, or `relevant` with a `prompt_template`
+    (arksim's templates show no fact when there are several: they promise one a turn)."""
 
 
 class RunConfig(_Strict):

@@ -15,7 +15,7 @@ import errno
 import re
 from pathlib import Path
 
-__all__ = ["DiskProblem", "disk_problem"]
+__all__ = ["DiskProblem", "damaged_store", "disk_problem"]
 
 _MACHINE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG}
 _TEXTS = ("No space left on device", "Disk quota exceeded", "Read-only file system")
@@ -58,3 +58,26 @@ def _one(error: BaseException, where: str | Path) -> DiskProblem | None:
         f"cannot write {where}: {reason}; free space (or fix the disk) and run again: what was "
         "written is complete, and a re-run gives the same results"
     )
+
+
+def damaged_store(db_path: str | Path) -> str | None:
+    """After a refused write: the first line of the error when the store no longer opens or
+    reads (a checkpoint cut short by the failed write rewrote one of its blocks halfway:
+    DuckDB 2.0 rewrites partly filled blocks in place), None when it reads. Said instead
+    of "what was written is complete"."""
+    from tracesim.evaluator.store import StoreError, StoreMissing, open_store
+
+    try:
+        with open_store(db_path, read_only=True) as store:
+            store.query("SELECT count(*) FROM spans")  # reads the table's blocks
+    except StoreMissing:
+        return None
+    except StoreError as error:
+        text = str(error).strip()
+        return text.splitlines()[0] if text else type(error).__name__
+    except Exception as error:  # noqa: BLE001 - whatever the engine raises reading it
+        text = str(error).strip()
+        if "Corrupt" not in text and "checksum" not in text and "IO Error" not in text:
+            return None  # not damage (no spans table, a remote store's own problem)
+        return text.splitlines()[0]
+    return None

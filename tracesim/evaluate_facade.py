@@ -25,7 +25,12 @@ def evaluate_db(db_path: Any, *, allow_in_progress: bool = False, **options: Any
     refused with InProgressRefused while a run is still writing `db_path` unless
     `allow_in_progress`."""
     from tracesim.evaluator import evaluate_db as evaluate
+    from tracesim.evaluator.checks.arksim_llm import configure_arksim_llm
     from tracesim.evaluator.scoring.gates import EvalConfigError
+
+    judge = getattr(options.get("config"), "llm", None) or options.get("llm")
+    labels = getattr(options.get("config"), "failure_labels", None)
+    configure_arksim_llm(judge, labels)  # arksim metric classes' self.llm, as the CLI does
     from tracesim.evaluator.store import EvalStore, StoreError, open_store
 
     path = getattr(db_path, "path", None) if isinstance(db_path, EvalStore) else db_path

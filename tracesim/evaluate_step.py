@@ -41,7 +41,7 @@ def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
     """The digest of `config.baseline` (None without one): its `db` (relative to the config's
     folder; default the evaluated store, the open `store`) and `ref`. EvalConfigError (exit
     2) when unreadable."""
-    from tracesim.evaluations import EvaluationRefError, load_digest
+    from tracesim.evaluations import EvaluationRefError, incomplete_note, load_digest
     from tracesim.evaluator.scoring.gates import EvalConfigError
     from tracesim.evaluator.store import StoreError, StoreMissing, open_store, resolve_store
 
@@ -51,9 +51,17 @@ def load_baseline(config: Any, store: Any, base_dir: Path | None) -> Any:
     spec = resolve_store(baseline.db, base_dir) if baseline.db else None
     try:
         if spec is None or spec == store.label:
-            return load_digest(store, baseline.ref)
-        with open_store(spec, read_only=True) as other:
-            return load_digest(other, baseline.ref)
+            digest = load_digest(store, baseline.ref)
+            note = incomplete_note(store, digest, "baseline")
+        else:
+            with open_store(spec, read_only=True) as other:
+                digest = load_digest(other, baseline.ref)
+                note = incomplete_note(other, digest, "baseline")
+        if note is not None:  # the comparison stands on what that evaluation graded
+            import click
+
+            click.echo(note, err=True)
+        return digest
     except StoreMissing:
         raise EvalConfigError(
             f"evaluation.baseline.db: {spec} does not exist. Fix: point it at the DuckDB file "
@@ -165,7 +173,9 @@ def _evaluate_store(
     console = console or make_console()
     from tracesim.evaluator.checks.arksim_llm import configure_arksim_llm
 
-    configure_arksim_llm(getattr(config, "llm", None) or llm)  # arksim metrics' self.llm
+    configure_arksim_llm(  # arksim metrics' self.llm and their failure labels
+        getattr(config, "llm", None) or llm, getattr(config, "failure_labels", None)
+    )
     unkeyed = _unkeyed_warning(store)
     baseline = load_baseline(config, store, base_dir)
     result = evaluate_db(
@@ -188,6 +198,9 @@ def _evaluate_store(
         from tracesim.compare_format import comparison_text
 
         lines += ["", *comparison_text(result.report.comparison).splitlines()]
+    usage = result.report.llm_usage
+    if usage.failed and usage.first_error:  # why, before the verdict line that points here
+        lines.append(f"judge: {usage.failed} request(s) failed; the first: {usage.first_error}")
     print_summary(result.report, console=console, failures=lines)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)

@@ -21,7 +21,7 @@ import orjson
 
 from tracesim.evaluator.stats.compare import EvaluationDigest
 
-__all__ = ["EvaluationRefError", "load_digest"]
+__all__ = ["EvaluationRefError", "incomplete_note", "load_digest"]
 
 _REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _COLUMNS = "eval_id, run_id, kind, coalesce(finished_at, started_at) AS at, summary"
@@ -141,4 +141,33 @@ def load_digest(db: Any, ref: str, *, exclude: str | None = None) -> EvaluationD
             "trials": data.get("trials") or {},
             "scenarios": data.get("scenarios") or [],
         }
+    )
+
+
+def incomplete_note(db: Any, digest: EvaluationDigest, side: str) -> str | None:
+    """A warning when the evaluation behind `digest` did not finish grading (exit code 3:
+    judge requests failed, conversations ended by an error, ...): its pass counts leave
+    out what it could not grade, so a comparison against it can say `unchanged` on
+    nothing. None when it graded what it should."""
+    if not _REF.match(digest.eval_id):
+        return None
+    try:
+        rows = _query(
+            db,
+            lambda store: (
+                f"SELECT exit_code, summary FROM {store.final('runs')} "
+                f"WHERE eval_id = '{digest.eval_id}'"
+            ),
+        )
+    except EvaluationRefError:
+        return None
+    if not rows or rows[0][0] != 3:
+        return None
+    usage = _summary(rows[0][1]).get("llm_usage") or {}
+    failed = usage.get("failed") if isinstance(usage, dict) else None
+    why = f" (judge: {failed} request(s) failed)" if isinstance(failed, int) and failed else ""
+    return (
+        f"warning: the {side} evaluation {digest.eval_id} was incomplete (exit code 3){why}: "
+        "its pass counts leave out what it could not grade; evaluate it again "
+        "(`tracesim evaluate`) before trusting this comparison"
     )

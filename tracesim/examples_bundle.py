@@ -120,19 +120,35 @@ def list_examples(root: Path | None = None) -> list[Example]:
     return found
 
 
+def _same_tree(source: Path, target: Path) -> bool:
+    """True when `target` holds the same files as `source` (caches and outputs aside)."""
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in root.rglob("*")
+            if p.is_file() and not (_SKIP & set(p.relative_to(root).parts)) and p.suffix != ".pyc"
+        }
+
+    return target.is_dir() and files(source) == files(target)
+
+
 def copy_example(example: Example, destination: Path, *, force: bool = False) -> Path:
     """Copy `example` and its helpers into `destination/examples/`, the layout its config
     and imports expect (`tracesim run examples/<name>/config.yaml` from `destination`);
-    returns the copied config. FileExistsError when a target folder exists and not `force`."""
+    returns the copied config. A helper already there unchanged (another example brought
+    it) is kept. FileExistsError when a target folder exists (and differs) and not `force`."""
     target_root = destination / "examples"
-    names = (example.name, *example.helpers)
+    source_root = example.path.parent
+    names = [example.name] + [
+        h for h in example.helpers if not _same_tree(source_root / h, target_root / h)
+    ]
     existing = [n for n in names if (target_root / n).exists()]
     if existing and not force:
         raise FileExistsError(
             ", ".join(str(target_root / n) for n in existing)
             + " already exist(s); pick another folder or pass --force"
         )
-    source_root = example.path.parent
     for name in names:
         target = target_root / name
         if target.exists():

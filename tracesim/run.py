@@ -50,7 +50,7 @@ from tracesim.run_summary import (
     user_llm_usage,
     write_run_summary,
 )
-from tracesim.scenario_notes import ignored_args_note
+from tracesim.scenario_notes import ignored_args_note, misspelt_keys_note
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.schemas.terminal_text import SafeConsole
@@ -145,11 +145,12 @@ def run(
         )
     try:
         scenarios, users = prepare(config, loaded.base_dir, str(loaded.path))
-        note = ignored_args_note(scenarios, config.scenario_file_path)
-        if note is not None:
-            SafeConsole(stderr=True).print(
-                f"warning: {note}", markup=False, highlight=False, soft_wrap=True
-            )
+        for make_note in (ignored_args_note, misspelt_keys_note):
+            note = make_note(scenarios, config.scenario_file_path)
+            if note is not None:
+                SafeConsole(stderr=True).print(
+                    f"warning: {note}", markup=False, highlight=False, soft_wrap=True
+                )
         if evaluate:
             check_baseline(config, loaded.base_dir)
     except (ConfigError, ScenarioError, UserConfigError) as exc:

@@ -19,8 +19,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
 
 from tracesim.collector.decode.spans_tree import NATIVE
 from tracesim.collector.redaction.redaction import Redactor
@@ -30,46 +28,15 @@ from tracesim.collector.store.decoder_process import DecoderProcess
 from tracesim.collector.store.prepare_items import KIND_LOGS, KIND_TRACES, prepare_items
 from tracesim.collector.store.remote_decoding import RemoteDecoding
 from tracesim.collector.store.store import PreparedBatch, Store
-from tracesim.collector.store.writer_batches import DATA_ERRORS, concat
+from tracesim.collector.store.writer_isolation import Isolating
+from tracesim.collector.store.writer_items import Item, Job, WriterStats
 
 __all__ = ["KIND_LOGS", "KIND_TRACES", "Item", "Writer", "WriterStats"]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Item:
-    """One acknowledged (or replayed) request waiting to be stored: `message` is the parsed
-    request or its spooled bytes (see `Writer.takes_payload`), None once handled."""
-
-    seq: int
-    kind: int
-    message: Any
-    nbytes: int
-    count: int
-
-
-@dataclass
-class WriterStats:
-    """Counters of the writer (rows actually inserted, i.e. after dedup)."""
-
-    spans_stored: int = 0
-    logs_stored: int = 0
-    batches: int = 0
-    requests: int = 0
-    failed_requests: int = 0
-    committed_seq: int = 0
-    nulled_values: int = 0
-    duplicates: int = 0
-    dead_rows: int = 0
-    unreadable_items: int = 0
-
-
-Job = tuple[list[Item], PreparedBatch, "tuple[int, int] | None"]
-"""A prepared batch for the database thread; the last field names a retried failed batch."""
-
-
-class Writer:
+class Writer(Isolating):
     """Owns the store; one thread."""
 
     def __init__(
@@ -311,41 +278,6 @@ class Writer:
         holds what routed them, for a new decoder process's router."""
         self._prepared.join()
 
-    def _prepare_isolated(self, items: list[Item]) -> PreparedBatch:
-        """`_prepare`, and when it fails, each request on its own: one that still fails goes
-        to the dead-letter file (the pipeline never stops on a request)."""
-        try:
-            return self._prepare(items)
-        except Exception:
-            log.exception("preparing a batch of %d requests failed; isolating them", len(items))
-        parts = []
-        for item in items:
-            try:
-                parts.append(self._prepare([item]))
-            except Exception as error:
-                self._reject_item(item, f"could not be decoded: {error!r}")
-        merged = PreparedBatch()
-        for part in parts:  # rows of one request at a time keep their write order
-            merged = concat(merged, part)
-        return merged
-
-    def _reject_item(self, item: Item, reason: str) -> None:
-        """A request that cannot be stored: counted, logged, kept in the dead-letter file."""
-        self.stats.failed_requests += 1
-        message = item.message
-        try:
-            if isinstance(message, bytes):
-                payload = message
-            else:
-                payload = message.SerializeToString() if message is not None else b""
-        except Exception:  # what could not be decoded may not serialise either
-            payload = b""
-        item.message = None
-        if self._dead_letter is not None:
-            self._dead_letter.record(item.seq, item.kind, payload, f"request {item.seq} {reason}")
-        else:
-            log.error("request %d %s; dropped", item.seq, reason)
-
     def _prepare(self, items: list[Item]) -> PreparedBatch:
         """Decode and route a batch (here or in the decoder process); requests that fail to
         decode are dead-lettered."""
@@ -408,40 +340,6 @@ class Writer:
                 self._retry_due = True
                 self._cond.notify_all()
         self._done(items)
-
-    def _write_isolating(
-        self, prepared: PreparedBatch, seq: int, partial_seq: int
-    ) -> tuple[int, int]:
-        """`Store.write`; when the rows themselves fail (DATA_ERRORS), the batch is split
-        until the failing rows stand alone, and those go to the dead-letter file. Any other
-        failure propagates (the batch stays in the spool). Every part but the last records
-        `partial_seq` (the batch is not loaded until its last part is), the last `seq`."""
-        try:
-            return self._store.write(prepared, seq)
-        except DATA_ERRORS as error:
-            parts = prepared.split()
-            if not parts:
-                self._reject_rows(prepared, error)
-                if seq != partial_seq:  # the batch is handled: record its position
-                    self._store.write(PreparedBatch(), seq)
-                return 0, 0
-            log.warning("a batch was refused (%s); splitting it to isolate the bad rows", error)
-        stored = [
-            self._write_isolating(part, seq if last else partial_seq, partial_seq)
-            for last, part in ((i == len(parts) - 1, part) for i, part in enumerate(parts))
-        ]
-        return sum(s for s, _ in stored), sum(n for _, n in stored)
-
-    def _reject_rows(self, prepared: PreparedBatch, error: BaseException) -> None:
-        """Rows DuckDB refuses even alone: counted, logged, kept in the dead-letter file."""
-        for name, table in prepared.tables():
-            for row in table.to_pylist():
-                self.stats.dead_rows += 1
-                reason = f"{name} row refused by DuckDB: {error}"
-                if self._dead_letter is not None:
-                    self._dead_letter.row(name, row, reason)
-                else:
-                    log.error("%s; dropped", reason)
 
     def _done(self, items: list[Item]) -> None:
         """Publish the committed position, release memory budget, wake flushers."""

@@ -17,10 +17,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["ArksimLLM", "arksim_llm", "configure_arksim_llm", "instantiate"]
+__all__ = [
+    "ArksimLLM",
+    "arksim_llm",
+    "configure_arksim_llm",
+    "failure_labels_of",
+    "instantiate",
+]
 
-_CONFIGURED: list[Any] = [None]
-"""The judge model's LLMConfig for this evaluation (None: no LLM to inject)."""
+_CONFIGURED: list[Any] = [None, {}]
+"""The judge model's LLMConfig for this evaluation (None: no LLM to inject), and the
+evaluation's `failure_labels` (what a qualitative metric's label fails on)."""
 
 
 class ArksimLLM:
@@ -74,12 +81,20 @@ class ArksimLLM:
         }
 
 
-def configure_arksim_llm(llm: Any) -> None:
+def configure_arksim_llm(llm: Any, failure_labels: Any = None) -> None:
     """The judge model arksim metrics get from now on (None, or a model that cannot run
-    for want of a key: none, and a metric using `self.llm` is not graded, saying why)."""
+    for want of a key: none, and a metric using `self.llm` is not graded, saying why), and
+    the evaluation's `failure_labels` (arksim's `qualitative_failure_labels`)."""
     from tracesim.evaluator.llm.llm_client import judge_unavailable_reason
 
     _CONFIGURED[0] = llm if llm is not None and judge_unavailable_reason(llm) is None else None
+    _CONFIGURED[1] = dict(failure_labels or {})
+
+
+def failure_labels_of(name: str) -> list[str] | None:
+    """The labels that fail qualitative metric `name` (None: the config lists none)."""
+    labels = _CONFIGURED[1].get(name)
+    return [str(label) for label in labels] if labels else None
 
 
 def arksim_llm() -> ArksimLLM | None:

@@ -11,12 +11,15 @@ arksim's `ScoreInput` built from tracesim's `MetricContext`:
 - `chat_history`: the conversation up to and including the turn; `current_turn`: the
   turn's user message and reply; `tool_calls`: the turn's merged calls (the
   conversation's at conversation scope); `knowledge` (arksim's "Knowledge i:" blocks),
-  `user_goal`, `profile` from the scenario;
+  `user_goal`, `profile` from the scenario (`knowledge`: the fact the LLM user was
+  shown in the turn when `user.knowledge` gives one a turn, as arksim's evaluator does);
 - a `QuantResult` keeps its value in the metric's `score_range` (as arksim reports it, so
   arksim's `numeric_thresholds` apply unchanged) and passes the turn at 60% of the range's
   maximum (arksim's per-metric failure threshold);
-- a `QualResult`'s value is the score's `label` (value 1.0, never pass/fail by itself:
-  gate it with `evaluation.failure_labels`, arksim's `qualitative_failure_labels`);
+- a `QualResult`'s value is the score's `label`, its value 0.0 when the label is one of
+  its `evaluation.failure_labels` (arksim's `qualitative_failure_labels`, whose gate fails
+  the run as in arksim) and 1.0 otherwise, so its mean is the share without a failure
+  label; it never decides a turn by itself;
 - `scope: conversation` metrics run once per conversation, as in arksim;
 - a metric whose `__init__` takes `llm` gets the judge model (`checks.arksim_llm`).
 """
@@ -25,6 +28,8 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
+import math
 import sys
 import types
 from collections.abc import Iterator, Mapping
@@ -32,9 +37,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from tracesim.evaluator.checks import arksim_api
-from tracesim.evaluator.checks.arksim_llm import instantiate
+from tracesim.evaluator.checks.arksim_llm import failure_labels_of, instantiate
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.checks.custom import CustomMetric
+from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.results import MetricResult
 
 __all__ = [
@@ -123,6 +129,25 @@ def _knowledge(items: Any) -> str:
     return "\n\n".join(f"Knowledge {i}:\n{text}" for i, text in enumerate(texts, 1))
 
 
+def _shown_knowledge(ctx: MetricContext) -> str | None:
+    """The fact the LLM user was shown in this turn (`user.knowledge` per turn, on the
+    turn's `tracesim.turn` span), as arksim hands its metrics the turn's knowledge."""
+    for span in ctx.spans:
+        if span.get("name") != TRACESIM.TURN_SPAN:
+            continue
+        attributes = span.get("attributes")
+        if isinstance(attributes, str):
+            try:
+                attributes = json.loads(attributes)
+            except ValueError:
+                continue
+        if isinstance(attributes, Mapping):
+            value = attributes.get(TRACESIM.USER_KNOWLEDGE)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
 class ArksimMetric(CustomMetric):
     """An arksim metric instance as a tracesim `CustomMetric`."""
 
@@ -142,10 +167,11 @@ class ArksimMetric(CustomMetric):
         messages = ctx.messages(upto_turn=ctx.turn_id)
         scenario = ctx.scenario or {}
         goal = scenario.get("goal")
+        shown = _shown_knowledge(ctx) if ctx.turn is not None else None
         return score_input(
             chat_history=messages,
             current_turn=messages[-2:],
-            knowledge=_knowledge(scenario.get("knowledge")),
+            knowledge=_knowledge([shown] if shown else scenario.get("knowledge")),
             user_goal="" if goal is None else str(goal),
             profile=_profile(scenario.get("user_profile")),
             tool_calls=list(ctx.tool_calls),
@@ -169,9 +195,22 @@ class ArksimMetric(CustomMetric):
         reason = getattr(result, "reason", None) or ""
         if self.quantitative:
             details["score_range"] = list(inner.score_range)
+            value = float(result.value)
+            if not math.isfinite(value):  # never a score: said, not stored as NaN
+                return MetricResult(
+                    name=self.name,
+                    label="error",
+                    reason=f"the metric returned {value} (not a number in its score_range)",
+                    details=details,
+                )
+            return MetricResult(name=self.name, value=value, reason=reason, details=details)
+        label = str(result.value)
+        failing = failure_labels_of(self.name)
+        if failing is None:  # no failure label configured: a label, never pass/fail
             return MetricResult(
-                name=self.name, value=float(result.value), reason=reason, details=details
+                name=self.name, value=1.0, label=label, reason=reason, details=details
             )
-        return MetricResult(
-            name=self.name, value=1.0, label=str(result.value), reason=reason, details=details
+        bad = label in failing  # the share without a failure label; the label gate fails
+        return MetricResult(  # the run, as arksim's does, not the turn (passed stays None)
+            name=self.name, value=0.0 if bad else 1.0, label=label, reason=reason, details=details
         )

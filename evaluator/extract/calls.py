@@ -18,6 +18,7 @@ from typing import Any
 
 from tracesim.evaluator.extract.audit import SKIPPED_SPAN, Unexplained, audit_turn
 from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_errors
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.recover import row_may_hold_requests
 from tracesim.evaluator.extract.pairing.turn import pair_turn
@@ -28,6 +29,7 @@ from tracesim.evaluator.extract.readers.answers import (
     row_may_hold_responses,
     tool_responses,
 )
+from tracesim.evaluator.extract.readers.errors import failure_text
 from tracesim.evaluator.extract.readers.tool_spans import span_piece
 from tracesim.evaluator.extract.span import SpanView, has_marker, row_may_be_tool_span, view_of
 from tracesim.evaluator.extract.unread import unread_requests
@@ -95,11 +97,13 @@ def extract_tool_calls(
         others = shared
     traces = {piece.view.span_id: piece.view.trace_id for piece in pieces}
     found_calls, aliases = pair_turn(pieces, others, scope)
-    found_calls, answers = split_answer_tool(found_calls, others, traces)
+    parents = {piece.view.span_id: piece.view.parent_span_id for piece in pieces}
+    found_calls, answers = split_answer_tool(found_calls, others, traces, parents)
     skipped.extend(answers)
     if found_calls:
         _flag_failures(found_calls, others)
     if audit is not None:
+        audit.extend(instrumentation_errors(others))
         audit.extend(unread_requests(others, calls=len(found_calls)))
         audit.extend(skipped)
         audit.extend(
@@ -126,7 +130,9 @@ def _flag_failures(calls: list[ToolCall], others: list[Any]) -> None:
     tool_responses(views_of(flagged), failed=failed)
     for call in calls:
         if call.error is None and call.id and call.id in failed:
-            call.error, call.result = call.result or "error", None
+            text = call.result
+            call.error = failure_text(text) if isinstance(text, str) and text else text or "error"
+            call.result = None
             note(call, "error", INPUT)
 
 

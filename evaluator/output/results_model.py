@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from tracesim.evaluator.llm.llm_client import LLMUsage
+from tracesim.evaluator.llm.usage import LLMUsage
 from tracesim.evaluator.scoring.gates import GateResult
 from tracesim.evaluator.stats.trials import ScenarioTrials, TrialRollup
 

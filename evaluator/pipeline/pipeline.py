@@ -17,8 +17,9 @@ file holds; per chunk:
 5. custom metrics;
 6. turn success, turn success ratio, final score and status (`evaluator.scoring.scoring`);
 7. its `tool_calls` rows (the chunk's chats' rows are replaced) and `scores`
-   rows (under a new `eval_id`) are written, and its conversations' entries
-   spooled for `results.json`.
+   rows (under a new `eval_id`) are gathered with the next chunks' and written once
+   they fill a row group (`evaluator.pipeline.writes`), and its conversations'
+   entries spooled for `results.json`.
 
 What outlives a chunk is one small summary per conversation and a running
 tally of metric values (`evaluator.scoring.tally`). At the end: the run summary,
@@ -30,9 +31,9 @@ by chunk, while this process reads the next chunk and writes finished ones in or
 chunk's metric values are tallied apart and merged in chunk order, so the serial and
 the parallel path give the same floats.
 
-Each chunk's rows are committed with the chunk (one transaction holding the
+Each batch of chunks' rows is committed with the batch (one transaction holding the
 whole evaluation keeps its uncommitted rows in memory: ~7 MB per 10k turns,
-unbounded). An evaluation is complete when its `runs` row exists; one that
+unbounded; a batch is one row group of `scores`, ~14k turns with 7 checks). An evaluation is complete when its `runs` row exists; one that
 fails half-way removes its `scores` rows, and the `tool_calls` rows it
 replaced are the current derivation either way.
 
@@ -75,8 +76,11 @@ from tracesim.evaluator.pipeline.schedule import (
     no_gc,
     parallel_chunks,
     serial_chunks,
+    split_for_workers,
     worker_count,
 )
+from tracesim.evaluator.pipeline.workers import start_server
+from tracesim.evaluator.pipeline.writes import WriteBatch
 from tracesim.evaluator.scoring.gates import (
     EvalConfigError,
     ExitCode,
@@ -215,6 +219,8 @@ def evaluate_db(
         plan = store.plan(run_id=run_id, max_rows=chunk_rows)
         if select is not None:
             plan = select(store, plan)
+        if not custom and worker_count(workers, plan=plan, main_only=False) > 1:
+            start_server()  # its imports overlap the judges' setup and the first read
         report_run_id = run_id if run_id is not None else store.single_run_id()
         writer = ResultsWriter(out)
         judges = JudgeStage(config, config.llm or llm, store.cache_connection())
@@ -238,6 +244,10 @@ def evaluate_db(
                 )
                 if n_workers > 1:
                     store.share_cores()
+                    plan = split_for_workers(plan, n_workers, chunk_rows=chunk_rows)
+                # file-wide evidence (unread turns, uncounted usage) reads the spans only:
+                # counted while the workers' process starts, not after the last chunk
+                file_counts = store.file_evidence()
                 read = store.raw_chunks if n_workers > 1 else store.chunks
                 chunks = gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
                 if n_workers > 1:
@@ -247,6 +257,7 @@ def evaluate_db(
                 else:
                     stages = (derived, judged, customized)
                     results = serial_chunks(chunks, config, judges, custom, stages)
+                batch = WriteBatch(store, eval_id=eval_id, created_at=started)
                 with closing(results):  # a failure stops the workers at once
                     for chat_ids, result in results:
                         with no_gc():
@@ -256,10 +267,8 @@ def evaluate_db(
                             tally.merge(result.tally)
                             for kind, count in result.evidence.items():
                                 evidence[kind] = evidence.get(kind, 0) + count
-                            store.write_chunk(
-                                eval_id=eval_id,
-                                created_at=started,
-                                chat_ids=chat_ids,
+                            batch.add(
+                                chat_ids,
                                 tool_calls=result.tool_calls,
                                 scores=result.scores,
                                 traced_turns=result.traced_turns,
@@ -267,7 +276,9 @@ def evaluate_db(
                             del result
                         if n_workers > 1:
                             derived(len(chat_ids))
-            evidence.update(store.file_evidence())  # unread turns, uncounted usage
+                with no_gc():
+                    batch.flush()
+            evidence.update(file_counts)  # unread turns, uncounted usage
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]
             summary = run_summary(

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["AUTO_MIN_TURNS", "ChunkPool", "WorkerError", "auto_workers"]
+__all__ = ["AUTO_MIN_TURNS", "ChunkPool", "WorkerError", "auto_workers", "start_server"]
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -69,6 +69,13 @@ def _context() -> Any:
         forkserver.ensure_running()
         return context
     return multiprocessing.get_context("spawn")
+
+
+def start_server() -> None:
+    """Start the process workers are forked from, if not running yet (a no-op where there
+    is no forkserver): its imports (~0.5 s) then overlap what the caller does before its
+    first chunk is submitted (planning, opening the judges' cache, reading)."""
+    _context()
 
 
 def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
@@ -116,13 +123,15 @@ class ChunkPool:
         describe: Callable[[K], str] = str,
     ) -> Iterator[tuple[K, R]]:
         """(key, fn(item)) for each (key, item), in order; `describe(key)` names the item in
-        a `WorkerError`. At most `workers` items are in flight, and one more is read ahead
-        from `items` while they are (3 chunks in memory with 2 workers)."""
+        a `WorkerError`. At most `workers` + 1 items are in flight (the one queued goes to
+        the first worker that finishes, while this process is still writing an earlier
+        result), and one more is read ahead from `items` (4 chunks in memory with 2
+        workers)."""
         assert self._executor is not None, "ChunkPool is closed"
         executor = self._executor
         pending: deque[tuple[K, Future[R]]] = deque()
         for key, item in items:
-            done = _result(pending, describe) if len(pending) >= self.workers else None
+            done = _result(pending, describe) if len(pending) > self.workers else None
             # the freed worker gets the item read ahead before the caller takes the result
             pending.append((key, _submit(executor, fn, item)))
             del item

@@ -78,6 +78,10 @@ def promote_store(
         answers = summarise([[t["user_message"] for t in pending[i][0].turns] for i in wanted])
         for i, summary in zip(wanted, answers, strict=True):
             summaries[i] = summary
+    try:  # calls that failed their checks are never asserted (promote.scenario)
+        failed = store.scored_chats(by_calls=True) if pending else set()
+    except NotImplementedError:
+        failed = set()
     used: set[str] = set()
     for (data, calls, definitions), summary in zip(pending, summaries, strict=True):
         promotion = conversation_scenario(
@@ -87,6 +91,8 @@ def promote_store(
             definitions=definitions,
             summary=summary,
             store=getattr(store, "label", None),
+            failed=data.chat_id in failed,
+            played=data.scenario or None,
         )
         if promotion.scenario is not None:  # ids made file-safe may collide: keep them unique
             base = scenario_id = promotion.scenario["scenario_id"]

@@ -134,6 +134,13 @@ def decide(
             "evaluation.tool_validity, or evaluate scenarios with assertions",
             "fail",
         )
+    if not conversations:  # the maintainers' rule 5: nothing to fail, but never a plain pass
+        return Verdict(
+            ExitCode.OK,
+            "nothing to grade: no conversation in the store or selection (no span keyed to "
+            "one, no run); `tracesim inspect` shows what the store holds",
+            "warn",
+        )
     problems = []
     if not_passed:
         problems.append(f"{_plural(not_passed, 'conversation')} did not pass")

@@ -52,6 +52,9 @@ class EvalStore(ABC):
 
     label: str
     """What to call the store in messages and reports (a path or a URL without password)."""
+    write_batch_rows: int = 0
+    """`scores` rows an evaluation gathers (from consecutive chunks) before one
+    `write_chunk` stores them (`evaluator.pipeline.writes`); 0: one write per chunk."""
 
     @abstractmethod
     def prepare(self) -> None:
@@ -107,10 +110,10 @@ class EvalStore(ABC):
     def drop_partial(self, eval_id: str) -> None:
         """Remove the scores of an evaluation that failed half-way (best effort)."""
 
-    def scored_chats(self, *, failed: bool = False) -> set[str]:
+    def scored_chats(self, *, failed: bool = False, by_calls: bool = False) -> set[str]:
         """Chats some evaluation scored; `failed`: those whose newest evaluation has a failed
-        result (`evaluator.select.queries`). Used to evaluate only new chats, and to promote
-        failed ones to scenarios."""
+        result; `by_calls`: a failed check of the calls themselves (`evaluator.select.queries`).
+        Used to evaluate only new chats, and to promote failed ones to scenarios."""
         raise NotImplementedError(f"{type(self).__name__} cannot list scored chats")
 
     def cache_connection(self) -> Any | None:

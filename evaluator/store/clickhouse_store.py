@@ -379,10 +379,15 @@ class ClickHouseStore(EvalStore):
             flush_deferred(self._c, self._deferred, database=self.url.database)
         self._c.insert("runs", pa.Table.from_pylist([row]))
 
-    def scored_chats(self, *, failed: bool = False) -> set[str]:
-        from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
+    def scored_chats(self, *, failed: bool = False, by_calls: bool = False) -> set[str]:
+        from tracesim.evaluator.select.queries import (
+            FAILED_CALL_CHATS_SQL,
+            FAILED_CHATS_SQL,
+            SCORED_CHATS_SQL,
+        )
 
-        sql = (FAILED_CHATS_SQL if failed else SCORED_CHATS_SQL).format(scores=self._t("scores"))
+        chosen = FAILED_CALL_CHATS_SQL if by_calls else FAILED_CHATS_SQL if failed else None
+        sql = (chosen or SCORED_CHATS_SQL).format(scores=self._t("scores"))
         return {c for c in self._c.query(sql).column("chat_id").to_pylist() if c is not None}
 
     def cache_connection(self) -> Any | None:

@@ -69,6 +69,10 @@ class DuckDBStore(EvalStore):
     """A DuckDB file opened here: read-write to evaluate (no other process may hold it),
     read-only for the reading commands. FileLocked when another process holds it."""
 
+    write_batch_rows = 122_880
+    """DuckDB's row group: an append this large goes to the file directly, a smaller one
+    through the write-ahead log first, then again at checkpoint."""
+
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         import duckdb
 
@@ -109,6 +113,9 @@ class DuckDBStore(EvalStore):
         from tracesim.schemas import create_all
 
         create_all(self.con)
+        # DuckDB draws a progress bar on stdout for statements past 2 s (a row group of
+        # scores on a busy machine): never in the middle of tracesim's own output
+        self.con.execute("SET enable_progress_bar = false")
 
     def plan(self, *, run_id: str | None, max_rows: int) -> ChunkPlan:
         return plan_chunks(self.con, run_id=run_id, max_rows=max_rows)
@@ -208,10 +215,15 @@ class DuckDBStore(EvalStore):
         except duckdb.Error:  # not a tracesim file: the evaluation says so itself
             return {}
 
-    def scored_chats(self, *, failed: bool = False) -> set[str]:
-        from tracesim.evaluator.select.queries import FAILED_CHATS_SQL, SCORED_CHATS_SQL
+    def scored_chats(self, *, failed: bool = False, by_calls: bool = False) -> set[str]:
+        from tracesim.evaluator.select.queries import (
+            FAILED_CALL_CHATS_SQL,
+            FAILED_CHATS_SQL,
+            SCORED_CHATS_SQL,
+        )
 
-        sql = (FAILED_CHATS_SQL if failed else SCORED_CHATS_SQL).format(scores="scores")
+        chosen = FAILED_CALL_CHATS_SQL if by_calls else FAILED_CHATS_SQL if failed else None
+        sql = (chosen or SCORED_CHATS_SQL).format(scores="scores")
         return {row[0] for row in self.con.execute(sql).fetchall()}
 
     def cache_connection(self) -> Any:

@@ -129,6 +129,9 @@ def open_live(locked: FileLocked, *, endpoint: str | None, token: str | None) ->
 class LiveStore(DuckDBStore):
     """A DuckDB file read and written through the running collector that holds it."""
 
+    write_batch_rows = 0
+    """One write per chunk: the collector bounds what one request may carry."""
+
     def __init__(self, path: Path, client: CollectorClient) -> None:  # noqa: D107
         self.path = path
         self.label = str(path)

@@ -12,6 +12,9 @@ are reproducible where the API honours seeds.
 the built-in instructions: a Jinja2 template rendered in a sandbox with
 `scenario.{user_profile, goal, knowledge, agent_context}` (knowledge items
 have `.content`), as arksim renders it.
+
+`user.knowledge` (`all`, `per_turn`, `relevant`; `users.knowledge`) shows a scenario with
+several knowledge items one fact a turn, as arksim does, instead of all of them up front.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from tracesim.providers import (
 from tracesim.schemas.llm_config import LLMConfig
 from tracesim.schemas.scenario import Scenario
 from tracesim.simulator.users.base import Message, SimulatedUser, UserConfigError
+from tracesim.simulator.users.knowledge import KnowledgeSelector, KnowledgeStrategy
 
 __all__ = [
     "LLMUser",
@@ -53,8 +57,11 @@ class UserLLMUsage:
 _OPENING = "The conversation starts now. Write your first message to the assistant, in character."
 
 
-def build_system_prompt(scenario: Scenario, *, stop_token: str) -> str:
-    """The simulated user's instructions: persona, goal, knowledge, when to stop."""
+def build_system_prompt(
+    scenario: Scenario, *, stop_token: str, knowledge_per_turn: bool = False
+) -> str:
+    """The simulated user's instructions: persona, goal, knowledge (or, per turn, where it
+    will come from), when to stop."""
     sections = [
         "You are role-playing a USER talking to an AI assistant (a customer-facing agent). "
         "Stay in character; write only the user's next message, short and natural. "
@@ -63,7 +70,13 @@ def build_system_prompt(scenario: Scenario, *, stop_token: str) -> str:
     if scenario.user_profile:
         sections.append(f"## Who you are\n{scenario.profile_text()}")
     sections.append(f"## Your goal\n{scenario.goal_text() or 'Get help from the assistant.'}")
-    if scenario.knowledge:
+    if scenario.knowledge and knowledge_per_turn:
+        sections.append(
+            "## What you know\nBefore each of your replies you receive reference knowledge "
+            "for that turn in a message; use it when the assistant needs it, and never "
+            "invent facts you were not given."
+        )
+    elif scenario.knowledge:
         facts = "\n".join(f"- {fact}" for fact in scenario.knowledge)
         sections.append(
             "## What you know (share a fact only when the assistant needs it)\n" + facts
@@ -122,6 +135,13 @@ def make_user_client(llm: LLMConfig) -> ChatClient:
         raise UserConfigError(f"the LLM simulated user cannot run: {exc}") from exc
 
 
+def hash_seed(text: str) -> int:
+    """A stable seed from a text (Python's `hash` of a str changes per process)."""
+    import zlib
+
+    return zlib.crc32(text.encode("utf-8"))
+
+
 class LLMUser(SimulatedUser):
     """Asks the model for each next user message."""
 
@@ -136,6 +156,7 @@ class LLMUser(SimulatedUser):
         limiter: asyncio.Semaphore | None = None,
         prompt_template: str | None = None,
         usage: UserLLMUsage | None = None,
+        knowledge: KnowledgeStrategy = "all",
     ) -> None:
         self._client = client
         self._usage = usage
@@ -143,10 +164,21 @@ class LLMUser(SimulatedUser):
         self._stop_token = stop_token
         self._seed = seed
         self._limiter = limiter
+        self._knowledge = KnowledgeSelector(
+            scenario.knowledge,
+            knowledge,
+            seed=seed if seed is not None else hash_seed(scenario.scenario_id),
+        )
+        self.turn_knowledge: list[str | None] = []
+        """The fact shown before each of the user's messages (None: all in the instructions)."""
         self.system_prompt = (
             render_prompt_template(prompt_template, scenario)
             if prompt_template
-            else build_system_prompt(scenario, stop_token=stop_token)
+            else build_system_prompt(
+                scenario,
+                stop_token=stop_token,
+                knowledge_per_turn=not self._knowledge.in_instructions,
+            )
         )
 
     async def next_message(self, history: Sequence[Message]) -> str | None:
@@ -156,6 +188,14 @@ class LLMUser(SimulatedUser):
             # Seen from the simulated user: its own lines are `assistant`.
             role = "assistant" if entry["role"] == "user" else "user"
             messages.append({"role": role, "content": entry["content"]})
+        fact = self._knowledge.pick(
+            next((e["content"] for e in reversed(history) if e["role"] != "user"), None)
+        )
+        self.turn_knowledge.append(fact)
+        if fact is not None:  # arksim's per-turn knowledge message, just before the reply
+            messages.append(
+                {"role": "user", "content": f"[Reference knowledge for this turn]:\n{fact}"}
+            )
         request: dict[str, Any] = {
             "model": self._llm.model,
             "messages": messages,

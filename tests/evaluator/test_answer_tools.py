@@ -99,3 +99,56 @@ def test_the_turns_recorded_answer_is_the_turns_answer_too() -> None:
     turn = rule_row(0, "tracesim.turn", {"tracesim.agent_message": ANSWER})
     names, audit = _extract([turn, _tool(1, "respond", {"message": ANSWER}, "sent")])
     assert names == [] and [i.kind for i in audit] == [IGNORED_SPAN]
+
+
+def _under(row: dict, parent: int) -> dict:
+    return {**row, "parent_span_id": format(parent, "016x")}
+
+
+def test_a_delegate_agents_answer_tool_is_its_answer_not_a_call() -> None:
+    # A managed agent run inside the `ask_delegate` call answers it through its own answer
+    # tool: the last call below the delegate's call, its one text argument in that call's
+    # result (the caller's framework may wrap the answer in text of its own).
+    delegate_answer = "Sunny, 21 C in Paris"
+    wrapped = f"Here is the final answer from your managed agent:\n{delegate_answer}"
+    rows = [
+        _tool(1, "ask_delegate", {"task": "Weather in Paris?"}, wrapped),
+        _under(rule_row(2, "delegate", {"openinference.span.kind": "AGENT"}), 1),
+        _under(_tool(3, "get_weather", {"city": "Paris"}, delegate_answer), 2),
+        _under(_tool(4, "respond", {"answer": delegate_answer}, delegate_answer), 2),
+        _tool(5, "lookup", {"order_id": "A1"}, "none"),
+    ]
+    names, audit = _extract(rows)
+    assert names == ["ask_delegate", "get_weather", "lookup"]
+    assert [(i.kind, i.name, i.span_id) for i in audit] == [
+        (IGNORED_SPAN, "respond", format(4, "016x"))
+    ]
+
+
+def test_calls_below_a_delegate_that_only_look_like_its_answer_stay_calls() -> None:
+    answer = "Sunny, 21 C in Paris"
+    # the delegate's last call, but its argument is not in the delegate call's result
+    rows = [
+        _tool(1, "ask_delegate", {"task": "Weather?"}, answer),
+        _under(_tool(2, "notify", {"text": "Cloudy"}), 1),
+    ]
+    assert _extract(rows)[0] == ["ask_delegate", "notify"]
+    # in the result, but not the delegate's last call
+    rows = [
+        _tool(1, "ask_delegate", {"task": "Weather?"}, answer),
+        _under(_tool(2, "notify", {"text": answer}), 1),
+        _under(_tool(3, "log", {"k": 1}), 1),
+    ]
+    assert _extract(rows)[0] == ["ask_delegate", "notify", "log"]
+    # the delegate's last call, its argument only a word of the delegate's answer
+    rows = [
+        _tool(1, "ask_delegate", {"task": "Weather?"}, answer),
+        _under(_tool(2, "get_weather", {"city": "Paris"}, answer), 1),
+    ]
+    assert _extract(rows)[0] == ["ask_delegate", "get_weather"]
+    # a parent cycle between tool spans ends the walk (no enclosing call is invented)
+    rows = [
+        {**_tool(1, "a", {"text": answer}, answer), "parent_span_id": format(2, "016x")},
+        {**_tool(2, "b", {"text": answer}, answer), "parent_span_id": format(1, "016x")},
+    ]
+    assert _extract(rows)[0] == ["a", "b"]

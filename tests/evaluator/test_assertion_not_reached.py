@@ -4,7 +4,8 @@ item 2: an error is not the agent's mistake; the conversation is an error instea
 from __future__ import annotations
 
 from tracesim.evaluator.load.load import ConversationData
-from tracesim.evaluator.pipeline.stages import ConversationWork, tool_checks
+from tracesim.evaluator.pipeline.check_stage import tool_checks
+from tracesim.evaluator.pipeline.stages import ConversationWork
 from tracesim.schemas import ToolCall
 
 _ASSERTION = {"type": "tool_calls", "expected": [{"name": "refund"}], "turn": 1}

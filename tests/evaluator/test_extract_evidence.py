@@ -447,6 +447,45 @@ def test_a_model_input_flagging_the_result_failed_makes_the_call_failed() -> Non
         assert source_of(call, "error") == "model_input"
 
 
+def test_a_failed_results_text_is_read_as_an_error_message() -> None:
+    """The text a failure-flagged result carried is read like a status message: an agent's
+    `Error: <message>` (Bedrock Converse under OpenInference for Node) is the message."""
+    body = [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "toolResult": {
+                        "toolUseId": "c1",
+                        "content": [{"text": "Error: no such order"}],
+                        "status": "error",
+                    }
+                }
+            ],
+        }
+    ]
+    request = _row(
+        "00000000000000a1",
+        "bedrock.converse",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id": "c1",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "lookup",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": "{}",
+        },
+        second=1,
+    )
+    model = _row(
+        "00000000000000a2",
+        "bedrock.converse",
+        {"openinference.span.kind": "LLM", "input.value": json.dumps({"messages": body})},
+        second=2,
+    )
+    [call] = extract_tool_calls([request, model])
+    assert (call.result, call.error) == (None, "no such order")
+
+
 def test_legacy_function_call_is_an_id_less_request() -> None:
     """LiteLLM's OTel callback: the request only as the legacy indexed
     `gen_ai.completion.0.function_call.{name,arguments}` (no id, empty output parts)."""

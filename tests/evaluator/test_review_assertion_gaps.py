@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tracesim.evaluator.checks.assertions import check_assertions, parse_assertions
 from tracesim.evaluator.load.load import ConversationData
-from tracesim.evaluator.pipeline.stages import ConversationWork, tool_checks
+from tracesim.evaluator.pipeline.check_stage import tool_checks
+from tracesim.evaluator.pipeline.stages import ConversationWork
 from tracesim.schemas import ToolCall
 
 

@@ -93,3 +93,27 @@ def test_a_wrappers_status_gives_way_when_error_type_and_the_model_input_agree()
     assert extract_tool_calls(rows, context=rows)[0].error == "Tool failed"
     # nor error.type without a model input answer
     assert extract_tool_calls([_wrapped("order A1 not found")])[0].error == "Tool failed"
+
+
+def test_a_wrappers_message_gives_the_cause_it_prints_after_its_own_text() -> None:
+    # smolagents' AgentToolExecutionError (under OpenInference and OpenLIT): the tool's own
+    # exception is printed inside the wrapper's message as `Type: message`, then a hint.
+    wrapper = (
+        "Error executing tool 'lookup' with arguments {'order_id': 'A1'}: "
+        "ValueError: order A1 not found\nPlease try again or use another tool"
+    )
+    row = _row(
+        status_code="ERROR",
+        status_message="AgentToolExecutionError: " + wrapper,
+        attributes=json.dumps({"gen_ai.tool.name": "t", "error.type": "AgentToolExecutionError"}),
+        events=json.dumps([{"name": "exception", "attributes": {"exception.message": wrapper}}]),
+    )
+    assert extract_tool_calls([row])[0].error == "order A1 not found"
+    row["events"] = "[]"  # the status message alone says the same
+    assert extract_tool_calls([row])[0].error == "order A1 not found"
+    # a message without a printed cause, or whose `: X: ` is no exception type, stays whole
+    for message in ("order A1 not found", "lookup failed: status: 404"):
+        row["events"] = json.dumps(
+            [{"name": "exception", "attributes": {"exception.message": message}}]
+        )
+        assert extract_tool_calls([row])[0].error == message

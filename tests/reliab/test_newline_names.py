@@ -68,3 +68,10 @@ def test_shown_leaves_plain_names_alone_and_quotes_the_others() -> None:
     assert shown("it's\x1b[2J") == "'it\\'s\\x1b[2J'"
     assert shown("line\u2028sep") == "'line\\u2028sep'"
     assert one_line("two\nlines\r") == "two\\nlines\\r"
+
+
+def test_an_evaluate_error_naming_such_a_file_is_one_line(tmp_path: Path) -> None:
+    done = _tracesim("evaluate", "--db", "no\nFORGED.duckdb", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    _no_forged_line(done.stderr, "FORGED")

@@ -140,8 +140,8 @@ def test_an_arksim_metrics_file_runs_unchanged(tmp_path: Path) -> None:
         for r in fake.requests
     )
     # qualitative: the label is kept
-    assert scores[("prohibited_statements", 1)][2] == "violated"
-    assert scores[("prohibited_statements", 0)][2] == "ok"
+    assert scores[("prohibited_statements", 1)][:3] == (0.0, None, "violated")  # a failure label
+    assert scores[("prohibited_statements", 0)][:3] == (1.0, None, "ok")
 
 
 def test_an_llm_metric_without_a_judge_model_is_not_graded_saying_why(tmp_path: Path) -> None:
@@ -167,3 +167,85 @@ def test_an_llm_metric_without_a_judge_model_is_not_graded_saying_why(tmp_path: 
         ).fetchone()
     assert value is None
     assert "uses self.llm, but no judge model can run" in reason
+
+
+def test_the_python_api_injects_the_judge_model_too(tmp_path: Path) -> None:
+    from tracesim.schemas.eval_config import EvalConfig
+    from tracesim.schemas.llm_config import LLMConfig
+
+    import tracesim
+
+    (tmp_path / "custom_metrics.py").write_text(METRICS)
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "scenarios.json").write_text(
+        json.dumps([{"scenario_id": "s", "goal": "g", "turns": ["where is my order?"]}])
+    )
+    config = {
+        "agent_config": {"agent_type": "custom", "module_path": "agent.py"},
+        "scenario_file_path": "scenarios.json",
+        "output_dir": "results",
+        "evaluation": {"metrics": []},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    CliRunner().invoke(cli, ["run", str(tmp_path / "config.yaml"), "--no-progress"])
+    with fake_openai(_llm) as fake:
+        result = tracesim.evaluate_db(
+            str(tmp_path / "results" / "tracesim.duckdb"),
+            config=EvalConfig(metrics=[], custom_metrics_file_paths=["custom_metrics.py"]),
+            llm=LLMConfig(model="judge", base_url=fake.base_url, max_retries=0),
+            base_dir=tmp_path,
+            output_dir=tmp_path / "api",
+            progress=False,
+        )
+    assert result.report.summary.metric_means["clarity"] == 4.0  # graded by self.llm
+    assert any(
+        (r.get("response_format") or {}).get("json_schema", {}).get("name") == "Verdict"
+        for r in fake.requests
+    )
+
+
+KNOWLEDGE_METRIC = """
+from arksim.evaluator import QuantitativeMetric, QuantResult
+
+
+class SeenKnowledge(QuantitativeMetric):
+    def __init__(self):
+        super().__init__(name="seen_knowledge", score_range=(0, 1))
+
+    def score(self, score_input):
+        return QuantResult(name=self.name, value=1, reason=score_input.knowledge)
+"""
+
+
+def test_a_turn_metric_sees_the_fact_the_user_was_shown_that_turn(tmp_path: Path) -> None:
+    """`user.knowledge: per_turn`: the fact shown is kept on the turn's span, and an arksim
+    metric gets it as that turn's `knowledge`, as arksim's evaluator hands it."""
+    (tmp_path / "custom_metrics.py").write_text(KNOWLEDGE_METRIC)
+    (tmp_path / "agent.py").write_text(AGENT)
+    facts = ["Order number: A1", "Email: a@b.c"]
+    (tmp_path / "scenarios.json").write_text(
+        json.dumps([{"scenario_id": "s", "goal": "track A1", "knowledge": facts}])
+    )
+    with fake_openai(lambda body: chat_completion("where is my order?")) as fake:
+        config = {
+            "agent_config": {"agent_type": "custom", "module_path": "agent.py"},
+            "scenario_file_path": "scenarios.json",
+            "output_dir": "results",
+            "max_turns": 2,
+            "llm": {"base_url": fake.base_url, "model": "m", "max_retries": 0},
+            "user": {"type": "llm", "knowledge": "per_turn"},
+            "evaluation": {"metrics": [], "custom_metrics_file_paths": ["custom_metrics.py"]},
+        }
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+        result = CliRunner().invoke(cli, ["run", str(tmp_path / "config.yaml"), "--no-progress"])
+    assert result.exit_code in (0, 3), result.output
+    with duckdb.connect(str(tmp_path / "results" / "tracesim.duckdb"), read_only=True) as db:
+        shown = db.execute(
+            "SELECT turn_id, attributes->>'$.\"tracesim.user.knowledge\"' FROM spans "
+            "WHERE name = 'tracesim.turn' ORDER BY turn_id"
+        ).fetchall()
+        reasons = db.execute(
+            "SELECT turn_id, reason FROM scores WHERE metric = 'seen_knowledge' ORDER BY turn_id"
+        ).fetchall()
+    assert sorted(fact for _, fact in shown) == sorted(facts)  # one a turn, each once
+    assert reasons == [(turn, f"Knowledge 1:\n{fact}") for turn, fact in shown]

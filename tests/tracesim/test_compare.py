@@ -343,3 +343,31 @@ def test_latest_skips_an_empty_evaluation(tmp_path: Path) -> None:
     assert empty != graded
     assert load_digest(db, empty).scenarios == []
     assert load_digest(db, "latest").eval_id == graded
+
+
+def test_an_incomplete_side_is_said_before_the_verdicts(tmp_path: Path) -> None:
+    """A candidate whose judge could not be reached (exit 3) has pass counts that leave out
+    what it could not grade: `compare` says so instead of reading `unchanged` as a pass."""
+    import socket
+
+    from tracesim.evaluator import evaluate_db
+    from tracesim.schemas.eval_config import EvalConfig
+    from tracesim.schemas.llm_config import LLMConfig
+
+    from tests.evaluator.test_pipeline import build_db
+
+    db = build_db(tmp_path / "two.duckdb")
+    evaluate_db(db, config=EvalConfig(metrics=[]), output_dir=tmp_path / "a", progress=False)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    judge = LLMConfig(model="judge", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+    broken = evaluate_db(db, config=EvalConfig(metrics=["helpfulness"], llm=judge),
+                         output_dir=tmp_path / "b", progress=False)  # fmt: skip
+    assert int(broken.exit_code) == 3
+    code, output = _compare("--baseline", "latest", "--candidate", broken.eval_id, "--db", db)
+    assert code == 0, output
+    assert (
+        f"warning: the candidate evaluation {broken.eval_id} was incomplete (exit code 3) "
+        "(judge: " in " ".join(output.split())
+    )

@@ -20,6 +20,7 @@ def test_every_example_is_listed_with_what_it_needs() -> None:
     assert by_name["customer_service"].extras == ("agents",)
     assert by_name["chat_completions_agent"].helpers == ("shared_tools",)
     assert "a2a_agent  " in result.output and "(needs tracesim[a2a])" in result.output
+    assert CliRunner().invoke(cli, ["examples", "--list"]).output == result.output  # arksim's
 
 
 def test_a_copy_brings_its_helpers_and_runs_offline(tmp_path: Path) -> None:
@@ -57,3 +58,18 @@ def test_a_wrong_name_or_an_existing_folder_is_one_line_exit_2(tmp_path: Path) -
     assert "Traceback" not in again.output
     forced = runner.invoke(cli, ["examples", "a2a_agent", "--to", str(tmp_path), "--force"])
     assert forced.exit_code == 0, forced.output
+
+
+def test_two_examples_sharing_a_helper_go_in_one_folder(tmp_path: Path) -> None:
+    runner = CliRunner()
+    first = runner.invoke(cli, ["examples", "chat_completions_agent", "--to", str(tmp_path)])
+    assert first.exit_code == 0, first.output
+    second = runner.invoke(cli, ["examples", "a2a_agent", "--to", str(tmp_path)])
+    assert second.exit_code == 0, second.output  # shared_tools is already there, unchanged
+    assert (tmp_path / "examples" / "a2a_agent" / "config.yaml").is_file()
+    (tmp_path / "examples" / "shared_tools" / "policy.py").write_text("# edited by the user\n")
+    third = runner.invoke(cli, ["examples", "customer_service", "--to", str(tmp_path)])
+    assert third.exit_code == 0, third.output  # imports no helper: the edit is not touched
+    again = runner.invoke(cli, ["examples", "a2a_agent", "--to", str(tmp_path)])
+    assert again.exit_code == 2 and "shared_tools" in again.output  # an edit is never lost
+    assert "edited" in (tmp_path / "examples" / "shared_tools" / "policy.py").read_text()

@@ -153,8 +153,40 @@ def test_failed_selects_what_the_latest_evaluation_failed(tmp_path: Path) -> Non
     out = tmp_path / "failed.json"
     done = _from_db("--db", db, "--failed", "-o", str(out))
     assert done.exit_code == 0, done.output
-    assert [s.scenario_id for s in load_scenarios(out)] == ["prod-prod-1"]
+    [scenario] = load_scenarios(out)
+    assert scenario.scenario_id == "prod-prod-1"
     assert "failed in their latest evaluation: 1" in done.output
+    # the recorded calls are what failed (request_refund): asserting them would pass the
+    # replay on the same failure, so they are kept aside, not asserted
+    assert scenario.assertions == []
+    origin = scenario.model_extra["origin"]
+    assert origin["failed"] is True
+    assert [c["name"] for c in origin["recorded_trajectory"]] == [
+        "lookup_order",
+        "lookup_order",
+        "request_refund",
+    ]
+    assert "1 have none to carry (prod-1)" in done.output
+    assert len(scenario.tool_stubs) == 3  # the recorded results still answer the replay
+
+
+def test_a_failed_run_conversation_carries_the_assertions_it_failed() -> None:
+    from tracesim.evaluator.promote.scenario import conversation_scenario
+    from tracesim.schemas import ToolCall
+
+    played = {
+        "scenario_id": "refund",
+        "assertions": [{"type": "tool_calls", "expected": [{"name": "request_refund"}]}],
+    }
+    turns = [{"turn_id": 0, "user_message": "money back for A1"}]
+    calls = [[ToolCall(name="lookup_order", arguments={"id": "A1"}, result="ok")]]
+    failed = conversation_scenario("c1", turns, calls, failed=True, played=played)
+    assert failed.scenario["assertions"] == played["assertions"]  # what should happen
+    assert failed.failed == "scenario assertions"
+    passed = conversation_scenario("c1", turns, calls, played=played)
+    assert passed.scenario["assertions"][0]["expected"] == [
+        {"name": "lookup_order", "args": {"id": "A1"}}
+    ]  # a conversation that did not fail: its recorded behaviour is the regression test
 
 
 def test_nothing_failed_is_good_news_not_bad_input(tmp_path: Path) -> None:
@@ -263,7 +295,8 @@ def test_from_chdb_the_same_scenario(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     [scenario] = load_scenarios(out)
     assert scenario.turns == ["Where is order A1001?", "Thanks"]
-    assert scenario.assertions[0]["expected"] == [
+    assert scenario.assertions == []  # it failed (a policy): its calls are not asserted
+    assert scenario.model_extra["origin"]["recorded_trajectory"] == [
         {"name": "lookup_order", "args": {"order_id": "A1001"}}
     ]
     assert [s.result for s in scenario.tool_stubs] == ["shipped"]

@@ -194,7 +194,8 @@ def test_evaluate_a_file_without_spans_with_gates_exits_3(tmp_path: Path) -> Non
     # no gates: a collect-only file may still evaluate to 0, saying so
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert "no gates defined (exit code 0)" in result.output
+    assert "nothing to grade: no conversation in the store" in result.output
+    assert "gates passed" not in result.output
 
 
 def test_a_capture_only_run_lists_what_did_not_finish_and_exits_3(tmp_path: Path) -> None:
@@ -288,6 +289,9 @@ def test_unreachable_judge_never_passes_on_the_other_checks(tmp_path: Path) -> N
     result = _run(str(config))
     assert result.exit_code == 3, result.output
     assert "incomplete: judge: 1 request failed" in result.output
+    assert "judge: 1 request(s) failed; the first: judge request could not reach " in (
+        " ".join(result.output.split())
+    )
     data = json.loads((tmp_path / "results" / "results.json").read_text())
     assert data["exit_code"] == 3
     assert f"127.0.0.1:{port}" in data["llm_usage"]["first_error"]

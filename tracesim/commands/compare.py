@@ -74,7 +74,7 @@ def command(
     """
     from tracesim.compare_format import comparison_json, comparison_markdown, comparison_text
     from tracesim.evaluate_in_progress import in_progress_note
-    from tracesim.evaluations import EvaluationRefError, load_digest
+    from tracesim.evaluations import EvaluationRefError, incomplete_note, load_digest
     from tracesim.evaluator.stats.compare import compare_evaluations
 
     base_db = baseline_db or db_path
@@ -95,6 +95,10 @@ def command(
             "name two different ones",
             command="compare",
         )
+    for side, db, digest in (("baseline", base_db, baseline), ("candidate", cand_db, candidate)):
+        note = incomplete_note(db, digest, side)
+        if note is not None:  # said, never silent: the verdicts stand on what was graded
+            click.echo(note, err=True)
     comparison = compare_evaluations(
         baseline,
         candidate,

@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from tracesim.db_option import db_option
-from tracesim.disk_errors import disk_problem
+from tracesim.disk_errors import damaged_store, disk_problem
 from tracesim.evaluate_selection import (
     NothingSelected,
     choose_run,
@@ -33,6 +33,7 @@ from tracesim.evaluate_selection import (
 )
 from tracesim.evaluate_settings import db_of_config, load_eval_settings, paths_of_config
 from tracesim.paths import outputs_dir
+from tracesim.shown import one_line, shown
 
 __all__ = [
     "NothingSelected",
@@ -47,7 +48,7 @@ __all__ = [
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"tracesim evaluate: {message}", err=True)
+    click.echo(f"tracesim evaluate: {one_line(message)}", err=True)  # a name's newline too
     sys.exit(code)
 
 
@@ -250,6 +251,15 @@ def command(
     except Exception as exc:  # noqa: BLE001 - the CLI's last resort: say so, exit 3
         problem = disk_problem(exc, out_dir or db_path)
         if problem is not None:  # a full disk is the machine's, not an internal error
+            damage = damaged_store(db_path)
+            if damage is not None:  # never "complete" over a store that no longer opens
+                _fail(
+                    f"{str(problem).split('; free space')[0]}; and {shown(db_path)} no longer "
+                    f"opens: DuckDB's checkpoint was cut short by the failed write ({damage}); "
+                    "restore it from a copy (collected spans still in its spool are kept)",
+                    ExitCode.BAD_CONFIG,
+                )
+                return
             _fail(str(problem), ExitCode.BAD_CONFIG)
             return
         click.echo(traceback.format_exc(), err=True)

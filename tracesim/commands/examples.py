@@ -25,14 +25,15 @@ __all__ = ["command"]
     help="Folder to copy into (the example lands in DIR/examples/NAME).",
 )
 @click.option("--force", is_flag=True, help="Replace example folders that exist.")
-def command(name: str | None, destination: Path, force: bool) -> None:
+@click.option("--list", "list_only", is_flag=True, help="List the examples (arksim's flag).")
+def command(name: str | None, destination: Path, force: bool, list_only: bool) -> None:
     """List the shipped examples, or copy example NAME into --to DIR, ready to run."""
     from tracesim.examples_bundle import copy_example, list_examples
 
     examples = list_examples()
     if not examples:
         raise BadInput("no examples found in this installation", command="examples")
-    if name is None:
+    if name is None or list_only:
         width = max(len(e.name) for e in examples)
         for example in examples:
             needs = f"  (needs tracesim[{','.join(example.extras)}])" if example.extras else ""

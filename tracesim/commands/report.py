@@ -8,6 +8,7 @@ import click
 
 from tracesim.commands.errors import BadInput
 from tracesim.db_option import db_option
+from tracesim.disk_errors import disk_problem
 from tracesim.paths import outputs_dir
 from tracesim.shown import shown
 
@@ -47,4 +48,9 @@ def command(db_path: str, out_path: str | None, eval_id: str | None) -> None:
             path = write_report(store, out_path, eval_id=eval_id)
     except (StoreError, ValueError, PathProblem) as exc:
         raise BadInput(str(exc), command="report") from None
+    except OSError as exc:  # a full disk or quota while writing the page: the machine's
+        problem = disk_problem(exc, out_path or "the report")
+        if problem is None:
+            raise
+        raise BadInput(str(problem), command="report") from None
     click.echo(f"report written to {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")

@@ -124,6 +124,26 @@ def from_db(
         what = report.describe() if report is not None else "no conversation"
         fail(f"no conversation could become a scenario ({what})")
     output.write_text(json.dumps({"scenarios": scenarios}, indent=2, ensure_ascii=False) + "\n")
+    carried = sum(p.failed == "scenario assertions" for p in result.promotions)
+    bare = [p.chat_id for p in result.promotions if p.failed == "no assertion"]
+    if carried or bare:
+        click.echo(
+            f"{carried + len(bare)} conversation(s) failed a check of their calls in their "
+            "latest evaluation: their recorded trajectory is not asserted (it is what failed; "
+            "kept in origin.recorded_trajectory)"
+            + (f"; {carried} carry the assertions of the scenario they played" if carried else "")
+            + (
+                printable(
+                    f"; {len(bare)} have none to carry ({', '.join(bare[:3])}"
+                    + (" ..." if len(bare) > 3 else "")
+                    + "): write their expected calls in `assertions`, or their replay is "
+                    "graded by your judges and policies alone"
+                )
+                if bare
+                else ""
+            ),
+            err=True,
+        )
     unstubbed = sum(p.calls_without_result for p in result.promotions)
     note = f"; {unstubbed} recorded calls had no result to stub" if unstubbed else ""
     click.echo(f"wrote {len(scenarios)} scenarios to {shown(output)} ({report.describe()}){note}")

@@ -9,6 +9,11 @@ answer, sent through a tool.
 DSPy's `finish` carries no answer (no arguments, a constant result); it is recognised by
 that signature alone, named as specific (`conventions.DSPY`).
 
+A delegate agent run inside a call (a managed agent, an agent used as a tool) answers its
+caller the same way: the last call below the delegate's call whose one text argument is that
+call's result (or its last lines, after the framework's own words) is the delegate's answer,
+not a call (smolagents' managed agents).
+
 An answer tool is taken out of the calls and listed as `ignored_span` (inspect lists it,
 evaluate does not warn), so its model request is explained, never dropped in silence.
 """
@@ -27,26 +32,81 @@ from tracesim.schemas.conventions import DSPY, TRACESIM
 __all__ = ["split_answer_tool"]
 
 _GENERAL = "the agent's answer tool: its argument is the turn's answer (not a call)"
+_DELEGATE = "a delegate agent's answer tool: its argument is the delegate call's result (not a call)"
+_MAX_DEPTH = 64
+"""Ancestors walked from a call's span to the call it runs in (cycles are cut there too)."""
 _FRAGMENT = 48
 """Characters of the answer looked for in a span's stored text before parsing it."""
 
 
 def split_answer_tool(
-    calls: list[ToolCall], others: Sequence[Any], traces: Mapping[str, str]
+    calls: list[ToolCall],
+    others: Sequence[Any],
+    traces: Mapping[str, str],
+    parents: Mapping[str, str] | None = None,
 ) -> tuple[list[ToolCall], list[Unexplained]]:
-    """`calls` (in start order) without the turn's answer tool, and the item saying why.
+    """`calls` (in start order) without the turn's answer tools, and the items saying why.
 
     `others`: the turn's spans that are no tool call (views or rows); `traces`: a tool
-    span's id -> its trace id."""
+    span's id -> its trace id; `parents`: a tool span's id -> its parent span's id."""
     if not calls:
         return calls, []
+    items: list[Unexplained] = []
     last = calls[-1]
     why = _answer_tool(last, others)
-    if why is None:
-        return calls, []
-    span_id = last.span_id or ""
-    item = Unexplained(IGNORED_SPAN, traces.get(span_id, ""), span_id, last.name, why)
-    return calls[:-1], [item]
+    if why is not None:
+        span_id = last.span_id or ""
+        items.append(Unexplained(IGNORED_SPAN, traces.get(span_id, ""), span_id, last.name, why))
+        calls = calls[:-1]
+    delegated = _delegate_answers(calls, others, parents or {})
+    if delegated:
+        calls = [call for call in calls if (call.span_id or "") not in delegated]
+        for span_id, call in delegated.items():
+            items.append(
+                Unexplained(IGNORED_SPAN, traces.get(span_id, ""), span_id, call.name, _DELEGATE)
+            )
+    return calls, items
+
+
+def _delegate_answers(
+    calls: list[ToolCall], others: Sequence[Any], tool_parents: Mapping[str, str]
+) -> dict[str, ToolCall]:
+    """span id -> the call that is a delegate agent's answer tool (see the module doc).
+
+    Only calls with one text argument and a span are candidates; the span tree is read only
+    when there is one, so turns without nested calls pay nothing."""
+    candidates = [
+        c for c in calls if c.span_id and _sole_text(c.arguments) is not None and c.error is None
+    ]
+    if not candidates or len(calls) < 2:
+        return {}
+    by_span = {c.span_id: c for c in calls if c.span_id}
+    parents: dict[str, str] = {}
+    for span in others:
+        view = span if type(span) is SpanView else view_of(span)
+        parents[view.span_id] = view.parent_span_id
+    parents.update(tool_parents)
+    enclosing: dict[str, str] = {}  # call span -> the call span it runs in
+    for call in calls:
+        here = parents.get(call.span_id or "", "")
+        for _ in range(_MAX_DEPTH):
+            if not here or here == call.span_id:
+                break
+            if here in by_span:
+                enclosing[call.span_id or ""] = here
+                break
+            here = parents.get(here, "")
+    found: dict[str, ToolCall] = {}
+    for call in candidates:
+        outer = enclosing.get(call.span_id or "")
+        if outer is None or enclosing.get(outer) == call.span_id:  # none, or a parent cycle
+            continue
+        inner = [c for c in calls if enclosing.get(c.span_id or "") == outer]
+        text = _sole_text(call.arguments) or ""
+        result = by_span[outer].result
+        if inner[-1] is call and isinstance(result, str) and _ends_with_answer(result, text):
+            found[call.span_id or ""] = call
+    return found
 
 
 def _answer_tool(call: ToolCall, others: Sequence[Any]) -> str | None:
@@ -75,6 +135,13 @@ def _answer_tool(call: ToolCall, others: Sequence[Any]) -> str | None:
         if text in replies({"attributes": attributes, "events": view.events}):
             return _GENERAL
     return None
+
+
+def _ends_with_answer(result: str, text: str) -> bool:
+    """Whether a delegate call's result is `text`, or ends with it as whole lines (a
+    framework's own words before the delegate's answer); a mere substring is not."""
+    result = result.strip()
+    return result == text or result.endswith("\n" + text)
 
 
 def _sole_text(arguments: Any) -> str | None:

@@ -9,12 +9,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tracesim.evaluator.extract.readers.arguments import parse_text
 from tracesim.evaluator.extract.readers.envelopes import is_placeholder, unwrap_value
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, OTEL
 from tracesim.schemas.conventions import AI_SDK, HAYSTACK, TOOL_ERROR_WRAPPER
 
-__all__ = ["error_output", "tool_error"]
+__all__ = ["error_output", "failure_text", "tool_error"]
 
 _EXCEPTION_LINE = re.compile(
     r"^(?:(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Timeout)"
@@ -44,10 +45,32 @@ def _present(value: Any) -> bool:
 
 
 def _parse_text(text: str) -> tuple[bool, Any]:
-    """JSON, then a Python literal (`fields`' reader; imported late: fields imports this)."""
-    from tracesim.evaluator.extract.readers import fields
+    """JSON, then a Python literal (the arguments' reader)."""
+    return parse_text(text)
 
-    return fields._parse_text(text)  # noqa: SLF001 - one reader of argument text
+
+_EMBEDDED_CAUSE = re.compile(r": (?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?=\S)")
+"""Where a wrapper's message prints its cause as `Type: message` after its own text
+(`Error executing tool 'x' with arguments {...}: ValueError: <cause>`)."""
+
+
+def _embedded_cause(text: str) -> str:
+    """The innermost cause a wrapper's message prints on its first line after `: Type: `,
+    else `text` (smolagents' AgentToolExecutionError, under OpenInference and OpenLIT; the
+    hint lines after it are the wrapper's, not the tool's)."""
+    first = text.split("\n", 1)[0]
+    matches = list(_EMBEDDED_CAUSE.finditer(first))
+    if not matches:
+        return text
+    cause = first[matches[-1].end() :].strip()
+    return cause if _present(cause) else text
+
+
+def failure_text(text: str) -> str:
+    """A failed call's error out of the text its result carried (a model input flagging it
+    failed: Anthropic `is_error`, Bedrock `status: error`): the same reading as a status
+    message, so `Error: <message>` is the message."""
+    return _exception_message(text)
 
 
 _EXCEPTION_REPR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\((['\"])(.*?)\1\)")
@@ -114,6 +137,7 @@ def tool_error(span: SpanView) -> str | None:
     error = _tool_error(span)
     if error is None:
         return None
+    error = _embedded_cause(error)
     match = _ERROR_WRAPPER.match(error)
     return error[match.end() :] if match and match.end() < len(error) else error
 

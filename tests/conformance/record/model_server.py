@@ -77,7 +77,7 @@ class ModelServer:
                 if path.endswith("/responses"):
                     self._responses(body, step, usage)
                 elif (
-                    path.endswith(("/messages", "/converse", "/v2/chat", "/api/chat"))
+                    path.endswith(("/messages", "/converse", "/invoke", "/v2/chat", "/api/chat"))
                     or ":" in path.rsplit("/", 1)[-1]
                 ):
                     self._provider(path, body, step, usage)
@@ -87,15 +87,20 @@ class ModelServer:
             def _provider(
                 self, path: str, body: dict[str, Any], step: int, usage: dict[str, int]
             ) -> None:
-                """Anthropic Messages, Gemini generateContent, Bedrock Converse, Cohere v2 chat,
-                Ollama chat."""
+                """Anthropic Messages, Gemini generateContent, Bedrock Converse and InvokeModel
+                (Anthropic bodies), Cohere v2 chat, Ollama chat."""
                 steps, final = script_for(body, server.scripts)
                 call = None
                 if step < len(steps):
                     call_id, name, args = steps[step]
                     call = (call_id, offered_name(body, name), args)
                 model = body.get("model") or path.rsplit("/", 1)[-1].split(":")[0]
-                if path.endswith("/messages"):
+                if path.endswith("/invoke"):
+                    # Bedrock InvokeModel with an Anthropic Messages body: the model is in
+                    # the path, the reply is a Messages API response
+                    model = path.rsplit("/", 2)[-2]
+                    self._send(200, anthropic_message(model, call, final, usage))
+                elif path.endswith("/messages"):
                     if body.get("stream"):
                         self._sse(anthropic_events(model, call, final, usage), done=False)
                     else:
