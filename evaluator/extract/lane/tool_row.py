@@ -13,14 +13,13 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
+from tracesim.evaluator.extract.readers.arguments import ARGUMENT_KEYS, read_arguments
 from tracesim.evaluator.extract.readers.envelopes import is_placeholder
 from tracesim.evaluator.extract.readers.errors import tool_error
 from tracesim.evaluator.extract.readers.fields import (
-    _ARGUMENT_KEYS,
     _JSON_ENCODED_RESULTS,
     _RESULT_KEYS,
     is_tool_span,
-    read_arguments,
     read_output,
     tool_call_id,
     tool_name,
@@ -132,7 +131,7 @@ HARMLESS_PREFIXES = ("traceloop.association.properties.", "session.", "metadata.
 """Key prefixes of context attributes (sessions, user metadata) no extraction module names."""
 
 
-_ARGUMENT_ORDER = tuple(key for key in _ARGUMENT_KEYS if key in CALL_KEYS)
+_ARGUMENT_ORDER = tuple(key for key in ARGUMENT_KEYS if key in CALL_KEYS)
 _RESULT_ORDER = tuple(key for key in _RESULT_KEYS if key in CALL_KEYS)
 """`readers.fields`' precedence over the keys a simple span may carry (kept in sync)."""
 _ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options", "arguments"))

@@ -13,8 +13,9 @@ span's own reading as one call, in start order, and its audit would list nothing
   exactly these tools, in this order, with canonically equal arguments, under distinct
   ids: each id-less call takes its request's id (provenance
   `model_request`), as `pairing.assign` pairs them by arguments;
-- the last call is no answer tool (`answer_tools.split_answer_tool`, called as it is), no
-  model input flags an answer as failed (`calls._flag_failures`).
+- no call is an answer tool (`answer_tools.split_answer_tool`, called as it is), no model
+  input flags an answer as failed (`calls._flag_failures`), no other span holds an
+  exception event (`instrumentation_errors`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracesim.evaluator.calls.canonical import args_equal
+from tracesim.evaluator.extract.instrumentation_errors import row_may_hold_exception
 from tracesim.evaluator.extract.lane.tool_row import ABORT, CANDIDATE, TOOL, Piece, read_row
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.nested import LIFECYCLE_NAMES
@@ -93,7 +95,7 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     elif not _requests_name_spans(calls, models):
         return None
     responders = [view_of(o) for o in others if id(o) in viewed or row_may_hold_responses(o)]
-    if not _explained(calls, requesters, responders) or _answer_tool(calls, others):
+    if not _explained(calls, requesters, responders) or _answer_tool(pieces, others):
         return None
     return calls
 
@@ -130,8 +132,11 @@ def _separate(pieces: list[Piece], others: list[Any], trace: str) -> bool:
 
 
 def _failure_flags(others: list[Any]) -> bool:
-    """Whether a model input may flag a tool answer as failed (`calls._flag_failures`)."""
+    """Whether a model input may flag a tool answer as failed (`calls._flag_failures`), or a
+    span may hold an exception its instrumentation raised (`instrumentation_errors`)."""
     for other in others:
+        if row_may_hold_exception(other):
+            return True
         if type(other) is dict:
             raw = other.get("attributes")
             if type(raw) is not str or has_marker(raw, FAILURE_MARKERS):
@@ -141,10 +146,13 @@ def _failure_flags(others: list[Any]) -> bool:
     return False
 
 
-def _answer_tool(calls: list[ToolCall], others: list[Any]) -> bool:
-    """Whether the last call is the agent's answer tool (`answer_tools`, the general rule:
-    only a call whose one text argument is the turn's answer)."""
-    kept, _ = split_answer_tool(calls, others, {})
+def _answer_tool(pieces: list[Piece], others: list[Any]) -> bool:
+    """Whether a call is the agent's answer tool (`answer_tools.split_answer_tool`, the
+    general rule, called as `extract_tool_calls` calls it)."""
+    calls = [piece.call for piece in pieces]
+    traces = {piece.span_id: piece.trace_id for piece in pieces}
+    parents = {piece.span_id: piece.parent_span_id for piece in pieces}
+    kept, _ = split_answer_tool(calls, others, traces, parents)
     return len(kept) != len(calls)
 
 
