@@ -13,8 +13,11 @@ span's own reading as one call, in start order, and its audit would list nothing
   exactly these tools, in this order, with canonically equal arguments, under distinct
   ids: each id-less call takes its request's id (provenance
   `model_request`), as `pairing.assign` pairs them by arguments;
-- the last call is no answer tool (`answer_tools.split_answer_tool`, called as it is), no
-  model input flags an answer as failed (`calls._flag_failures`).
+- no call is an answer tool (`answer_tools.split_answer_tool`, called as the general model
+  calls it: the turn's last call, and a delegate agent's answer below another call, read
+  through the tool spans' own parents), no model input flags an answer as failed
+  (`calls._flag_failures`), no other span's instrumentation failed while recording it
+  (`instrumentation_errors`: the audit lists it whatever the tool spans say).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracesim.evaluator.calls.canonical import args_equal
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_errors
 from tracesim.evaluator.extract.lane.tool_row import ABORT, TOOL, Piece, read_row
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.nested import LIFECYCLE_NAMES
@@ -75,8 +79,10 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     calls = [piece.call for piece in pieces]
     if not _separate(pieces, others, trace) or _failure_flags(others):
         return None
+    if instrumentation_errors(others):  # the audit would list them (cheap: a text test)
+        return None
     ids = [call.id for call in calls if call.id]
-    if len(set(ids)) != len(ids) or _answer_tool(calls, others):
+    if len(set(ids)) != len(ids) or _answer_tool(pieces, others):
         return None
     requesters = [view_of(o) for o in others if row_may_hold_requests(o)]
     models = sorted((v for v in requesters if v.trace_id == trace), key=SpanView.sort_key)
@@ -132,10 +138,14 @@ def _failure_flags(others: list[Any]) -> bool:
     return False
 
 
-def _answer_tool(calls: list[ToolCall], others: list[Any]) -> bool:
-    """Whether the last call is the agent's answer tool (`answer_tools`, the general rule:
-    only a call whose one text argument is the turn's answer)."""
-    kept, _ = split_answer_tool(calls, others, {})
+def _answer_tool(pieces: list[Piece], others: list[Any]) -> bool:
+    """Whether a call is an answer tool (`answer_tools`, the general rule: the last call
+    whose one text argument is the turn's answer, or a delegate agent's answer below
+    another call, found through the tool spans' parents as `extract_tool_calls` passes
+    them)."""
+    calls = [piece.call for piece in pieces]
+    parents = {piece.span_id: piece.parent_span_id for piece in pieces}
+    kept, _ = split_answer_tool(calls, others, {}, parents)
     return len(kept) != len(calls)
 
 
