@@ -13,9 +13,11 @@ span's own reading as one call, in start order, and its audit would list nothing
   exactly these tools, in this order, with canonically equal arguments, under distinct
   ids: each id-less call takes its request's id (provenance
   `model_request`), as `pairing.assign` pairs them by arguments;
-- no call is an answer tool (`answer_tools.split_answer_tool`, called as it is), no model
-  input flags an answer as failed (`calls._flag_failures`), no other span holds an
-  exception event (`instrumentation_errors`).
+- no call is an answer tool (`answer_tools.split_answer_tool`, called as the general model
+  calls it: the turn's last call, and a delegate agent's answer below another call, read
+  through the tool spans' own parents), no model input flags an answer as failed
+  (`calls._flag_failures`), no other span's instrumentation failed while recording it
+  (`instrumentation_errors`: the audit lists it whatever the tool spans say).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracesim.evaluator.calls.canonical import args_equal
-from tracesim.evaluator.extract.instrumentation_errors import row_may_hold_exception
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_errors
 from tracesim.evaluator.extract.lane.tool_row import ABORT, CANDIDATE, TOOL, Piece, read_row
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.nested import LIFECYCLE_NAMES
@@ -80,6 +82,8 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     calls = [piece.call for piece in pieces]
     if not _separate(pieces, others, trace) or _failure_flags(others):
         return None
+    if instrumentation_errors(others):  # the audit would list them (cheap: a text test)
+        return None
     ids = [call.id for call in calls if call.id]
     if len(set(ids)) != len(ids):
         return None
@@ -132,11 +136,8 @@ def _separate(pieces: list[Piece], others: list[Any], trace: str) -> bool:
 
 
 def _failure_flags(others: list[Any]) -> bool:
-    """Whether a model input may flag a tool answer as failed (`calls._flag_failures`), or a
-    span may hold an exception its instrumentation raised (`instrumentation_errors`)."""
+    """Whether a model input may flag a tool answer as failed (`calls._flag_failures`)."""
     for other in others:
-        if row_may_hold_exception(other):
-            return True
         if type(other) is dict:
             raw = other.get("attributes")
             if type(raw) is not str or has_marker(raw, FAILURE_MARKERS):
