@@ -32,6 +32,7 @@ from tracesim.schemas import ToolCall
 __all__ = [
     "CONFLICT",
     "IGNORED_SPAN",
+    "INSTRUMENTATION_ERROR",
     "KINDS",
     "RESULT_WITHOUT_CALL",
     "SKIPPED_SPAN",
@@ -53,7 +54,8 @@ IGNORED_SPAN = "ignored_span"
 CONFLICT = "conflict"
 UNCOUNTED_USAGE = "uncounted_usage"  # found by `inspect_sql`
 UNREAD_TURN = "unread_turn"  # found by `extract.unread`
-UNREAD_REQUEST = "unread_request"  # found by `extract.unread`
+UNREAD_REQUEST = "unread_request"  # found by `extract.unread` and `extract.contentless`
+INSTRUMENTATION_ERROR = "instrumentation_error"  # found by `extract.instrumentation_errors`
 KINDS: dict[str, str] = {
     UNANSWERED_REQUEST: "model requests never answered",
     RESULT_WITHOUT_CALL: "tool results with no call",
@@ -61,6 +63,7 @@ KINDS: dict[str, str] = {
     CONFLICT: "calls whose sources disagree",
     UNREAD_TURN: "turns whose agent spans gave no model call and no tool evidence",
     UNREAD_REQUEST: "model calls whose tool requests are unreadable or not recorded",
+    INSTRUMENTATION_ERROR: "spans whose instrumentation failed while recording them",
     UNCOUNTED_USAGE: "spans with token usage no model call accounts for",
     IGNORED_SPAN: "tool spans that are not calls (summaries, answer tools)",
 }
@@ -72,6 +75,7 @@ WARNED_KINDS: tuple[str, ...] = (
     CONFLICT,
     UNREAD_TURN,
     UNREAD_REQUEST,
+    INSTRUMENTATION_ERROR,
     UNCOUNTED_USAGE,
 )
 """Kinds `evaluate` warns about (ignored spans are expected: they are listed only)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from tracesim.evaluator.extract.audit import SKIPPED_SPAN, Unexplained, audit_turn
 from tracesim.evaluator.extract.context import ConversationSpans, span_label, views_of
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_errors
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.recover import row_may_hold_requests
 from tracesim.evaluator.extract.pairing.turn import pair_turn
@@ -102,6 +103,7 @@ def extract_tool_calls(
     if found_calls:
         _flag_failures(found_calls, others)
     if audit is not None:
+        audit.extend(instrumentation_errors(others))
         audit.extend(unread_requests(others, calls=len(found_calls)))
         audit.extend(skipped)
         audit.extend(

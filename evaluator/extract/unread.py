@@ -19,7 +19,8 @@ API's `input` items): the calls are there, in no shape tracesim reads. So, last,
 call recorded without any message content (no input, output, message, prompt or completion
 attribute, on the span or its events and log records): content capture is off, the default
 of the OTel GenAI instrumentations, and whatever tool calls it asked for are not in the
-telemetry (some providers' finish reason says `stop` even then).
+telemetry (some providers' finish reason says `stop` even then). That one is found over the
+whole file (`extract.contentless`), so unkeyed traces are covered too.
 
 Pure: span rows in, items out (`evaluator.inspect` and the stores run the SQL).
 """
@@ -32,14 +33,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.audit import UNREAD_REQUEST, UNREAD_TURN, Unexplained
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_error
 from tracesim.evaluator.extract.pairing.recover import safe_requested_calls
 from tracesim.evaluator.extract.readers.fields import is_tool_span
 from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none, view_of
-from tracesim.schemas.conventions import GENAI
 
-INFERENCE_OPERATIONS = frozenset(GENAI.INFERENCE_OPERATIONS)
-
-__all__ = ["OWN_SPAN_PREFIX", "payload_prefixes", "unread_requests", "unread_turns"]
+__all__ = [
+    "OWN_SPAN_PREFIX",
+    "PAYLOAD_KEY_PATTERN",
+    "carries_no_payload",
+    "payload_prefixes",
+    "unread_reason",
+    "unread_requests",
+    "unread_turns",
+]
 
 OWN_SPAN_PREFIX = "tracesim."
 """tracesim's own spans (run, conversation, turn): never evidence of an agent's calls."""
@@ -58,6 +65,8 @@ _PAYLOAD_WORDS = frozenset(
         "completions",
     }
 )
+PAYLOAD_KEY_PATTERN = "(^|[.:/])(" + "|".join(sorted(_PAYLOAD_WORDS)) + ")([.:/]|$)"
+"""`_payload_key` as a regular expression over a lower-cased key (for the stores' SQL)."""
 _PAYLOAD_MARKERS = ("input", "output", "message", "prompt", "completion", "tool", "function")
 _SEGMENT = re.compile(r"[.:/]")
 _PREFIX = re.compile(r"^[^.:/]+[.:/]?")
@@ -207,7 +216,7 @@ def _tool_text(view: SpanView) -> str | None:
     return None
 
 
-def _unread_reason(view: SpanView) -> str | None:
+def unread_reason(view: SpanView) -> str | None:
     """Why `view` asked for tools that no reader found, or None."""
     if not view.raw_may_hold(*_TOOL_MARKERS):
         return None
@@ -227,40 +236,35 @@ def _unread_reason(view: SpanView) -> str | None:
     return None
 
 
-_CONTENTLESS = (
-    "model call recorded without message content (content capture off): any tool call it "
-    "asked for is not in the telemetry; capture content (e.g. "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) to evaluate tool calls"
-)
-
-
-def _contentless_model_call(span: Any, view: SpanView) -> bool:
-    """Whether `span`, a stored row (`view` its view), is a model call (its hot `operation`
-    an inference one) with no payload attribute anywhere: not on itself, not on its events
-    or log records."""
-    if not isinstance(span, Mapping) or span.get("operation") not in INFERENCE_OPERATIONS:
-        return False
+def carries_no_payload(view: SpanView) -> bool:
+    """Whether neither `view` nor its events and log records hold a payload-looking key
+    (content capture off): `extract.contentless` speaks for such model calls, over the
+    whole file."""
     if any(_payload_key(key) for key in view.attributes):
         return False
     return not any(
         _payload_key(key)
         for event in view.events
-        for key in (event.get("attributes") or {})
         if isinstance(event, Mapping)
+        for key in (event.get("attributes") or {})
     )
 
 
 def unread_requests(spans: Iterable[Any], *, calls: int) -> list[Unexplained]:
     """One `unread_request` per model span of a turn that found no call (`calls` == 0) whose
     finish reason says it asked for tools, or whose messages hold tool calls as JSON text,
-    yet carries no request tracesim can read."""
+    yet carries no request tracesim can read. A span whose instrumentation failed is left to
+    `extract.instrumentation_errors`, one without any content and no such reason to
+    `extract.contentless` (over the whole file): each span is told about once."""
     if calls:
         return []
     found: list[Unexplained] = []
     for span in spans:
         try:
             view = span if type(span) is SpanView else view_of(span)
-            reason = _CONTENTLESS if _contentless_model_call(span, view) else _unread_reason(view)
+            reason = unread_reason(view)
+            if reason is not None and instrumentation_error(view):
+                reason = None
         except Exception:  # noqa: BLE001 - an unreadable span is the audit's, not ours
             continue
         if reason is not None:

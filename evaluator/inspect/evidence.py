@@ -5,7 +5,7 @@ counted model call accounts for (SPEC §5: nothing dropped in silence)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tracesim.evaluator.extract.audit import (
@@ -15,13 +15,16 @@ from tracesim.evaluator.extract.audit import (
     Unexplained,
     count_kinds,
 )
+from tracesim.evaluator.extract.contentless import contentless_requests
 from tracesim.evaluator.extract.readers.fields import is_tool_span
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.extract.unread import unread_turns
 from tracesim.evaluator.inspect.inspect_sql import INSPECT_SQL
 from tracesim.evaluator.inspect.model import UnkeyedToolSpan
+from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
 
 __all__ = [
+    "contentless_items",
     "count_unkeyed_tool_spans",
     "evidence_warning",
     "file_evidence_counts",
@@ -104,10 +107,34 @@ def uncounted_usage_items(con: Any, sql: Mapping[str, str] = INSPECT_SQL) -> lis
     ]
 
 
+def contentless_items(
+    con: Any,
+    sql: Mapping[str, str] = INSPECT_SQL,
+    *,
+    attach: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> list[Unexplained]:
+    """Model calls recorded without content in conversations (chat id, else trace: unkeyed
+    traces too) where no call is found (`extract.contentless`). `attach` appends the
+    candidate spans' log records to their events (default: DuckDB's `logs` table, for
+    `INSPECT_SQL`)."""
+    if "contentless_candidates" not in sql:
+        return []
+    rows = rows_of(con, "contentless_candidates", sql)
+    if not rows:
+        return []
+    if attach is not None:
+        attach(rows)
+    elif sql is INSPECT_SQL and has_span_logs(con):
+        attach_logs(con, rows)
+    return contentless_requests(rows)
+
+
 def file_evidence_counts(con: Any) -> dict[str, int]:
     """What `tracesim evaluate` counts over the whole file, by kind (non-zero only): the
-    items of `unread_turn_items` and `uncounted_usage_items`."""
-    return count_kinds([*unread_turn_items(con), *uncounted_usage_items(con)])
+    items of `unread_turn_items`, `contentless_items` and `uncounted_usage_items`."""
+    return count_kinds(
+        [*unread_turn_items(con), *contentless_items(con), *uncounted_usage_items(con)]
+    )
 
 
 def unkeyed_warning(count: int, db_path: str) -> str | None:

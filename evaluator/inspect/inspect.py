@@ -19,6 +19,7 @@ from tracesim.evaluator.extract.pairing.outcome import disagreeing_answers, unan
 from tracesim.evaluator.extract.readers.fields import tool_result
 from tracesim.evaluator.extract.span import view_of
 from tracesim.evaluator.inspect.evidence import (
+    contentless_items,
     count_unkeyed_tool_spans,
     evidence_warning,
     file_evidence_counts,
@@ -40,6 +41,7 @@ from tracesim.evaluator.inspect.render import format_inspection
 from tracesim.evaluator.load.load_logs import attach_logs, has_span_logs
 
 __all__ = [
+    "contentless_items",
     "CONVENTION_PREFIXES",
     "GroupReport",
     "Inspection",
@@ -135,6 +137,7 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
                     )
                 )
     unexplained.extend(unread_turn_items(con, sql))
+    unexplained.extend(contentless_items(con, sql))
     unexplained.extend(uncounted_usage_items(con, sql))
     traces = [row[0] for row in con.execute(sql["unkeyed_traces"]).fetchall()]
     order = {kind: index for index, kind in enumerate(KINDS)}

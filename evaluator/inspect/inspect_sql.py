@@ -5,14 +5,46 @@ Every statement reads the tables and views of SPEC §4 only (`spans`, `llm_calls
 
 from __future__ import annotations
 
+from tracesim.evaluator.extract.contentless import REQUESTING_OPERATIONS
+from tracesim.evaluator.extract.unread import PAYLOAD_KEY_PATTERN
 from tracesim.schemas.conventions import GENAI, TRACESIM
 
 RUN_SPAN = TRACESIM.RUN_SPAN
 
-__all__ = ["INSPECT_SQL"]
+__all__ = ["CONTENTLESS_COLUMNS", "INSPECT_SQL", "contentless_sql"]
 
 _INFERENCE_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.INFERENCE_OPERATIONS)
+_REQUESTING = ", ".join(f"'{op}'" for op in REQUESTING_OPERATIONS)
 _CALL_OPERATIONS = ", ".join(f"'{op}'" for op in GENAI.CALL_BEARING_OPERATIONS)
+
+CONTENTLESS_COLUMNS = (
+    "trace_id, span_id, parent_span_id, name, start_time, end_time, duration_ms, status_code, "
+    "status_message, attributes, events, chat_id, turn_id, operation"
+)
+"""What `extract.contentless` reads of a candidate conversation's spans (extraction's
+columns and the hot `operation`)."""
+
+
+def contentless_sql(no_payload: str, *, select: str = CONTENTLESS_COLUMNS, tail: str = "") -> str:
+    """The spans (tracesim's own aside) of conversations (chat id, else trace) holding a
+    model call whose attributes carry no payload-looking key (`no_payload`: the dialect's
+    predicate over `attributes`) and no tool span: where `extract.contentless` looks.
+    `select` and `tail` (a join) let a store add its log records."""
+    return f"""
+        SELECT {select}
+        FROM spans {tail}
+        WHERE name NOT LIKE 'tracesim.%'
+          AND coalesce(chat_id, trace_id) IN (
+              SELECT coalesce(chat_id, trace_id) FROM spans
+              WHERE operation IN ({_REQUESTING}) AND {no_payload}
+          )
+          AND coalesce(chat_id, trace_id) NOT IN (
+              SELECT coalesce(chat_id, trace_id) FROM spans
+              WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+          )
+        ORDER BY trace_id, start_time, span_id
+    """
+
 
 INSPECT_SQL: dict[str, str] = {
     # per service and scope: spans, spans without a conversation key (a run's own root
@@ -76,6 +108,11 @@ INSPECT_SQL: dict[str, str] = {
         )
         ORDER BY trace_id, start_time, span_id
     """,
+    # conversations whose model calls may be recorded without content (`extract.contentless`)
+    "contentless_candidates": contentless_sql(
+        "len(list_filter(json_keys(attributes), "
+        f"lambda k: regexp_matches(lower(k), '{PAYLOAD_KEY_PATTERN}'))) = 0"
+    ),
     # keyed turns that hold a model or tool span (their other traces are read with them)
     "read_turns": """
         SELECT DISTINCT chat_id, turn_id FROM spans

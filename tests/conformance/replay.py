@@ -154,7 +154,7 @@ def replay(recording: Recording, *, transport: str, workdir: Path) -> Outcome:
     con = duckdb.connect(str(db), read_only=True)
     try:
         cursor = con.execute(
-            "SELECT chat_id, turn_id, seq, id, name, arguments, result, error "
+            "SELECT chat_id, turn_id, seq, id, name, arguments, result, error, span_id "
             "FROM tool_calls ORDER BY start_time NULLS LAST, chat_id, turn_id, seq"
         )
         names = [d[0] for d in cursor.description]

@@ -75,6 +75,18 @@ def _gaps(truth: dict[str, Any]) -> set[str]:
     return set(truth.get("expected_gaps") or ())
 
 
+def _listed(truth: dict[str, Any], key: str) -> set[int]:
+    """Indexes of the truth's calls listed under `key` (`not_in_telemetry`,
+    `unattributable`: SPEC §5, "not in the telemetry, and said")."""
+    return {index for entry in truth.get(key) or () for index in entry["calls"]}
+
+
+def _present_calls(truth: dict[str, Any]) -> list[dict[str, Any]]:
+    """The truth's calls the telemetry holds: what tracesim must find."""
+    missing = _listed(truth, "not_in_telemetry")
+    return [call for index, call in enumerate(truth["tool_calls"]) if index not in missing]
+
+
 def test_tool_calls(recording: Recording, outcome: Outcome) -> None:
     with _known_gap(recording, "tool_calls"):
         _check_tool_calls(recording, outcome)
@@ -82,14 +94,20 @@ def test_tool_calls(recording: Recording, outcome: Outcome) -> None:
 
 def _check_tool_calls(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
-    expected = truth["tool_calls"]
+    expected = _present_calls(truth)
     found = outcome.tool_calls
     assert [c["name"] for c in found] == [c["name"] for c in expected], recording.variant
     gaps = _gaps(truth)
-    for index, (want, got) in enumerate(zip(expected, found, strict=True)):
+    missing = _listed(truth, "not_in_telemetry")
+    present = [i for i in range(len(truth["tool_calls"])) if i not in missing]
+    unattributable = _listed(truth, "unattributable")
+    for index, want, got in zip(present, expected, found, strict=True):
         where = f"{recording.variant} call {index} ({want['name']})"
         if "arguments" not in gaps:
             assert got["arguments"] == want["arguments"], where
+        if index in unattributable:  # its outcome is in no trace it could be paired in
+            assert got["result"] is None and got["error"] is None, where
+            continue
         # a failure the telemetry does not show ("error" gap) leaves its text as the result
         if "result" not in gaps and not ("error" in gaps and want["error"] is not None):
             assert got["result"] == want["result"], where
@@ -123,7 +141,10 @@ def _check_keyed(recording: Recording, outcome: Outcome) -> None:
     truth = recording.truth
     conversation = truth.get("conversation_id")
     if conversation is not None:
-        assert {c["chat_id"] for c in outcome.tool_calls} == {conversation}, recording.variant
+        if outcome.tool_calls or _present_calls(truth):
+            assert {c["chat_id"] for c in outcome.tool_calls} == {conversation}, recording.variant
+        else:  # no call in the telemetry: its spans are keyed
+            assert conversation in outcome.chats, recording.variant
         assert outcome.inspection.unkeyed == [], recording.variant
     else:  # no conversation notion: each trace is a conversation of its own
         assert all(c["chat_id"] for c in outcome.tool_calls), recording.variant
@@ -212,4 +233,88 @@ def _check_screening(recording: Recording, outcome: Outcome) -> None:
         reused = extract_tool_calls([dict(r) for r in spans], context=context)
         assert [c.model_dump() for c in reused] == [c.model_dump() for c in fast], recording.variant
         checked += len(fast)
-    assert checked or not recording.truth["tool_calls"], recording.variant
+    assert checked or not _present_calls(recording.truth), recording.variant
+
+
+def test_what_the_truth_says_is_not_in_the_telemetry_is_not_and_is_said(
+    recording: Recording, outcome: Outcome
+) -> None:
+    """A call the truth lists as `not_in_telemetry` is in no value of the recording (its
+    arguments, as a recorded call shows them), and tracesim raises the entry's warning in
+    that conversation; an `unattributable` call's result is in no trace of the conversation
+    tracesim found the call in, and tracesim reports results without a call. Claims are
+    checked, never trusted (`absent.py`)."""
+    from tests.conformance.absent import span_end, texts_of, where_arguments, where_text
+
+    truth = recording.truth
+    entries = [*(truth.get("not_in_telemetry") or ()), *(truth.get("unattributable") or ())]
+    if not entries:
+        return
+    texts = texts_of(recording)
+    calls = truth["tool_calls"]
+    chats = _trace_chats(outcome)
+    for entry in truth.get("not_in_telemetry") or ():
+        assert entry["why"] and entry["calls"], (recording.variant, entry)
+        for index in entry["calls"]:
+            found = where_arguments(calls[index]["arguments"], texts)
+            assert not found, (recording.variant, f"call {index} IS recorded", found[:3])
+        _assert_warned(recording, outcome, chats, entry["warning"])
+    missing = _listed(truth, "not_in_telemetry")
+    present = [i for i in range(len(calls)) if i not in missing]
+    by_index = dict(zip(present, outcome.tool_calls, strict=False))
+    for entry in truth.get("unattributable") or ():
+        assert entry["why"] and entry["warning"] == "result_without_call", entry
+        for index in entry["calls"]:
+            want, got = calls[index], by_index[index]
+            traces = {got["chat_id"]} | {t for t, c in chats.items() if c == got["chat_id"]}
+            text = want["error"] if want["error"] is not None else want["result"]
+            after = span_end(got["span_id"], texts)
+            assert after, (recording.variant, f"call {index}: no span gave it")
+            found = where_text(text, texts, traces, after=after)
+            assert not found, (recording.variant, f"call {index}'s result IS there", found[:3])
+        _assert_warned(recording, outcome, chats, entry["warning"])
+
+
+def _trace_chats(outcome: Outcome) -> dict[str, Any]:
+    """trace id -> the conversation its spans are keyed to (None: unkeyed)."""
+    import duckdb
+
+    assert outcome.db is not None
+    con = duckdb.connect(str(outcome.db), read_only=True)
+    try:
+        rows = con.execute("SELECT DISTINCT trace_id, chat_id FROM spans").fetchall()
+    finally:
+        con.close()
+    chats: dict[str, Any] = {}
+    for trace, chat in rows:
+        chats[trace] = chat if chat is not None else chats.get(trace)
+    return chats
+
+
+def _assert_warned(recording: Recording, outcome: Outcome, chats: dict, kind: str) -> None:
+    """tracesim raised `kind` in the recording's conversation (each unkeyed trace is one
+    when the truth has no conversation id)."""
+    from tracesim.evaluator.extract.audit import WARNED_KINDS
+
+    assert kind in WARNED_KINDS, (recording.variant, kind)
+    conversation = recording.truth.get("conversation_id")
+    raised = [
+        item
+        for item in outcome.inspection.unexplained
+        if item.kind == kind and chats.get(item.trace_id) == conversation
+    ]
+    assert raised, (recording.variant, f"no {kind} in conversation {conversation}")
+
+
+def test_the_scan_sees_every_call_the_telemetry_holds(recording: Recording) -> None:
+    """The scan that checks "not in the telemetry" finds, in every recording, the arguments
+    of each call whose truth says they are recorded: it would catch a false claim."""
+    from tests.conformance.absent import texts_of, where_arguments
+
+    truth = recording.truth
+    if "arguments" in _gaps(truth):
+        return
+    texts = texts_of(recording)
+    for call in _present_calls(truth):
+        if call["arguments"]:
+            assert where_arguments(call["arguments"], texts), (recording.variant, call)

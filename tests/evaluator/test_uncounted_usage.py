@@ -47,10 +47,20 @@ def test_an_inference_span_without_operation_is_reported(tmp_path: Path) -> None
     db = _store(
         tmp_path / "u.duckdb",
         [
-            span("chat m", trace_id=trace, kind=3, attrs={**CHAT, **_usage(47, 17)}),
-            span("chat m", trace_id=trace, kind=3, attrs={"gen_ai.request.model": "m",
-                                                          **_usage(97, 52)}),  # fmt: skip
-        ],
+            # content recorded: a call with content capture off is an unread_request too
+            span(
+                "chat m",
+                trace_id=trace,
+                kind=3,
+                attrs={**CHAT, **_usage(47, 17), "gen_ai.output.messages": "[]"},
+            ),
+            span(
+                "chat m",
+                trace_id=trace,
+                kind=3,
+                attrs={"gen_ai.request.model": "m", **_usage(97, 52)},
+            ),
+        ],  # fmt: skip
     )
     items = _items(db)
     assert [(i.name, i.detail) for i in items] == [("chat m", "97 input / 52 output tokens")]
@@ -73,13 +83,23 @@ def test_mirrors_wrappers_and_duplicates_stay_quiet(tmp_path: Path) -> None:
         [
             # an agent span summing its calls' usage (above a counted call)
             span("invoke_agent a", trace_id=trace, span_id=agent, attrs=_usage(30, 9)),
-            span("chat m", trace_id=trace, span_id=call, parent=agent,
-                 attrs={**CHAT, **_usage(10, 3)}),  # fmt: skip
+            span(
+                "chat m",
+                trace_id=trace,
+                span_id=call,
+                parent=agent,
+                attrs={**CHAT, **_usage(10, 3)},
+            ),  # fmt: skip
             # a usage record below a counted call
             span("usage", trace_id=trace, parent=call, attrs=_usage(10, 3)),
             # a usage-record sibling mirroring a call's usage
-            span("chat m", trace_id=trace, span_id=dup_call, parent=agent,
-                 attrs={**CHAT, **_usage(20, 6)}),  # fmt: skip
+            span(
+                "chat m",
+                trace_id=trace,
+                span_id=dup_call,
+                parent=agent,
+                attrs={**CHAT, **_usage(20, 6)},
+            ),  # fmt: skip
             span("record_usage", trace_id=trace, parent=agent, attrs=_usage(20, 6)),
         ],
     )

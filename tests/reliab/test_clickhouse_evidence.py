@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tracesim.evaluator.extract.audit import UNCOUNTED_USAGE, UNREAD_TURN
+from tracesim.evaluator.extract.audit import UNCOUNTED_USAGE, UNREAD_REQUEST, UNREAD_TURN
 
 from tests.clickhouse.conftest import request_of, write_exporter_tables
 from tests.collector.otlp import new_span_id, new_trace_id, span
@@ -58,7 +58,12 @@ def test_chdb_evaluate_counts_unread_turns_and_uncounted_usage(tmp_path: Path) -
     line = next(x for x in output.splitlines() if "did not become a tool call" in x)
     assert "1 spans with token usage no model call accounts for" in line, line
     assert "1 turns whose agent spans gave no model call" in line, line
-    assert results["unexplained_evidence"] == {UNREAD_TURN: 1, UNCOUNTED_USAGE: 1}
+    # the counted chat span holds no message content, in a conversation with no call
+    assert results["unexplained_evidence"] == {
+        UNREAD_TURN: 1,
+        UNCOUNTED_USAGE: 1,
+        UNREAD_REQUEST: 1,
+    }
 
 
 def test_a_server_that_cannot_walk_says_usage_was_not_checked(
@@ -69,6 +74,10 @@ def test_a_server_that_cannot_walk_says_usage_was_not_checked(
     broken = {**clickhouse_inspect.INSPECT_SQL, UNCOUNTED_USAGE: "WITH RECURSIVE x AS (SELECT"}
     monkeypatch.setattr(clickhouse_inspect, "INSPECT_SQL", broken)
     output, results = _evaluate(_store(tmp_path / "ch"), tmp_path / "out")
-    assert results["unexplained_evidence"] == {UNREAD_TURN: 1, "unchecked_usage": 1}
+    assert results["unexplained_evidence"] == {
+        UNREAD_TURN: 1,
+        UNREAD_REQUEST: 1,
+        "unchecked_usage": 1,
+    }
     assert "token usage no model call accounts for was not checked" in " ".join(output.split())
     assert "uncounted token usage not checked" in caplog.text

@@ -9,6 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tracesim.evaluator.extract.readers.arguments import parse_text
 from tracesim.evaluator.extract.readers.envelopes import is_placeholder, unwrap_value
 from tracesim.evaluator.extract.span import SpanView
 from tracesim.schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, OTEL
@@ -44,10 +45,8 @@ def _present(value: Any) -> bool:
 
 
 def _parse_text(text: str) -> tuple[bool, Any]:
-    """JSON, then a Python literal (`fields`' reader; imported late: fields imports this)."""
-    from tracesim.evaluator.extract.readers import fields
-
-    return fields._parse_text(text)  # noqa: SLF001 - one reader of argument text
+    """JSON, then a Python literal (the arguments' reader)."""
+    return parse_text(text)
 
 
 _EMBEDDED_CAUSE = re.compile(r": (?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception): (?=\S)")
