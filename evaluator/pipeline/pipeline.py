@@ -27,7 +27,8 @@ the gates (`evaluator.scoring.gates`), a `runs` row and `results.json`.
 
 With `workers` > 1, steps 2, 3, 6 and the rows of 7 run in worker processes, chunk
 by chunk, while this process reads the next chunk and writes finished ones in order
-(`evaluator.pipeline.schedule`); judges and custom metrics keep everything here. Each
+(`evaluator.pipeline.schedule`; the first chunk here if they are still starting);
+judges and custom metrics keep everything here. Each
 chunk's metric values are tallied apart and merged in chunk order, so the serial and
 the parallel path give the same floats.
 
