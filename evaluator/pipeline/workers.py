@@ -3,9 +3,10 @@
 The main process keeps the store (DuckDB and chdb allow one connection, and
 chdb one query at a time), the judges and the custom metrics; workers get a
 chunk as read (`EvalStore.raw_chunks`: Arrow tables from DuckDB, pickled as
-buffers) and send back its `ChunkResult` (`evaluator.pipeline.chunk`). `ChunkPool.run` yields results in chunk order
-and keeps at most `workers` chunks in flight, so memory stays bounded while
-the main process reads the next chunk and writes finished ones.
+buffers) and send back its `ChunkResult` (`evaluator.pipeline.chunk`).
+`ChunkPool.run` yields results in chunk order and keeps at most `workers` + 1
+chunks in flight (one queued for the first worker to finish), so memory stays
+bounded while the main process reads the next chunk and writes finished ones.
 
 Workers start by `forkserver` (`spawn` where there is none): forking a
 process that has a DuckDB or chdb connection open is unsafe. They are started
