@@ -390,6 +390,21 @@ ATTACKS: dict[str, Callable[[], Any]] = {
         weather(),
     ],
     "request only in an event": _request_in_events,
+    "request of the span's id under another tool name": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("call_1", "get_weather", {"city": "Paris"})]),
+        weather(),
+    ],
+    "id-less requests, spans with ids": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("", "weather", {"city": "Paris"})]),
+        weather(),
+    ],
+    "id-less requests of another tool": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("", "search", {"q": "Paris"})]),
+        weather(),
+    ],
     "answer of another id only in an event": lambda: _answer_in_event("call_7"),
     "answer of the call only in an event": lambda: _answer_in_event("call_1"),
     "request named twice, span under the attribute's id": lambda: _named_twice("call_1"),
