@@ -51,6 +51,7 @@ class TRACESIM:
     SCENARIO_ID = "tracesim.scenario_id"
     # turn record (on tracesim.turn spans)
     USER_MESSAGE = "tracesim.user_message"
+    USER_KNOWLEDGE = "tracesim.user.knowledge"  # the fact the LLM user was shown this turn
     AGENT_MESSAGE = "tracesim.agent_message"
     EXPLICIT_TOOL_CALLS = "tracesim.explicit_tool_calls"  # JSON list of ToolCall
     TURN_STATUS = "tracesim.turn.status"  # ok | error | timeout

@@ -260,9 +260,10 @@ class Runner:
             if message is None:
                 conversation.status = "completed"
                 return
+            shown = getattr(user, "turn_knowledge", None)  # user.knowledge per turn
             turn = await self._turn(
                 connector, conversation, scenario, turn_id, message, history,
-                book=book, lane=lane, end=end,
+                book=book, lane=lane, end=end, knowledge=shown[-1] if shown else None,
             )  # fmt: skip
             if not self._record_turn(conversation, turn):
                 return
@@ -295,6 +296,7 @@ class Runner:
         book: StubBook | None = None,
         lane: Lane | None = None,
         end: Callable[..., None] | None = None,
+        knowledge: str | None = None,
     ) -> TurnResult:
         chat_id = conversation.chat_id
         # A fresh Context: every turn is the root of its own trace.
@@ -318,6 +320,8 @@ class Runner:
                 TRACESIM.USER_MESSAGE: bounded_text(message),
             },
         )
+        if knowledge is not None:  # the fact the LLM user was shown (user.knowledge)
+            span.set_attribute(TRACESIM.USER_KNOWLEDGE, bounded_text(knowledge))
         turn_ctx = trace.set_span_in_context(span, ctx)
         result = TurnResult(turn_id=turn_id, user_message=message)
         result.trace_id = format(span.get_span_context().trace_id, "032x")

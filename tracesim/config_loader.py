@@ -26,6 +26,7 @@ from tracesim.arksim_config import translate_arksim_config
 from tracesim.schemas.config import RunConfig
 from tracesim.schemas.text_file import TextFileError, read_text_file
 from tracesim.schemas.yaml_limits import YamlTooLarge, load_yaml
+from tracesim.shown import shown
 
 __all__ = [
     "ConfigError",
@@ -56,29 +57,33 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
     try:
         raw = load_yaml(read_text_file(path))
     except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
+        raise ConfigError(f"{shown(path)}: config file not found") from None
     except (YamlTooLarge, TextFileError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{shown(path)}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        where = (
+            f"{shown(path)}:{mark.line + 1}:{mark.column + 1}" if mark is not None else shown(path)
+        )
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{where}: invalid YAML: {problem}") from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(raw).__name__}")
+        raise ConfigError(
+            f"{shown(path)}: the config must be a mapping of keys, got {type(raw).__name__}"
+        )
     raw = apply_overrides(raw, _cwd_paths(overrides or {}), source=str(path))
     base_dir = path.resolve().parent
     if "agent_config" not in raw and "simulation_file_path" in raw:
         raise ConfigError(
-            f"{path}: an arksim evaluate-only config (simulation_file_path, no agent_config): "
-            f"evaluate a run's DuckDB file with `tracesim evaluate --db FILE --config {path}`"
+            f"{shown(path)}: an arksim evaluate-only config (simulation_file_path, no agent_config): "
+            f"evaluate a run's DuckDB file with `tracesim evaluate --db FILE --config {shown(path)}`"
         )
     try:
         raw, notes = translate_arksim_config(raw, base_dir=base_dir)
     except ValueError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        raise ConfigError(f"{shown(path)}: {exc}") from None
     try:
         config = RunConfig.model_validate(raw)
     except ValidationError as exc:
@@ -87,7 +92,7 @@ def load_run_config(path: str | Path, overrides: Mapping[str, str] | None = None
         config=_resolve_paths(config, base_dir),
         path=path,
         base_dir=base_dir,
-        warnings=tuple(f"{path}: {note}" for note in notes),
+        warnings=tuple(f"{shown(path)}: {note}" for note in notes),
     )
 
 

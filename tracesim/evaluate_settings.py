@@ -23,7 +23,7 @@ def _validation_message(path: Path, section: str, model: Any, exc: Any) -> str:
             problems.append(f"{key}: unknown key (allowed keys: {allowed})")
         else:
             problems.append(f"{key}: {error['msg']}")
-    return f"{path}: " + "; ".join(problems)
+    return f"{shown(path)}: " + "; ".join(problems)
 
 
 def load_eval_settings(path: Path) -> tuple[Any, Any]:
@@ -43,19 +43,19 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     try:
         data = load_yaml(read_text_file(path)) or {}
     except FileNotFoundError:
-        raise EvalConfigError(f"config file {path} does not exist") from None
+        raise EvalConfigError(f"config file {shown(path)} does not exist") from None
     except (YamlTooLarge, TextFileError) as exc:
-        raise EvalConfigError(f"{path}: {exc}") from None
+        raise EvalConfigError(f"{shown(path)}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise EvalConfigError(f"{path}: not valid YAML: {exc}") from exc
+        raise EvalConfigError(f"{shown(path)}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
-        raise EvalConfigError(f"{path}: the config must be a mapping of keys")
+        raise EvalConfigError(f"{shown(path)}: the config must be a mapping of keys")
     from tracesim.arksim_config import translate_arksim_config
 
     try:
         data, notes = translate_arksim_config(data, base_dir=path.resolve().parent)
     except ValueError as exc:
-        raise EvalConfigError(f"{path}: {exc}") from exc
+        raise EvalConfigError(f"{shown(path)}: {exc}") from exc
     for note in notes:
         if not note.startswith("simulation_file_path"):  # evaluate reads --db: expected here
             click.echo(f"warning: {shown(path)}: {one_line(note)}", err=True)
@@ -63,7 +63,7 @@ def load_eval_settings(path: Path) -> tuple[Any, Any]:
     llm = data.get("llm")
     for key, value in (("evaluation", evaluation), ("llm", llm)):
         if value is not None and not isinstance(value, dict):
-            raise EvalConfigError(f"{path}: `{key}` must be a mapping")
+            raise EvalConfigError(f"{shown(path)}: `{key}` must be a mapping")
     try:
         config = EvalConfig.model_validate(evaluation)
     except ValidationError as exc:
@@ -90,7 +90,9 @@ def paths_of_config(path: Path) -> tuple[Path, Path]:
         raw = load_yaml(read_text_file(path)) or {}
         data, _ = translate_arksim_config(raw, base_dir=path.resolve().parent)
     except (OSError, yaml.YAMLError, ValueError, AttributeError) as exc:
-        raise EvalConfigError(f"{path}: cannot read it to find its DuckDB file: {exc}") from exc
+        raise EvalConfigError(
+            f"{shown(path)}: cannot read it to find its DuckDB file: {exc}"
+        ) from exc
     base = path.resolve().parent
 
     def resolved(target: str) -> Path:

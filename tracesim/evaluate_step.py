@@ -198,6 +198,9 @@ def _evaluate_store(
         from tracesim.compare_format import comparison_text
 
         lines += ["", *comparison_text(result.report.comparison).splitlines()]
+    usage = result.report.llm_usage
+    if usage.failed and usage.first_error:  # why, before the verdict line that points here
+        lines.append(f"judge: {usage.failed} request(s) failed; the first: {usage.first_error}")
     print_summary(result.report, console=console, failures=lines)
     if unkeyed:
         console.print(unkeyed, style="yellow", markup=False, highlight=False)

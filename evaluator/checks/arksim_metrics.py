@@ -11,7 +11,8 @@ arksim's `ScoreInput` built from tracesim's `MetricContext`:
 - `chat_history`: the conversation up to and including the turn; `current_turn`: the
   turn's user message and reply; `tool_calls`: the turn's merged calls (the
   conversation's at conversation scope); `knowledge` (arksim's "Knowledge i:" blocks),
-  `user_goal`, `profile` from the scenario;
+  `user_goal`, `profile` from the scenario (`knowledge`: the fact the LLM user was
+  shown in the turn when `user.knowledge` gives one a turn, as arksim's evaluator does);
 - a `QuantResult` keeps its value in the metric's `score_range` (as arksim reports it, so
   arksim's `numeric_thresholds` apply unchanged) and passes the turn at 60% of the range's
   maximum (arksim's per-metric failure threshold);
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import math
 import sys
 import types
@@ -38,6 +40,7 @@ from tracesim.evaluator.checks import arksim_api
 from tracesim.evaluator.checks.arksim_llm import failure_labels_of, instantiate
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.checks.custom import CustomMetric
+from tracesim.schemas.conventions import TRACESIM
 from tracesim.schemas.results import MetricResult
 
 __all__ = [
@@ -126,6 +129,25 @@ def _knowledge(items: Any) -> str:
     return "\n\n".join(f"Knowledge {i}:\n{text}" for i, text in enumerate(texts, 1))
 
 
+def _shown_knowledge(ctx: MetricContext) -> str | None:
+    """The fact the LLM user was shown in this turn (`user.knowledge` per turn, on the
+    turn's `tracesim.turn` span), as arksim hands its metrics the turn's knowledge."""
+    for span in ctx.spans:
+        if span.get("name") != TRACESIM.TURN_SPAN:
+            continue
+        attributes = span.get("attributes")
+        if isinstance(attributes, str):
+            try:
+                attributes = json.loads(attributes)
+            except ValueError:
+                continue
+        if isinstance(attributes, Mapping):
+            value = attributes.get(TRACESIM.USER_KNOWLEDGE)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
 class ArksimMetric(CustomMetric):
     """An arksim metric instance as a tracesim `CustomMetric`."""
 
@@ -145,10 +167,11 @@ class ArksimMetric(CustomMetric):
         messages = ctx.messages(upto_turn=ctx.turn_id)
         scenario = ctx.scenario or {}
         goal = scenario.get("goal")
+        shown = _shown_knowledge(ctx) if ctx.turn is not None else None
         return score_input(
             chat_history=messages,
             current_turn=messages[-2:],
-            knowledge=_knowledge(scenario.get("knowledge")),
+            knowledge=_knowledge([shown] if shown else scenario.get("knowledge")),
             user_goal="" if goal is None else str(goal),
             profile=_profile(scenario.get("user_profile")),
             tool_calls=list(ctx.tool_calls),

@@ -27,7 +27,8 @@ the gates (`evaluator.scoring.gates`), a `runs` row and `results.json`.
 
 With `workers` > 1, steps 2, 3, 6 and the rows of 7 run in worker processes, chunk
 by chunk, while this process reads the next chunk and writes finished ones in order
-(`evaluator.pipeline.schedule`); judges and custom metrics keep everything here. Each
+(`evaluator.pipeline.schedule`; the first chunk here if they are still starting);
+judges and custom metrics keep everything here. Each
 chunk's metric values are tallied apart and merged in chunk order, so the serial and
 the parallel path give the same floats.
 
@@ -246,8 +247,9 @@ def evaluate_db(
                     store.share_cores()
                     plan = split_for_workers(plan, n_workers, chunk_rows=chunk_rows)
                 # file-wide evidence (unread turns, uncounted usage) reads the spans only:
-                # counted while the workers' process starts, not after the last chunk
-                file_counts = store.file_evidence()
+                # with workers, counted while their process starts, not after the last
+                # chunk (serially, at the end: the chunks' reads have warmed the file)
+                file_counts = store.file_evidence() if n_workers > 1 else None
                 read = store.raw_chunks if n_workers > 1 else store.chunks
                 chunks = gc_paused(read(plan, run_id=run_id, span_columns=span_columns))
                 if n_workers > 1:
@@ -278,6 +280,8 @@ def evaluate_db(
                             derived(len(chat_ids))
                 with no_gc():
                     batch.flush()
+            if file_counts is None:
+                file_counts = store.file_evidence()
             evidence.update(file_counts)  # unread turns, uncounted usage
             usage = judges.usage
             names = [*config.metrics, *(m.name for m in custom)]

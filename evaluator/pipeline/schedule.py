@@ -10,6 +10,7 @@ the same functions (`evaluator.pipeline.chunk`), so they store the same rows.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import logging
 import math
@@ -23,6 +24,7 @@ from tracesim.evaluator.load.load import ChunkPlan, ConversationData
 from tracesim.evaluator.pipeline.chunk import (
     ChunkResult,
     derive_chunk,
+    evaluate_here,
     evaluate_in_worker,
     init_worker,
     score_chunk,
@@ -170,7 +172,9 @@ def parallel_chunks(
     not_run = not_run_results(config, reason) if reason is not None else []
     cpu = rss = 0.0
     with ChunkPool(workers, initializer=init_worker, initargs=(config, not_run)) as pool:
-        for (_, chat_ids), result in pool.run(evaluate_in_worker, numbered, describe=describe):
+        here = functools.partial(evaluate_here, config=config, not_run=not_run)
+        run = pool.run(evaluate_in_worker, numbered, describe=describe, here=here)
+        for (_, chat_ids), result in run:
             cpu, rss = cpu + result.cpu_seconds, max(rss, result.max_rss_mb)
             yield chat_ids, result
     log.debug(

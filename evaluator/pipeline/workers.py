@@ -3,12 +3,16 @@
 The main process keeps the store (DuckDB and chdb allow one connection, and
 chdb one query at a time), the judges and the custom metrics; workers get a
 chunk as read (`EvalStore.raw_chunks`: Arrow tables from DuckDB, pickled as
-buffers) and send back its `ChunkResult` (`evaluator.pipeline.chunk`). `ChunkPool.run` yields results in chunk order
-and keeps at most `workers` chunks in flight, so memory stays bounded while
-the main process reads the next chunk and writes finished ones.
+buffers) and send back its `ChunkResult` (`evaluator.pipeline.chunk`).
+`ChunkPool.run` yields results in chunk order and keeps at most `workers` + 1
+chunks in flight (one queued for the first worker to finish), so memory stays
+bounded while the main process reads the next chunk and writes finished ones.
 
 Workers start by `forkserver` (`spawn` where there is none): forking a
-process that has a DuckDB or chdb connection open is unsafe. A worker that
+process that has a DuckDB or chdb connection open is unsafe. They are started
+by a thread as soon as the pool exists, and the main process evaluates the
+first chunk itself if they are not up when it is read (the server's imports
+take ~0.5 s: one core would idle meanwhile). A worker that
 raises or dies fails the evaluation with `WorkerError`, naming the chunk;
 no chunk is waited for forever.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -85,8 +90,18 @@ def _init_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, .
         initializer(*initargs)
 
 
+def _ping() -> None:
+    """A task that only proves a worker process is up (`ChunkPool._start`)."""
+    return None
+
+
 class ChunkPool:
-    """A pool of `workers` processes running `fn` on chunks; a context manager."""
+    """A pool of `workers` processes running `fn` on chunks; a context manager.
+
+    Its processes are started by a thread at once: a process forked from the forkserver
+    only after the server's imports (~0.5 s), and submitting waits for that. Meanwhile
+    `run` may evaluate the first item in this process (`here`), instead of waiting.
+    """
 
     def __init__(
         self,
@@ -102,6 +117,22 @@ class ChunkPool:
             initializer=_init_worker,
             initargs=(initializer, initargs),
         )
+        self._ready = threading.Event()
+        self._starter = threading.Thread(target=self._start, name="tracesim-workers", daemon=True)
+        self._starter.start()
+
+    def _start(self) -> None:
+        """Start every worker process (one ping each); `_ready` once they are up, or once
+        starting failed (the first submit then reports it)."""
+        try:
+            executor = self._executor
+            if executor is not None:
+                for future in [executor.submit(_ping) for _ in range(self.workers)]:
+                    future.result()
+        except BaseException:  # noqa: BLE001 - a broken pool: the chunks' futures say so
+            pass
+        finally:
+            self._ready.set()
 
     def __enter__(self) -> ChunkPool:
         return self
@@ -114,6 +145,7 @@ class ChunkPool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+            self._starter.join(timeout=10)
 
     def run(
         self,
@@ -121,24 +153,39 @@ class ChunkPool:
         items: Iterable[tuple[K, T]],
         *,
         describe: Callable[[K], str] = str,
+        here: Callable[[T], R] | None = None,
     ) -> Iterator[tuple[K, R]]:
         """(key, fn(item)) for each (key, item), in order; `describe(key)` names the item in
         a `WorkerError`. At most `workers` + 1 items are in flight (the one queued goes to
         the first worker that finishes, while this process is still writing an earlier
         result), and one more is read ahead from `items` (4 chunks in memory with 2
-        workers)."""
+        workers). `here`: what evaluates the first item in this process when the workers
+        are not up yet (the same answer as `fn`, by the same functions)."""
         assert self._executor is not None, "ChunkPool is closed"
         executor = self._executor
         pending: deque[tuple[K, Future[R]]] = deque()
-        for key, item in items:
+        for index, (key, item) in enumerate(items):
             done = _result(pending, describe) if len(pending) > self.workers else None
             # the freed worker gets the item read ahead before the caller takes the result
-            pending.append((key, _submit(executor, fn, item)))
+            if index == 0 and here is not None and not self._ready.is_set():
+                pending.append((key, _here(here, item)))
+            else:
+                pending.append((key, _submit(executor, fn, item)))
             del item
             if done is not None:
                 yield done
         while pending:
             yield _result(pending, describe)
+
+
+def _here(fn: Callable[[T], R], item: T) -> Future[R]:
+    """`fn(item)` evaluated in this process, as a finished future."""
+    future: Future[R] = Future()
+    try:
+        future.set_result(fn(item))
+    except Exception as exc:  # noqa: BLE001 - reported as a chunk's failure (`_result`)
+        future.set_exception(exc)
+    return future
 
 
 def _submit(executor: ProcessPoolExecutor, fn: Callable[[T], R], item: T) -> Future[R]:

@@ -139,3 +139,43 @@ def test_split_for_workers_keeps_every_chat_in_order() -> None:
         1,
     ]
     assert split_for_workers(plan, 2, chunk_rows=4_000).chunks == plan.chunks
+
+
+@pytest.mark.parametrize("up", [False, True], ids=["workers-starting", "workers-up"])
+def test_first_chunk_here_while_workers_start_stores_what_one_process_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, up: bool
+) -> None:
+    """While the worker processes start, the evaluating process evaluates the first chunk
+    itself (`ChunkPool.run(here=...)`); the rows are those of a serial evaluation."""
+    from tracesim.evaluator.pipeline import schedule
+    from tracesim.evaluator.pipeline.workers import ChunkPool
+
+    source = tmp_path / "turns.duckdb"
+    build_database(str(source), 300, scenarios=True)
+    here_calls: list[int] = []
+    evaluate_here = schedule.evaluate_here
+
+    def counted(chunk: Any, **kwargs: Any) -> Any:
+        here_calls.append(1)
+        return evaluate_here(chunk, **kwargs)
+
+    monkeypatch.setattr(schedule, "evaluate_here", counted)
+    if not up:  # never "up": the first chunk is always this process's
+        monkeypatch.setattr(ChunkPool, "_start", lambda self: None)
+    got = []
+    for workers in (1, 2):
+        copy = tmp_path / f"w{workers}.duckdb"
+        shutil.copyfile(source, copy)
+        result = evaluate_db(
+            copy,
+            config=GATES,
+            output_dir=tmp_path / f"o{workers}",
+            progress=False,
+            workers=workers,
+            chunk_rows=200,
+        )
+        got.append((_rows(copy), _report(result.results_path)))
+    assert got[0] == got[1]
+    if not up:
+        assert here_calls == [1]
+    assert len(here_calls) <= 1  # the first chunk at most

@@ -122,3 +122,26 @@ def test_collect_says_how_many_were_cut() -> None:
 def test_a_read_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         ReadGuard(0)
+
+
+def test_a_stalled_client_over_tls_is_cut_too(tmp_path: Path) -> None:
+    """The deadline starts once TLS is up (asyncio bounds the handshake itself)."""
+    import ssl
+
+    from tests.tls_certs import self_signed_cert
+
+    cert, key = self_signed_cert(tmp_path / "tls")
+    with Collector(
+        tmp_path / "t.duckdb", grpc_port=None, http_port=0, fsync=False,
+        tls_cert=cert, tls_key=key, http_read_timeout=1.0,
+    ) as running:  # fmt: skip
+        context = ssl.create_default_context(cafile=str(cert))
+        with socket.create_connection(("127.0.0.1", _port(running))) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1") as sock:
+                sock.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\n")
+                sock.settimeout(60)
+                try:
+                    assert sock.recv(4096) == b""
+                except (ConnectionResetError, ssl.SSLError):
+                    pass
+        assert running.stats().cut_requests == 1

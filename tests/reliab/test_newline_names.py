@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tracesim.shown import one_line, shown
 
 
@@ -74,4 +76,13 @@ def test_an_evaluate_error_naming_such_a_file_is_one_line(tmp_path: Path) -> Non
     done = _tracesim("evaluate", "--db", "no\nFORGED.duckdb", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    _no_forged_line(done.stderr, "FORGED")
+
+
+@pytest.mark.parametrize("command", [["run"], ["inspect", "--db"]], ids=["run", "inspect"])
+def test_run_and_inspect_errors_keep_the_name_on_its_line(
+    tmp_path: Path, command: list[str]
+) -> None:
+    done = _tracesim(*command, "no\nFORGED.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
     _no_forged_line(done.stderr, "FORGED")

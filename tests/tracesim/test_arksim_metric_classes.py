@@ -202,3 +202,50 @@ def test_the_python_api_injects_the_judge_model_too(tmp_path: Path) -> None:
         (r.get("response_format") or {}).get("json_schema", {}).get("name") == "Verdict"
         for r in fake.requests
     )
+
+
+KNOWLEDGE_METRIC = """
+from arksim.evaluator import QuantitativeMetric, QuantResult
+
+
+class SeenKnowledge(QuantitativeMetric):
+    def __init__(self):
+        super().__init__(name="seen_knowledge", score_range=(0, 1))
+
+    def score(self, score_input):
+        return QuantResult(name=self.name, value=1, reason=score_input.knowledge)
+"""
+
+
+def test_a_turn_metric_sees_the_fact_the_user_was_shown_that_turn(tmp_path: Path) -> None:
+    """`user.knowledge: per_turn`: the fact shown is kept on the turn's span, and an arksim
+    metric gets it as that turn's `knowledge`, as arksim's evaluator hands it."""
+    (tmp_path / "custom_metrics.py").write_text(KNOWLEDGE_METRIC)
+    (tmp_path / "agent.py").write_text(AGENT)
+    facts = ["Order number: A1", "Email: a@b.c"]
+    (tmp_path / "scenarios.json").write_text(
+        json.dumps([{"scenario_id": "s", "goal": "track A1", "knowledge": facts}])
+    )
+    with fake_openai(lambda body: chat_completion("where is my order?")) as fake:
+        config = {
+            "agent_config": {"agent_type": "custom", "module_path": "agent.py"},
+            "scenario_file_path": "scenarios.json",
+            "output_dir": "results",
+            "max_turns": 2,
+            "llm": {"base_url": fake.base_url, "model": "m", "max_retries": 0},
+            "user": {"type": "llm", "knowledge": "per_turn"},
+            "evaluation": {"metrics": [], "custom_metrics_file_paths": ["custom_metrics.py"]},
+        }
+        (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+        result = CliRunner().invoke(cli, ["run", str(tmp_path / "config.yaml"), "--no-progress"])
+    assert result.exit_code in (0, 3), result.output
+    with duckdb.connect(str(tmp_path / "results" / "tracesim.duckdb"), read_only=True) as db:
+        shown = db.execute(
+            "SELECT turn_id, attributes->>'$.\"tracesim.user.knowledge\"' FROM spans "
+            "WHERE name = 'tracesim.turn' ORDER BY turn_id"
+        ).fetchall()
+        reasons = db.execute(
+            "SELECT turn_id, reason FROM scores WHERE metric = 'seen_knowledge' ORDER BY turn_id"
+        ).fetchall()
+    assert sorted(fact for _, fact in shown) == sorted(facts)  # one a turn, each once
+    assert reasons == [(turn, f"Knowledge 1:\n{fact}") for turn, fact in shown]

@@ -289,6 +289,9 @@ def test_unreachable_judge_never_passes_on_the_other_checks(tmp_path: Path) -> N
     result = _run(str(config))
     assert result.exit_code == 3, result.output
     assert "incomplete: judge: 1 request failed" in result.output
+    assert "judge: 1 request(s) failed; the first: judge request could not reach " in (
+        " ".join(result.output.split())
+    )
     data = json.loads((tmp_path / "results" / "results.json").read_text())
     assert data["exit_code"] == 3
     assert f"127.0.0.1:{port}" in data["llm_usage"]["first_error"]

@@ -15,6 +15,7 @@ import click
 import orjson
 
 from tracesim.db_option import db_option
+from tracesim.shown import one_line
 
 __all__ = ["command"]
 
@@ -38,7 +39,7 @@ def command(db_path: str, fmt: str, limit: int) -> None:
         with open_store(db_path, read_only=True) as store:
             inspection = store.inspect()
     except StoreError as exc:  # missing, locked, unreachable, not a tracesim store
-        click.echo(f"tracesim inspect: {exc}", err=True)
+        click.echo(f"tracesim inspect: {one_line(str(exc))}", err=True)
         sys.exit(2)
     _print(inspection, fmt, limit)
 

@@ -13,12 +13,19 @@ builds them directly; every other turn goes through `extract_tool_calls` unchang
   calls, with an empty audit") and the calls.
 
 The predicate is conservative (in doubt, not claimed) and names no framework: it is a model
-of unambiguous evidence. It mirrors the general model's rules; `tests/evaluator/
-test_lane_equivalence.py` is the guard (every claimed turn of the conformance corpus, the
-synthetic turns and a fuzz compared with `extract_tool_calls`, field by field). A new
-reader or pairing rule must either fall outside the predicate (a new attribute key is
-outside it: `tool_row.SIMPLE_KEYS` lists the only keys a claimed tool span may carry) or
-be mirrored here.
+of unambiguous evidence. Most of it calls the general functions themselves (`is_tool_span`,
+the field readers, `tool_error`, `request_keys`, `tool_responses`, `split_answer_tool`);
+what it mirrors is listed here, and `tests/evaluator/test_lane_equivalence.py` is the guard
+(every claimed turn of the conformance corpus, the synthetic turns and a fuzz compared with
+`extract_tool_calls`, field by field, with an empty audit). A new reader or pairing rule
+must either fall outside the predicate or be mirrored in the lane:
+- attribute keys: a claimed tool span carries only `tool_row.SIMPLE_KEYS` (and
+  `HARMLESS_PREFIXES`); a rule reading a new key is outside the lane until the key is
+  added there (the test checks no extraction module names the context keys);
+- `tool_row._plain_arguments` / `_plain_result`: the envelope rules' "no envelope" case;
+- `tool_row._converted`: the conventions `SpanView.attributes` rewrites;
+- `turn`: nested tool spans (`pairing.nested`), ids no request names (`pairing.turn`),
+  id-less spans taking their request's id (`pairing.assign`), the audit (`audit`).
 """
 
 from tracesim.evaluator.extract.lane.turn import lane_calls

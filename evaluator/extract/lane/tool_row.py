@@ -13,15 +13,18 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
+from tracesim.evaluator.extract.readers.arguments import ARGUMENT_KEYS, read_arguments
 from tracesim.evaluator.extract.readers.envelopes import is_placeholder
 from tracesim.evaluator.extract.readers.errors import tool_error
 from tracesim.evaluator.extract.readers.fields import (
+    _JSON_ENCODED_RESULTS,
+    _RESULT_KEYS,
     is_tool_span,
-    read_arguments,
     read_output,
     tool_call_id,
     tool_name,
 )
+from tracesim.evaluator.extract.readers.responses_items import MARKER as RESPONSES_MARKER
 from tracesim.evaluator.extract.span import (
     SpanView,
     _id_text,
@@ -31,10 +34,11 @@ from tracesim.evaluator.extract.span import (
     view_of,
 )
 from tracesim.schemas import ADK, GENAI, LOGFIRE, OPENINFERENCE, TRACELOOP, ToolCall, ToolCallSource
-from tracesim.schemas.conventions import LANGCHAIN
+from tracesim.schemas.conventions import GENKIT, LANGCHAIN, LLAMA_INDEX
 
 __all__ = [
     "ABORT",
+    "CANDIDATE",
     "CALL_KEYS",
     "CONTEXT_KEYS",
     "HARMLESS_PREFIXES",
@@ -46,8 +50,9 @@ __all__ = [
     "simple_keys",
 ]
 
-ABORT, OTHER, TOOL = 0, 1, 2
-"""What a row is to the lane: a reason not to claim the turn, another span, a tool call."""
+ABORT, OTHER, TOOL, CANDIDATE = 0, 1, 2, 3
+"""What a row is to the lane: a reason not to claim the turn, another span, a tool call,
+another span whose text names a tool convention (the general model views it whole)."""
 
 CALL_KEYS = frozenset(
     (  # the call's fields, in the common conventions (read by `readers.fields`)
@@ -126,6 +131,16 @@ HARMLESS_PREFIXES = ("traceloop.association.properties.", "session.", "metadata.
 """Key prefixes of context attributes (sessions, user metadata) no extraction module names."""
 
 
+_ARGUMENT_ORDER = tuple(key for key in ARGUMENT_KEYS if key in CALL_KEYS)
+_RESULT_ORDER = tuple(key for key in _RESULT_KEYS if key in CALL_KEYS)
+"""`readers.fields`' precedence over the keys a simple span may carry (kept in sync)."""
+_ENVELOPE_KEYS = frozenset(("type", "inputs", "kwargs", "options", "arguments"))
+"""Keys that make an argument object an envelope (`envelopes.unwrap_arguments`, MCP)."""
+_JSON_HEADS = ("{", "[", '"')
+_DEEPEST = 254
+"""Brackets past which `readers.fields` keeps argument text as text (orjson's limit)."""
+
+
 def simple_keys(attributes: dict[str, Any]) -> bool:
     """Whether a tool span's attributes hold only `SIMPLE_KEYS` and harmless context keys."""
     if attributes.keys() <= SIMPLE_KEYS:
@@ -166,8 +181,10 @@ class Piece:
 
 
 def read_row(row: Any) -> tuple[int, Any]:
-    """(TOOL, Piece) for a simple tool span, (OTHER, row or view) for a span that records
-    no tool call, (ABORT, None) for anything else."""
+    """(TOOL, Piece) for a simple tool span; (OTHER, row) for a span that certainly records
+    no tool call (no tool marker in its text), (CANDIDATE, row) for one that has a marker
+    but is no tool span; (ABORT, None) for anything else. Rows are parsed once, without a
+    view: a declined turn costs the general model little more than the parse."""
     if type(row) is not dict:
         return ABORT, None
     raw = row.get("attributes")
@@ -175,13 +192,43 @@ def read_row(row: Any) -> tuple[int, Any]:
         return ABORT, None
     if not row_may_be_tool_span(row):
         return OTHER, row
-    if row.get("events") in _NO_EVENTS and _status_name(row.get("status_code")) != "ERROR":
+    try:
         attributes = orjson.loads(raw)
-        if type(attributes) is dict and simple_keys(attributes):
-            fast = _fast(row, attributes)
-            if fast is not None:
-                return fast
+    except orjson.JSONDecodeError:
+        return ABORT, None
+    if type(attributes) is not dict or _converted(attributes):
+        return ABORT, None
+    if not is_tool_span(_Parsed(row.get("name") or "", attributes)):
+        return CANDIDATE, row
+    if row.get("events") not in _NO_EVENTS or not simple_keys(attributes):
+        return ABORT, None  # events may carry the call's fields or its exception
+    if _status_name(row.get("status_code")) != "ERROR":
+        fast = _fast(row, attributes)
+        if fast is not None:
+            return fast
     return _general(row)
+
+
+class _Parsed:
+    """What `readers.fields.is_tool_span` reads of a span: its name and attributes."""
+
+    __slots__ = ("name", "attributes")
+
+    def __init__(self, name: str, attributes: dict[str, Any]) -> None:
+        self.name = name
+        self.attributes = attributes
+
+
+def _converted(attributes: dict[str, Any]) -> bool:
+    """Whether `SpanView.attributes` reads these attributes as another convention (Logfire's
+    agents function template, LlamaIndex's tool call event, Genkit, Responses API items):
+    the parsed text is then not what the readers see, and the lane declines."""
+    if attributes.get(LOGFIRE.MSG_TEMPLATE) == LOGFIRE.AGENTS_FUNCTION_TEMPLATE:
+        return True
+    if LLAMA_INDEX.STEP_INPUT_EVENT in attributes or GENKIT.SUBTYPE in attributes:
+        return True
+    messages = attributes.get(GENAI.INPUT_MESSAGES)
+    return type(messages) is str and RESPONSES_MARKER in messages
 
 
 def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | None:
@@ -189,9 +236,6 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
     None when in doubt (`_general` reads it)."""
     start = row.get("start_time")
     if not (start is None or type(start) is datetime and start.tzinfo is None):
-        return None
-    span_name = row.get("name") or ""
-    if not _is_tool(span_name, attributes):
         return None
     name = ""
     for key in _NAME_KEYS:
@@ -201,10 +245,14 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
             break
     if not name or name == ADK.MERGED_TOOLS_NAME or name in LANGCHAIN.GENERIC_TOOL_CLASSES:
         return None
-    arguments, is_object, args_id = read_arguments(attributes)
-    if not (is_object and arguments):
-        return ABORT, None  # a bare input or none: the request holds them
-    result, result_id, failed = read_output(attributes)
+    arguments, args_id = _plain_arguments(attributes), ""
+    if arguments is None:
+        arguments, is_object, args_id = read_arguments(attributes)
+        if not (is_object and arguments):
+            return ABORT, None  # a bare input or none: the request holds them
+    result, result_id, failed = _plain_result(attributes), "", False
+    if result is None:
+        result, result_id, failed = read_output(attributes)
     # `errors.tool_error` is None here: status not ERROR, no events, no error attribute
     error = (result or "error") if failed else None
     if error is None and result is None:
@@ -236,33 +284,58 @@ def _fast(row: dict[str, Any], attributes: dict[str, Any]) -> tuple[int, Any] | 
     return TOOL, Piece(key, trace_id, span_id, _id_text(row.get("parent_span_id"), 16), call)
 
 
-def _is_tool(span_name: str, attributes: dict[str, Any]) -> bool:
-    """`readers.fields.is_tool_span` on attributes holding only `SIMPLE_KEYS`."""
-    if span_name.startswith(_EXECUTE_TOOL):
-        return True
-    if not attributes:
-        return False
-    operation = attributes.get(GENAI.OPERATION_NAME)
-    if operation == GENAI.OP_EXECUTE_TOOL:
-        return True
-    if isinstance(operation, str) and operation in _MODEL_OPERATIONS:
-        return False
-    if GENAI.TOOL_NAME in attributes or OPENINFERENCE.TOOL_NAME in attributes:
-        return True
-    kind = attributes.get(OPENINFERENCE.SPAN_KIND)
-    if isinstance(kind, str) and kind.upper() == OPENINFERENCE.KIND_TOOL:
-        return True
-    kind = attributes.get(TRACELOOP.SPAN_KIND)
-    return isinstance(kind, str) and kind.lower() == TRACELOOP.KIND_TOOL
+def _plain_arguments(attributes: dict[str, Any]) -> dict[str, Any] | None:
+    """What `read_arguments` gives for an object of arguments that is no envelope (JSON
+    text, or OpenLLMetry's `{"args": [], "kwargs": {...}}`), else None (ask it)."""
+    for key in _ARGUMENT_ORDER:
+        value = attributes.get(key)
+        if value is None or is_placeholder(value):
+            continue
+        if type(value) is not str or value[:1] != "{":
+            return None
+        if value.count("{") + value.count("[") > _DEEPEST:
+            return None
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None
+        if type(parsed) is not dict or not parsed:
+            return None
+        if key == TRACELOOP.ENTITY_INPUT:  # its kwargs, when no positional argument
+            kwargs = parsed.get("kwargs")
+            if not (parsed.keys() <= {"args", "kwargs"} and parsed.get("args", []) == []):
+                return None
+            if type(kwargs) is not dict or not kwargs or (len(kwargs) == 1 and "input" in kwargs):
+                return None
+            return dict(kwargs)
+        return parsed if parsed.keys().isdisjoint(_ENVELOPE_KEYS) else None
+    return None
+
+
+def _plain_result(attributes: dict[str, Any]) -> str | None:
+    """What `read_output` gives for a plain text result (no envelope, no placeholder), else
+    None (ask it)."""
+    for key in _RESULT_ORDER:
+        value = attributes.get(key)
+        if value is None:
+            continue
+        if type(value) is not str:
+            return None
+        if key in _JSON_ENCODED_RESULTS:  # a JSON-encoded string: its text
+            try:
+                decoded = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                decoded = value
+            value = decoded if type(decoded) is str else value
+        if value.lstrip()[:1] in _JSON_HEADS or value.startswith("content="):
+            return None
+        return None if is_placeholder(value) else value
+    return None
 
 
 def _general(row: dict[str, Any]) -> tuple[int, Any]:
-    """The row read through a view and the general readers (a failed span, events)."""
+    """A simple tool span read through a view and the general readers (a failed span)."""
     view = view_of(row)
-    if not is_tool_span(view):
-        return OTHER, view
-    if row.get("events") not in _NO_EVENTS:
-        return ABORT, None  # events may carry the call's fields or its exception
     attributes = view.attributes
     if type(attributes) is not dict or not simple_keys(attributes):
         return ABORT, None

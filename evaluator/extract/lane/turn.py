@@ -13,8 +13,11 @@ span's own reading as one call, in start order, and its audit would list nothing
   exactly these tools, in this order, with canonically equal arguments, under distinct
   ids: each id-less call takes its request's id (provenance
   `model_request`), as `pairing.assign` pairs them by arguments;
-- the last call is no answer tool (`answer_tools.split_answer_tool`, called as it is), no
-  model input flags an answer as failed (`calls._flag_failures`).
+- no call is an answer tool (`answer_tools.split_answer_tool`, called as the general model
+  calls it: the turn's last call, and a delegate agent's answer below another call, read
+  through the tool spans' own parents), no model input flags an answer as failed
+  (`calls._flag_failures`), no other span's instrumentation failed while recording it
+  (`instrumentation_errors`: the audit lists it whatever the tool spans say).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracesim.evaluator.calls.canonical import args_equal
-from tracesim.evaluator.extract.lane.tool_row import ABORT, TOOL, Piece, read_row
+from tracesim.evaluator.extract.instrumentation_errors import instrumentation_errors
+from tracesim.evaluator.extract.lane.tool_row import ABORT, CANDIDATE, TOOL, Piece, read_row
 from tracesim.evaluator.extract.pairing.answer_tools import split_answer_tool
 from tracesim.evaluator.extract.pairing.nested import LIFECYCLE_NAMES
 from tracesim.evaluator.extract.pairing.recover import (
@@ -60,6 +64,7 @@ def lane_calls(spans: Iterable[Any]) -> list[ToolCall] | None:
 def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     pieces: list[Piece] = []
     others: list[Any] = []
+    viewed: set[int] = set()  # others the general model views whole (a tool marker)
     for row in spans:
         kind, read = read_row(row)
         if kind == ABORT:
@@ -67,6 +72,8 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
         if kind == TOOL:
             pieces.append(read)
         else:
+            if kind == CANDIDATE:
+                viewed.add(id(read))
             others.append(read)
     if not pieces:
         return None
@@ -75,18 +82,26 @@ def _claim(spans: Iterable[Any]) -> list[ToolCall] | None:
     calls = [piece.call for piece in pieces]
     if not _separate(pieces, others, trace) or _failure_flags(others):
         return None
-    ids = [call.id for call in calls if call.id]
-    if len(set(ids)) != len(ids) or _answer_tool(calls, others):
+    if instrumentation_errors(others):  # the audit would list them (cheap: a text test)
         return None
-    requesters = [view_of(o) for o in others if row_may_hold_requests(o)]
+    ids = [call.id for call in calls if call.id]
+    if len(set(ids)) != len(ids):
+        return None
+    # what the general model screens by text it reads from a row, but reads whole from a
+    # span it viewed (a tool marker): the same spans here
+    requesters = [view_of(o) for o in others if id(o) in viewed or row_may_hold_requests(o)]
     models = sorted((v for v in requesters if v.trace_id == trace), key=SpanView.sort_key)
     if len(ids) < len(calls):
+        for view in models:  # read whole once: `request_keys` then reads the cache
+            safe_requested_calls(view)
         if not _take_request_ids(pieces, models):
             return None
     elif not _requests_name_spans(calls, models):
         return None
-    responders = [view_of(o) for o in others if row_may_hold_responses(o)]
-    return calls if _explained(calls, requesters, responders) else None
+    responders = [view_of(o) for o in others if id(o) in viewed or row_may_hold_responses(o)]
+    if not _explained(calls, requesters, responders) or _answer_tool(pieces, others):
+        return None
+    return calls
 
 
 def _start(piece: Piece) -> tuple:
@@ -96,12 +111,12 @@ def _start(piece: Piece) -> tuple:
 def _separate(pieces: list[Piece], others: list[Any], trace: str) -> bool:
     """One trace, and no tool span below another (nor a lifecycle event's name)."""
     own = {piece.span_id for piece in pieces}
-    names = Counter(piece.call.name for piece in pieces)
+    names = set()
     for piece in pieces:
-        if piece.trace_id != trace or piece.call.name in LIFECYCLE_NAMES:
+        name = piece.call.name
+        if piece.trace_id != trace or name in LIFECYCLE_NAMES or piece.parent_span_id in own:
             return False
-        if piece.parent_span_id in own:
-            return False
+        names.add(name)
     if len(names) == len(pieces):
         return True
     parents = {v.span_id: v.parent_span_id for v in others if type(v) is SpanView}
@@ -132,10 +147,13 @@ def _failure_flags(others: list[Any]) -> bool:
     return False
 
 
-def _answer_tool(calls: list[ToolCall], others: list[Any]) -> bool:
-    """Whether the last call is the agent's answer tool (`answer_tools`, the general rule:
-    only a call whose one text argument is the turn's answer)."""
-    kept, _ = split_answer_tool(calls, others, {})
+def _answer_tool(pieces: list[Piece], others: list[Any]) -> bool:
+    """Whether a call is the agent's answer tool (`answer_tools.split_answer_tool`, the
+    general rule, called as `extract_tool_calls` calls it)."""
+    calls = [piece.call for piece in pieces]
+    traces = {piece.span_id: piece.trace_id for piece in pieces}
+    parents = {piece.span_id: piece.parent_span_id for piece in pieces}
+    kept, _ = split_answer_tool(calls, others, traces, parents)
     return len(kept) != len(calls)
 
 
