@@ -214,6 +214,30 @@ def _request_in_events() -> list[dict[str, Any]]:
     return [turn_span(), model, weather()]
 
 
+def _answer_in_event(call_id: str) -> list[dict[str, Any]]:
+    """A model span whose input answers `call_id` only in a `gen_ai.tool.message` event
+    (a log record attached to the span reads the same)."""
+    model = row("0000000000000002", TURN, "chat m", 900, {"gen_ai.operation.name": "chat"})
+    event = {"name": "gen_ai.tool.message", "attributes": {"id": call_id, "content": "sunny"}}
+    model["events"] = orjson.dumps([event]).decode()
+    return [turn_span(), weather(), model]
+
+
+def _named_twice(span_call_id: str) -> list[dict[str, Any]]:
+    """OpenLIT on the Responses API: the model span names its request under the item id in
+    its output parts and under the `call_id` in `gen_ai.tool.*` attributes (a span with a
+    tool marker that is no tool span: the general model views it whole)."""
+    parts = [{"type": "tool_call", "id": "fc_1", "name": "weather", "arguments": {"city": "Paris"}}]
+    attributes = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.tool.name": "weather",
+        "gen_ai.tool.call.id": "call_1",
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}]),
+    }
+    model = row("0000000000000002", TURN, "chat m", 5, attributes)
+    return [turn_span(), model, weather(call_id=span_call_id)]
+
+
 ATTACKS: dict[str, Callable[[], Any]] = {
     # ids: numbers vs strings, empty vs missing, placeholders
     "int id": lambda: [
@@ -366,6 +390,36 @@ ATTACKS: dict[str, Callable[[], Any]] = {
         weather(),
     ],
     "request only in an event": _request_in_events,
+    "request of the span's id under another tool name": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("call_1", "get_weather", {"city": "Paris"})]),
+        weather(),
+    ],
+    "id-less requests, spans with ids": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("", "weather", {"city": "Paris"})]),
+        weather(),
+    ],
+    "id-less requests of another tool": lambda: [
+        turn_span(),
+        chat("0000000000000002", 5, [("", "search", {"q": "Paris"})]),
+        weather(),
+    ],
+    "answer of another id only in an event": lambda: _answer_in_event("call_7"),
+    "answer of the call only in an event": lambda: _answer_in_event("call_1"),
+    "request named twice, span under the attribute's id": lambda: _named_twice("call_1"),
+    "request named twice, span under the part's id": lambda: _named_twice("fc_1"),
+    "synthesized container above the tool span": lambda: [
+        turn_span(),
+        row(
+            "00000000000000c1",
+            TURN,
+            "weather",
+            9,
+            {"tool.synthesized": True, "gen_ai.tool.name": "weather", "input.value": "{}"},
+        ),
+        weather(parent="00000000000000c1"),
+    ],
     "id-less span, nested model replies": lambda: [
         turn_span(),
         chat("0000000000000002", 5, [("call_1", "weather", {"city": "Paris"})]),

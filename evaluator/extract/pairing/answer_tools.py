@@ -75,10 +75,19 @@ def _delegate_answers(
 
     Only calls with one text argument and a span are candidates; the span tree is read only
     when there is one, so turns without nested calls pay nothing."""
-    candidates = [
-        c for c in calls if c.span_id and _sole_text(c.arguments) is not None and c.error is None
-    ]
-    if not candidates or len(calls) < 2:
+    if len(calls) < 2:
+        return {}
+    candidates = []
+    for call in calls:
+        text = _sole_text(call.arguments) if call.span_id and call.error is None else None
+        if text is not None and any(
+            other is not call
+            and isinstance(other.result, str)
+            and _ends_with_answer(other.result, text)
+            for other in calls
+        ):
+            candidates.append(call)  # another call's result is its text: read the tree
+    if not candidates:
         return {}
     by_span = {c.span_id: c for c in calls if c.span_id}
     parents: dict[str, str] = {}
