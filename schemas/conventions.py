@@ -61,7 +61,9 @@ class TRACESIM:
     UNSTUBBED_CALLS = "tracesim.tool_stubs.unstubbed"  # JSON list of calls no stub matched
     # conversation record (on tracesim.conversation spans)
     CONVERSATION_INDEX = "tracesim.conversation.index"
-    CONVERSATION_STATUS = "tracesim.conversation.status"  # completed | max_turns | error | interrupted
+    CONVERSATION_STATUS = (
+        "tracesim.conversation.status"  # completed | max_turns | error | interrupted
+    )
     NUM_TURNS = "tracesim.conversation.num_turns"
     SCENARIO = "tracesim.scenario"  # JSON of the scenario (goal, knowledge, assertions)
     # run record (on tracesim.run spans)
@@ -321,6 +323,12 @@ class LLAMA_INDEX:  # noqa: N801 - the framework's name
     STEP_INPUT_EVENT = "llamaindex.step.input_event"
     STEP_INPUT_SUMMARY = "llamaindex.step.input_summary"
     TOOL_CALL_EVENT = "ToolCall"
+    # ... and its model spans: no attribute says so, only the span event named after the
+    # instrumentation event LlamaIndex dispatched when the model call started
+    MODEL_START_EVENTS = {
+        "LLMChatStartEvent": GENAI.OP_CHAT,
+        "LLMCompletionStartEvent": GENAI.OP_TEXT_COMPLETION,
+    }
 
 
 PLACEHOLDERS: frozenset[str] = frozenset(

@@ -321,7 +321,7 @@ def decode_tree(tree: Tree, batch: SpanBatch, redactor: Redactor | None = None) 
                 kind_name = KINDS[kind] if 0 <= kind < 6 else None
                 try:
                     operation, tool, model, tokens_in, tokens_out = hot_fields(
-                        name, attrs, kind_name
+                        name, attrs, kind_name, events
                     )
                 except Exception:
                     operation = tool = model = tokens_in = tokens_out = None

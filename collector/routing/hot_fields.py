@@ -7,6 +7,7 @@ takes any shape (a number where a list is expected, ...) and then derives None f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -126,9 +127,12 @@ def _records_a_model_call(attrs: dict[str, Any]) -> bool:
     return any(key.startswith(_OI_MESSAGES) for key in attrs)
 
 
-def hot_fields(name: str, attrs: dict[str, Any], kind: str | None = None) -> HotFields:
+def hot_fields(
+    name: str, attrs: dict[str, Any], kind: str | None = None, events: Sequence[Any] = ()
+) -> HotFields:
     """Derive the hot columns of one span from its name, attributes and span kind
-    (`CLIENT`, ...: only an inference span known by what it carries needs it)."""
+    (`CLIENT`, ...: only an inference span known by what it carries needs it); `events`
+    ((name, ...) tuples or {name} mappings) only for a span no attribute names."""
     get = attrs.get
     traceloop_kind = get(TRACELOOP.SPAN_KIND)
     operation = _text(get(GENAI.OPERATION_NAME))
@@ -163,6 +167,8 @@ def hot_fields(name: str, attrs: dict[str, Any], kind: str | None = None) -> Hot
             operation = _inference_operation(get)
         if operation is None and kind == _CLIENT and _carries_an_inference(attrs):
             operation = GENAI.OP_CHAT
+        if operation is None and events:
+            operation = _event_operation(events)
     tool_name = (
         _text(get(GENAI.TOOL_NAME))
         or _text(get(OPENINFERENCE.TOOL_NAME))
@@ -206,6 +212,19 @@ def _carries_an_inference(attrs: dict[str, Any]) -> bool:
         and _text(get(GENAI.RESPONSE_ID))
         and _first_int(attrs, GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS) is not None
     )
+
+
+def _event_operation(events: Sequence[Any]) -> str | None:
+    """The model operation a span records by an event only: LlamaIndex's own OTel
+    integration names span events after the instrumentation events it dispatched, and a
+    model call's span alone carries `LLMChatStartEvent` / `LLMCompletionStartEvent`
+    (specific to LlamaIndex: no attribute says it is a model call)."""
+    for event in events:
+        name = event.get("name") if isinstance(event, dict) else event[0]
+        operation = LLAMA_INDEX.MODEL_START_EVENTS.get(name) if isinstance(name, str) else None
+        if operation is not None:
+            return operation
+    return None
 
 
 def _inference_operation(get: Any) -> str | None:

@@ -26,21 +26,23 @@ columns and the hot `operation`)."""
 
 
 def contentless_sql(no_payload: str, *, select: str = CONTENTLESS_COLUMNS, tail: str = "") -> str:
-    """The spans (tracesim's own aside) of conversations (chat id, else trace) holding a
-    model call whose attributes carry no payload-looking key (`no_payload`: the dialect's
-    predicate over `attributes`) and no tool span: where `extract.contentless` looks.
-    `select` and `tail` (a join) let a store add its log records."""
+    """The spans (tracesim's own aside) of conversations (chat id, else trace) holding no
+    tool span and a model call whose attributes carry no payload-looking key (`no_payload`:
+    the dialect's predicate over `attributes`, tested last: it reads the JSON): where
+    `extract.contentless` looks. `select` and `tail` (a join) let a store add its log
+    records."""
     return f"""
         SELECT {select}
         FROM spans {tail}
         WHERE name NOT LIKE 'tracesim.%'
           AND coalesce(chat_id, trace_id) IN (
               SELECT coalesce(chat_id, trace_id) FROM spans
-              WHERE operation IN ({_REQUESTING}) AND {no_payload}
-          )
-          AND coalesce(chat_id, trace_id) NOT IN (
-              SELECT coalesce(chat_id, trace_id) FROM spans
-              WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+              WHERE operation IN ({_REQUESTING})
+                AND coalesce(chat_id, trace_id) NOT IN (
+                    SELECT coalesce(chat_id, trace_id) FROM spans
+                    WHERE operation = 'execute_tool' OR tool_name IS NOT NULL
+                )
+                AND {no_payload}
           )
         ORDER BY trace_id, start_time, span_id
     """

@@ -36,6 +36,7 @@ from tracesim.schemas.eval_config import EvalConfig
 
 __all__ = [
     "CHUNKS_PER_WORKER",
+    "HEAD_ROWS",
     "gc_paused",
     "no_gc",
     "parallel_chunks",
@@ -113,20 +114,32 @@ MIN_SPLIT_ROWS = 2_500
 a write transaction of its own."""
 
 
+HEAD_ROWS = 5_000
+"""About the rows of the first chunk with workers: ~1,000 turns, ~0.25-0.5 s of CPU, about
+what the workers' process takes to start (`ChunkPool.run(here=...)`)."""
+
+
 def split_for_workers(plan: ChunkPlan, workers: int, *, chunk_rows: int) -> ChunkPlan:
     """`plan` with each chunk (of about `chunk_rows` rows) cut into equal runs of chats, so
     that `workers` workers get `CHUNKS_PER_WORKER` chunks each, or chunks of about
-    `MIN_SPLIT_ROWS` rows. The chats and their order are unchanged, so is what is stored."""
+    `MIN_SPLIT_ROWS` rows; and the first chunk's first `HEAD_ROWS` or so apart (this
+    process evaluates it while the workers start: a longer one would keep them waiting).
+    The chats and their order are unchanged, so is what is stored."""
     if workers < 2 or not plan.chunks:
         return plan
     parts = math.ceil(CHUNKS_PER_WORKER * workers / len(plan.chunks))
-    parts = min(parts, max(1, chunk_rows // MIN_SPLIT_ROWS))
-    if parts < 2:
-        return plan
+    parts = max(1, min(parts, chunk_rows // MIN_SPLIT_ROWS))
     chunks: list[list[str]] = []
     for chunk in plan.chunks:
         size = math.ceil(len(chunk) / parts)
         chunks.extend(chunk[i : i + size] for i in range(0, len(chunk), size))
+    rows = chunk_rows / parts  # about, per chunk (a chunk is full but for the last)
+    first = chunks[0]
+    if rows > 1.5 * HEAD_ROWS and len(first) > 1:
+        head = max(1, round(len(first) * HEAD_ROWS / rows))
+        chunks[0:1] = [first[:head], first[head:]]
+    if chunks == plan.chunks:
+        return plan
     return dataclasses.replace(plan, chunks=chunks)
 
 

@@ -114,6 +114,10 @@ def hot_columns(schema: ExporterSchema) -> str:
     )
     span_kind = "upper(replaceRegexpOne(toString(SpanKind), '^SPAN_KIND_', ''))"
     usage = (GENAI.USAGE_INPUT_TOKENS, GENAI.USAGE_OUTPUT_TOKENS)
+    event_operations = ", ".join(
+        f"has(`Events.Name`, {lit(event)}), {lit(op)}"
+        for event, op in LLAMA_INDEX.MODEL_START_EVENTS.items()
+    )
     generic_operation = (
         f"coalesce({a(GENAI.OPERATION_NAME)}, multiIf("
         f"{kind} = 'TOOL', {tool}, {kind} = 'LLM', {chat}, "
@@ -123,9 +127,12 @@ def hot_columns(schema: ExporterSchema) -> str:
         f"{operation_id} IS NOT NULL, multiIf({suffixes}, NULL), "
         f"{request_types}, NULL), "
         # an inference span known by what it carries (`hot_fields._carries_an_inference`)
-        f"if({span_kind} = 'CLIENT' AND {_first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL))} "
+        f"multiIf({span_kind} = 'CLIENT' AND "
+        f"{_first(a(GENAI.RESPONSE_MODEL), a(GENAI.REQUEST_MODEL))} "
         f"IS NOT NULL AND {has(GENAI.RESPONSE_ID)} AND {_first(*(_int(a(k)) for k in usage))} "
-        f"IS NOT NULL, {chat}, NULL))"
+        f"IS NOT NULL, {chat}, "
+        # a model span known by its start event only (`hot_fields._event_operation`)
+        f"{event_operations}, NULL))"
     )
     span_type = f"trimBoth({a(MLFLOW.SPAN_TYPE)})"
     chat_types = ", ".join(lit(f'"{t}"') for t in MLFLOW.MODEL_TYPES)

@@ -274,10 +274,10 @@ def test_a_reader_that_raises_nulls_only_that_spans_derived_fields(
     with NULL derived fields, and counts it."""
     from tracesim.collector.decode import decode as decode_module
 
-    def broken(name: str, attrs: dict[str, Any], kind: str | None = None) -> Any:
+    def broken(name: str, attrs: dict[str, Any], kind: str | None = None, events: Any = ()) -> Any:
         if name == "boom":
             raise TypeError("'int' object is not iterable")
-        return hot_fields(name, attrs, kind)
+        return hot_fields(name, attrs, kind, events)
 
     monkeypatch.setattr(decode_module, "hot_fields", broken)
     batch = SpanBatch()

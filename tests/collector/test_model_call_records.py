@@ -118,3 +118,35 @@ def test_the_inference_rule_needs_the_span_kind() -> None:
     assert hot_fields("chat", attrs)[0] is None
     assert hot_fields("chat", {**attrs, "gen_ai.response.id": ""}, "CLIENT")[0] is None
     assert hot_fields("chat", {"gen_ai.response.id": "r", **USAGE}, "CLIENT")[0] is None
+
+
+def test_a_span_marked_only_by_a_model_start_event_is_a_call(
+    collector: Collector, client: GrpcClient
+) -> None:
+    """LlamaIndex's own OTel integration: no attribute says model call, the span event named
+    after the instrumentation event dispatched when the call started does (specific to
+    LlamaIndex). Its wrapper span and spans with other events are not calls."""
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+    trace_id, wrapper = new_trace_id(), new_span_id()
+    step = {"llamaindex.step.input_event": "AgentSetup"}
+    chat = span("OpenAILike.astream_chat", trace_id=trace_id, parent=wrapper, start=T0 + 1,
+                attrs=step)  # fmt: skip
+    chat.events.append(Span.Event(name="LLMChatStartEvent", time_unix_nano=T0 + 1))
+    other = span("BaseWorkflowAgent.call_tool", trace_id=trace_id, start=T0 + 2, attrs=step)
+    other.events.append(Span.Event(name="step.output", time_unix_nano=T0 + 2))
+    spans = [
+        span("OpenAILike.astream_chat", trace_id=trace_id, span_id=wrapper, start=T0),
+        chat,
+        other,
+    ]
+    client.export(trace_request(spans))
+    assert collector.flush(30)
+    _, rows = collector.query(
+        "SELECT name, operation FROM spans WHERE operation IS NOT NULL ORDER BY name"
+    )
+    assert [tuple(r) for r in rows] == [("OpenAILike.astream_chat", "chat")]
+    _, rows = collector.query("SELECT count(*) FROM llm_calls")
+    assert rows[0][0] == 1
+    assert hot_fields("x", {}, None, [("LLMCompletionStartEvent", 0, {})])[0] == "text_completion"
+    assert hot_fields("x", {}, None, [("LLMChatEndEvent", 0, {})])[0] is None

@@ -26,7 +26,6 @@ from tests.conformance.replay import (
 RECORDINGS = discover()
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("llama-index-otel", "model_calls"): "its model spans carry no model convention at all",
     **CORPUS_GAPS,  # the issue-24 recordings (tests/conformance/known_gaps.py)
 }
 """(variant, check) -> why tracesim does not meet that recording's truth yet. A listed check

@@ -139,6 +139,11 @@ def test_split_for_workers_keeps_every_chat_in_order() -> None:
         1,
     ]
     assert split_for_workers(plan, 2, chunk_rows=4_000).chunks == plan.chunks
+    # many full chunks: none cut, but the first one's head (~HEAD_ROWS) apart
+    many = ChunkPlan([chats[i : i + 10] for i in range(0, 100, 10)], num_turns=500)
+    head = split_for_workers(many, 2, chunk_rows=20_000)
+    assert [len(c) for c in head.chunks] == [2, 8] + [10] * 9
+    assert [c for chunk in head.chunks for c in chunk] == chats
 
 
 @pytest.mark.parametrize("up", [False, True], ids=["workers-starting", "workers-up"])
