@@ -2,8 +2,7 @@
 
 Wraps the pipeline's stage functions (in the evaluating process only: use it with
 `--workers 1`) so each call adds its CPU time (`time.process_time`) to its stage:
-reading (DuckDB query to Arrow), assembling rows, the lane (`evaluator.extract.lane`:
-turns read without pairing), extraction (the other turns), merge, the tool checks,
+reading (DuckDB query to Arrow), assembling rows, extraction, merge, the tool checks,
 scoring, the results.json entries and the DuckDB writes. What no stage covers (the
 per-conversation glue, the run's end) is `other`. The wrappers cost ~1 us a call.
 """
@@ -20,7 +19,6 @@ __all__ = ["STAGES", "StageTimer"]
 STAGES: tuple[tuple[str, str, str], ...] = (
     ("read", "tracesim.evaluator.store.duckdb_store", "fetch_chunk"),
     ("assemble", "tracesim.evaluator.load.fetch", "ChunkTables.assemble"),
-    ("lane", "tracesim.evaluator.pipeline.stages", "lane_calls"),
     ("extract", "tracesim.evaluator.pipeline.stages", "extract_tool_calls"),
     ("explicit", "tracesim.evaluator.pipeline.stages", "explicit_calls"),
     ("merge", "tracesim.evaluator.pipeline.stages", "merge_tool_calls"),

@@ -350,31 +350,7 @@ def pipeline_main(
     )
     for line in stats["stages"]:
         print(line)
-    print(lane_share(path))
     return 0
-
-
-def lane_share(path: str) -> str:
-    """How many of the file's turns the lane claims (`evaluator.extract.lane`: read without
-    pairing, same calls), counted on a read of the file apart from the timed evaluation."""
-    from tracesim.evaluator.extract.lane import lane_calls
-    from tracesim.evaluator.load.load import EXTRACTION_SPAN_COLUMNS
-    from tracesim.evaluator.store.duckdb_store import DuckDBStore
-
-    store = DuckDBStore(path, read_only=True)
-    claimed = total = 0
-    try:
-        plan = store.plan(run_id=None, max_rows=20_000)
-        for _, chunk in store.chunks(plan, run_id=None, span_columns=EXTRACTION_SPAN_COLUMNS):
-            for data in chunk:
-                for turn in data.turns:
-                    total += 1
-                    spans = data.spans_by_turn.get(int(turn["turn_id"]), ())
-                    claimed += lane_calls(spans) is not None
-    finally:
-        store.close()
-    share = 100 * claimed / max(total, 1)
-    return f"lane: {claimed:,} of {total:,} turns claimed ({share:.1f}%), read without pairing"
 
 
 def chdb_main(

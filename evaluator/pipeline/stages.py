@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -22,7 +21,6 @@ from tracesim.evaluator.calls.merge import merge_tool_calls
 from tracesim.evaluator.checks.context import MetricContext
 from tracesim.evaluator.extract import ConversationSpans, extract_tool_calls
 from tracesim.evaluator.extract.audit import Unexplained, count_kinds, settle
-from tracesim.evaluator.extract.lane import lane_calls
 from tracesim.evaluator.extract.pairing.outcome import unanswered_calls
 from tracesim.evaluator.load.load import ConversationData, DecodedSpans, explicit_calls
 from tracesim.evaluator.output.output import ToolCallColumns
@@ -36,10 +34,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-NO_LANE = "TRACESIM_NO_LANE"
-"""Environment variable: `1` reads every turn with the general evidence model, the lane
-(`extract.lane`) off. For tests comparing the two; the answers are the same."""
 
 
 @dataclass
@@ -127,15 +121,11 @@ def derive_calls(work: ConversationWork, rows: ToolCallColumns) -> None:
     # (a fresh context per turn made long conversations quadratic).
     context = ConversationSpans(chain.from_iterable(spans_by_turn.values()))
     audit: list[Unexplained] = []
-    lane = os.environ.get(NO_LANE) != "1"
     for turn in data.turns:
         turn_id = int(turn["turn_id"])
         try:
             spans = spans_by_turn.get(turn_id, ())
-            # unambiguous evidence is read without pairing (`extract.lane`: same calls)
-            traced = lane_calls(spans) if lane else None
-            if traced is None:
-                traced = extract_tool_calls(spans, context=context, audit=audit)
+            traced = extract_tool_calls(spans, context=context, audit=audit)
             merged = merge_tool_calls(explicit_calls(turn), traced)
         except Exception:  # noqa: BLE001 - one turn's spans never stop the evaluation
             log.exception("chat %s turn %s: tool-call derivation failed", data.chat_id, turn_id)
