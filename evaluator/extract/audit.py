@@ -151,6 +151,7 @@ def audit_turn(
                 idless.append((view, name))
     answers: dict[str, str | None] | None = None
     scope = context if context is not None and context.given else None
+    found.extend(_renamed(calls, requested))
     for call_id, (view, name) in requested.items():
         if call_id in named or name in ignored:
             continue
@@ -169,6 +170,33 @@ def audit_turn(
         else:
             found.append(Unexplained(UNANSWERED_REQUEST, view.trace_id, view.span_id, name, ""))
     found.extend(_orphan_results(responders, named, requested, scope))
+    return found
+
+
+def _renamed(
+    calls: list[ToolCall], requested: dict[str, tuple[SpanView, str]]
+) -> list[Unexplained]:
+    """Calls whose id names a request of another tool: the span says what ran, the request
+    what the model asked for; kept as the span says, and reported (SPEC §5: conflicts are
+    never resolved silently)."""
+    if not requested:
+        return []
+    found = []
+    for call in calls:
+        asked = requested.get(call.id) if call.id else None
+        if asked is None:
+            continue
+        view, name = asked
+        if name and call.name and name != call.name:
+            found.append(
+                Unexplained(
+                    CONFLICT,
+                    view.trace_id,
+                    call.span_id or view.span_id,
+                    call.name,
+                    f"name: request {call.id} asked for {name!r}",
+                )
+            )
     return found
 
 
