@@ -32,7 +32,14 @@ from tracesim.schemas.conventions import (
     MCP,
 )
 
-__all__ = ["has_marker", "json_or_none", "SpanView", "row_may_be_tool_span", "view_of"]
+__all__ = [
+    "has_marker",
+    "json_or_none",
+    "SpanView",
+    "row_may_be_tool_span",
+    "row_may_hold",
+    "view_of",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_NAIVE = datetime(1970, 1, 1)
@@ -73,6 +80,20 @@ def has_marker(raw: str, markers: tuple[str, ...]) -> bool:
         if marker in raw:
             return True
     return False
+
+
+def row_may_hold(span: Any, markers: tuple[str, ...]) -> bool:
+    """False only for a `spans` row (dict with JSON text) whose attributes name none of
+    `markers` and which has no events: the cheap screen before a span is viewed whole."""
+    if type(span) is not dict:
+        return True
+    raw = span.get("attributes")
+    if not isinstance(raw, str):
+        return True
+    events = span.get("events")
+    if isinstance(events, str) and len(events) > 2:
+        return True
+    return has_marker(raw, markers)
 
 
 def _agents_function_as_genai(attributes: Mapping[str, Any]) -> Mapping[str, Any]:

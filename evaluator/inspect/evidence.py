@@ -65,15 +65,7 @@ def unkeyed_tool_spans(con: Any) -> list[UnkeyedToolSpan]:
     for rows in tool_rows(con).values():
         for row in rows:
             if row["chat_id"] is None and _is_tool(row):
-                found.append(
-                    UnkeyedToolSpan(
-                        row["trace_id"],
-                        row["span_id"],
-                        row["name"],
-                        row["service_name"],
-                        row["scope_name"],
-                    )
-                )
+                found.append(UnkeyedToolSpan.of(row))
     return found
 
 

@@ -127,15 +127,7 @@ def inspect_db(con: Any, *, sql: Mapping[str, str] = INSPECT_SQL) -> Inspection:
                 group.unread[name] = group.unread.get(name, 0) + 1
             if row["chat_id"] is None:
                 group.unkeyed_tool_spans += 1
-                unkeyed.append(
-                    UnkeyedToolSpan(
-                        row["trace_id"],
-                        row["span_id"],
-                        row["name"],
-                        row["service_name"],
-                        row["scope_name"],
-                    )
-                )
+                unkeyed.append(UnkeyedToolSpan.of(row))
     unexplained.extend(unread_turn_items(con, sql))
     unexplained.extend(contentless_items(con, sql))
     unexplained.extend(uncounted_usage_items(con, sql))

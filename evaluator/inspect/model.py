@@ -4,7 +4,9 @@ prints it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tracesim.evaluator.extract.audit import Unexplained
 from tracesim.schemas.conversation_keys import CONVERSATION_ID_KEYS, EXPLICIT_KEYS
@@ -46,6 +48,13 @@ class UnkeyedToolSpan:
     service_name: str | None
     scope_name: str | None
     reason: str = _UNKEYED_REASON
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> UnkeyedToolSpan:
+        """The unkeyed tool span a `spans` row is."""
+        return cls(
+            row["trace_id"], row["span_id"], row["name"], row["service_name"], row["scope_name"]
+        )
 
 
 @dataclass

@@ -29,7 +29,7 @@ from tracesim.evaluator.extract.readers.requests import (
     from_messages,
     requests_in,
 )
-from tracesim.evaluator.extract.span import SpanView, has_marker
+from tracesim.evaluator.extract.span import SpanView, row_may_hold
 from tracesim.schemas import GENAI
 
 __all__ = [
@@ -108,12 +108,4 @@ def safe_requested_calls(span: SpanView, *, with_ids: bool = True) -> list[CallP
 
 def row_may_hold_requests(span: Any) -> bool:
     """False only for a `spans` row (dict with JSON text) that certainly requests no call."""
-    if type(span) is not dict:
-        return True
-    raw = span.get("attributes")
-    if not isinstance(raw, str):
-        return True
-    events = span.get("events")
-    if isinstance(events, str) and len(events) > 2:
-        return True
-    return has_marker(raw, REQUEST_MARKERS)
+    return row_may_hold(span, REQUEST_MARKERS)

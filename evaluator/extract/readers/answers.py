@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 from tracesim.evaluator.extract.readers.envelopes import unwrap_value
 from tracesim.evaluator.extract.readers.fields import is_tool_span
-from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none
+from tracesim.evaluator.extract.span import SpanView, has_marker, json_or_none, row_may_hold
 from tracesim.schemas import GENAI, OPENINFERENCE
 from tracesim.schemas.ascii_index import ascii_index
 from tracesim.schemas.conventions import PROVIDER
@@ -61,15 +61,7 @@ _MARKERS = (
 def row_may_hold_responses(span: Any) -> bool:
     """False only for a `spans` row (dict with JSON text) that certainly carries no tool
     message (no input-message attribute, no events)."""
-    if type(span) is not dict:
-        return True
-    raw = span.get("attributes")
-    if not isinstance(raw, str):
-        return True
-    events = span.get("events")
-    if isinstance(events, str) and len(events) > 2:
-        return True
-    return has_marker(raw, _MARKERS)
+    return row_may_hold(span, _MARKERS)
 
 
 def _from_messages(value: Any) -> Iterable[tuple[Any, Any]]:

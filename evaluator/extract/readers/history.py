@@ -30,6 +30,12 @@ from tracesim.evaluator.extract.pairing.recover import (
 from tracesim.evaluator.extract.pieces import REPLAY, CallPiece
 from tracesim.evaluator.extract.provenance import note
 from tracesim.evaluator.extract.readers.fields import parse_arguments
+from tracesim.evaluator.extract.readers.requests import (
+    LEGACY_FIELDS,
+    LEGACY_TOOL_CALLS,
+    OI_FIELDS,
+    OI_TOOL_CALLS,
+)
 from tracesim.evaluator.extract.span import SpanView, json_or_none
 from tracesim.schemas import GENAI, OPENINFERENCE, ToolCall, ToolCallSource
 
@@ -38,14 +44,6 @@ __all__ = ["carries_input", "replayed_calls", "row_may_replay_calls", "turn_repl
 logger = logging.getLogger(__name__)
 
 _ASSISTANT_EVENT = "gen_ai.assistant.message"
-_OI_TOOL_CALLS = ".message.tool_calls."
-_OI_FIELDS = {
-    "tool_call.id": "id",
-    "tool_call.function.name": "name",
-    "tool_call.function.arguments": "arguments",
-}
-_LEGACY_TOOL_CALLS = ".tool_calls."
-_LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
 _MARKERS = (
     f'"{OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX}',
     f'"{GENAI.PROMPT_PREFIX}',
@@ -84,11 +82,11 @@ def _raw(view: SpanView) -> list[dict[str, Any]]:
     if view.may_hold_text(*_MARKERS[:3]):
         raw.extend(
             from_indexed(
-                attributes, OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+                attributes, OPENINFERENCE.LLM_INPUT_MESSAGES_PREFIX, OI_TOOL_CALLS, OI_FIELDS
             )
         )
         raw.extend(
-            from_indexed(attributes, GENAI.PROMPT_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+            from_indexed(attributes, GENAI.PROMPT_PREFIX, LEGACY_TOOL_CALLS, LEGACY_FIELDS)
         )
         messages = attributes.get(GENAI.INPUT_MESSAGES)
         if messages:

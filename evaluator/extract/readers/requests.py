@@ -40,7 +40,16 @@ from tracesim.schemas.conventions import (
     TRACELOOP,
 )
 
-__all__ = ["REQUEST_MARKERS", "from_indexed", "from_messages", "requests_in"]
+__all__ = [
+    "LEGACY_FIELDS",
+    "LEGACY_TOOL_CALLS",
+    "OI_FIELDS",
+    "OI_TOOL_CALLS",
+    "REQUEST_MARKERS",
+    "from_indexed",
+    "from_messages",
+    "requests_in",
+]
 
 REQUEST_MARKERS = (
     f'"{GENAI.OUTPUT_MESSAGES}"',
@@ -55,14 +64,17 @@ REQUEST_MARKERS = (
 )
 """Attribute keys (as they occur in stored JSON text) that may hold a request."""
 
-_OI_TOOL_CALLS = ".message.tool_calls."
-_OI_FIELDS = {
+OI_TOOL_CALLS = ".message.tool_calls."
+OI_FIELDS = {
     "tool_call.id": "id",
     "tool_call.function.name": "name",
     "tool_call.function.arguments": "arguments",
 }
-_LEGACY_TOOL_CALLS = ".tool_calls."
-_LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+LEGACY_TOOL_CALLS = ".tool_calls."
+LEGACY_FIELDS = {"id": "id", "name": "name", "arguments": "arguments"}
+"""Indexed-attribute tool calls (OpenInference's flattened messages, legacy GenAI prompts and
+completions): the key between index and field, and field -> ToolCall field; `history` reads
+the same shapes in model inputs."""
 _FUNCTION_CALL = ".function_call."
 _INDEXED_PREFIXES = (OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, GENAI.COMPLETION_PREFIX)
 
@@ -190,11 +202,11 @@ def requests_in(attributes: Mapping[str, Any], *, choice: bool = False) -> list[
     if indexed:  # most spans have no indexed attributes at all: skip both scans
         raw.extend(
             from_indexed(
-                indexed, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, _OI_TOOL_CALLS, _OI_FIELDS
+                indexed, OPENINFERENCE.LLM_OUTPUT_MESSAGES_PREFIX, OI_TOOL_CALLS, OI_FIELDS
             )
         )
         raw.extend(
-            from_indexed(indexed, GENAI.COMPLETION_PREFIX, _LEGACY_TOOL_CALLS, _LEGACY_FIELDS)
+            from_indexed(indexed, GENAI.COMPLETION_PREFIX, LEGACY_TOOL_CALLS, LEGACY_FIELDS)
         )
         raw.extend(_from_function_calls(indexed))
     adk = attributes.get(ADK.LLM_RESPONSE)
