@@ -79,7 +79,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import logging
 import multiprocessing
 import os
 import pstats
@@ -87,9 +86,7 @@ import shutil
 import sys
 import tempfile
 import time
-import traceback
 from pathlib import Path
-from queue import Empty
 from typing import Any
 
 import duckdb
@@ -107,9 +104,9 @@ from tracesim.evaluator.metrics import (  # noqa: E402
     tool_latency,
     trajectory,
 )
-from tracesim.evaluator.pipeline.chunk import _max_rss_mb  # noqa: E402
 from tracesim.schemas import ToolCall  # noqa: E402
 
+from benchmarks.eval_pipeline import evaluate_in_child  # noqa: E402
 from benchmarks.synthetic_turns import build_database  # noqa: E402
 
 EXPECTED = expected_calls(
@@ -218,105 +215,6 @@ def run(path: str, worker: int = 0, workers: int = 1) -> tuple[int, int, dict[st
     return len(groups), calls, timers
 
 
-class _WorkerCPU(logging.Handler):
-    """The CPU time of evaluate_db's worker processes, from the pipeline's debug record
-    (they are the forkserver's children, not this process's)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.seconds = self.max_rss_mb = 0.0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.seconds += getattr(record, "worker_cpu_seconds", 0.0)
-        self.max_rss_mb = max(self.max_rss_mb, getattr(record, "worker_max_rss_mb", 0.0))
-
-
-def run_pipeline(
-    path: str, profile: bool, workers: int | None = 1, stages: bool = False
-) -> dict[str, Any]:
-    """`evaluate_db` on `path` (the caller's copy); wall, CPU, peak RSS and output size
-    (and with `stages` the CPU per stage: `benchmarks.eval_stages`)."""
-    from tracesim.evaluator.pipeline.pipeline import evaluate_db
-    from tracesim.schemas.eval_config import EvalConfig
-
-    from benchmarks.eval_stages import StageTimer
-
-    timer = StageTimer() if stages else None
-    if timer:
-        timer.install()
-
-    out = tempfile.mkdtemp(prefix="tracesim-bench-out-")
-    worker_cpu = _WorkerCPU()
-    logging.getLogger("tracesim.evaluator.pipeline.schedule").addHandler(worker_cpu)
-    logging.getLogger("tracesim.evaluator.pipeline.schedule").setLevel(logging.DEBUG)
-    profiler = cProfile.Profile() if profile else None
-    cpu0 = time.process_time()
-    t0 = time.perf_counter()
-    if profiler:
-        profiler.enable()
-    result = evaluate_db(path, config=EvalConfig(), output_dir=out, progress=False, workers=workers)
-    if profiler:
-        profiler.disable()
-    elapsed = time.perf_counter() - t0
-    cpu = time.process_time() - cpu0
-    cpu_workers = worker_cpu.seconds
-    if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
-    size = os.path.getsize(result.results_path) if result.results_path else 0
-    shutil.rmtree(out)
-    return {
-        "turns": result.summary.num_turns,
-        "calls": result.summary.num_tool_calls,
-        "wall": elapsed,
-        "cpu": cpu,
-        "cpu_workers": cpu_workers,
-        "workers_max_rss_mb": worker_cpu.max_rss_mb,
-        "max_rss_mb": _max_rss_mb(),  # VmHWM: this process's own, not the builder's
-        "results_mb": size / 1e6,
-        "stages": timer.report(result.summary.num_turns, cpu) if timer else [],
-    }
-
-
-def _pipeline_child(
-    path: str, profile: bool, queue: Any, workers: int | None = 1, stages: bool = False
-) -> None:
-    try:
-        queue.put(run_pipeline(path, profile, workers, stages))
-    except BaseException:
-        queue.put({"error": traceback.format_exc()})
-        raise
-
-
-def _evaluate_in_child(
-    path: str, profile: bool, workers: int | None, stages: bool = False
-) -> dict[str, Any]:
-    """`run_pipeline` in a freshly spawned process; its numbers, or its error.
-
-    A child that dies before answering (an import error, a crash, the OOM killer)
-    ends the wait with its exit code instead of leaving this process in `queue.get()`.
-    """
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_pipeline_child, args=(path, profile, queue, workers, stages))
-    child.start()
-    try:
-        while True:
-            try:
-                stats = queue.get(timeout=0.5)
-                break
-            except Empty:
-                if not child.is_alive() and queue.empty():
-                    raise SystemExit(
-                        f"the evaluating process exited with code {child.exitcode} before "
-                        "reporting (its error is printed above)"
-                    ) from None
-    finally:
-        child.join(timeout=60)
-    if "error" in stats:
-        raise SystemExit(f"the evaluating process failed:\n{stats['error']}")
-    return stats
-
-
 def pipeline_main(
     path: str, *, profile: bool, workers: int | None = 1, stages: bool = False
 ) -> int:
@@ -327,7 +225,7 @@ def pipeline_main(
             os.remove(stale)
     shutil.copyfile(path, copy)
     try:
-        stats = _evaluate_in_child(copy, profile, workers, stages)
+        stats = evaluate_in_child(copy, profile, workers, stages)
     finally:
         for leftover in (copy, f"{copy}.wal"):
             if os.path.exists(leftover):
@@ -374,7 +272,7 @@ def chdb_main(
         n_spans = build_chdb(directory, turns, source=source)
         what = f"the turns of {source}" if source else f"{turns:,} turns"
         print(f"built {url}: {what}, {n_spans:,} spans in {time.perf_counter() - t0:.1f} s")
-    stats = _evaluate_in_child(url, profile, workers)
+    stats = evaluate_in_child(url, profile, workers)
     cpu = stats["cpu"] + stats["cpu_workers"]
     print(
         f"evaluate_db {url} (workers={'auto' if workers is None else workers}): "
